@@ -1,0 +1,69 @@
+"""Atomic file writes: a temporary name in the same folder, then ``os.replace``.
+
+A reader (or a resumed run) never sees a half-written file under its final name.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+
+def _tmp_path(path: Path) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(fd)
+    return Path(tmp)
+
+
+def write_bytes(path: str | os.PathLike, data: bytes) -> Path:
+    """Write ``data`` to ``path`` atomically."""
+    path = Path(path)
+    tmp = _tmp_path(path)
+    try:
+        with open(tmp, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    return path
+
+
+def write_text(path: str | os.PathLike, text: str) -> Path:
+    return write_bytes(path, text.encode("utf-8"))
+
+
+def write_json(path: str | os.PathLike, obj: Any) -> Path:
+    return write_text(path, json.dumps(obj, indent=2, sort_keys=True, default=str) + "\n")
+
+
+def write_parquet(path: str | os.PathLike, table) -> Path:
+    """Write a pyarrow Table atomically (no timestamps or paths embedded, so equal tables give equal bytes)."""
+    import pyarrow.parquet as pq
+
+    path = Path(path)
+    tmp = _tmp_path(path)
+    try:
+        pq.write_table(table, tmp, compression="zstd")
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    return path
+
+
+def with_tmp_path(path: str | os.PathLike, writer) -> Path:
+    """Call ``writer(tmp_path)`` and rename the result to ``path`` (for libraries that write files themselves)."""
+    path = Path(path)
+    tmp = _tmp_path(path)
+    try:
+        writer(tmp)
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    return path

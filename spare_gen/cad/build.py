@@ -1,0 +1,113 @@
+"""Build B-rep solids from CSG programs: primitives, 90-degree rotations, translations and booleans."""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Mapping, Sequence
+
+from OCP.BRepAlgoAPI import BRepAlgoAPI_Common, BRepAlgoAPI_Cut, BRepAlgoAPI_Fuse
+from OCP.BRepBuilderAPI import BRepBuilderAPI_Transform
+from OCP.BRepPrimAPI import (
+    BRepPrimAPI_MakeBox,
+    BRepPrimAPI_MakeCone,
+    BRepPrimAPI_MakeCylinder,
+    BRepPrimAPI_MakeSphere,
+    BRepPrimAPI_MakeTorus,
+)
+from OCP.gp import gp_Ax1, gp_Ax2, gp_Dir, gp_Pnt, gp_Trsf, gp_Vec
+from OCP.TopAbs import TopAbs_SOLID
+from OCP.TopExp import TopExp_Explorer
+from OCP.TopoDS import TopoDS_Shape
+
+AXES = {"x": (1.0, 0.0, 0.0), "y": (0.0, 1.0, 0.0), "z": (0.0, 0.0, 1.0)}
+
+
+class CsgError(ValueError):
+    """A CSG program that cannot be built (unknown primitive or operation, failed boolean)."""
+
+
+def _centred_z_axis(height: float) -> gp_Ax2:
+    """Axis placement so a z-aligned primitive of this height is centred on the origin."""
+    return gp_Ax2(gp_Pnt(0.0, 0.0, -height / 2.0), gp_Dir(0.0, 0.0, 1.0))
+
+
+def make_primitive(kind: str, params: Mapping[str, float]) -> TopoDS_Shape:
+    """One primitive centred on the origin (box, sphere, cylinder, cone, torus)."""
+    p = params
+    if kind == "box":
+        dx, dy, dz = p["dx"], p["dy"], p["dz"]
+        return BRepPrimAPI_MakeBox(gp_Pnt(-dx / 2, -dy / 2, -dz / 2), dx, dy, dz).Shape()
+    if kind == "sphere":
+        return BRepPrimAPI_MakeSphere(gp_Pnt(0.0, 0.0, 0.0), p["r"]).Shape()
+    if kind == "cylinder":
+        return BRepPrimAPI_MakeCylinder(_centred_z_axis(p["h"]), p["r"], p["h"]).Shape()
+    if kind == "cone":
+        return BRepPrimAPI_MakeCone(_centred_z_axis(p["h"]), p["r1"], p["r2"], p["h"]).Shape()
+    if kind == "torus":
+        return BRepPrimAPI_MakeTorus(gp_Ax2(gp_Pnt(0, 0, 0), gp_Dir(0, 0, 1)), p["R"], p["r"]).Shape()
+    raise CsgError(f"unknown primitive {kind!r}; choose from box, sphere, cylinder, cone, torus")
+
+
+def place(shape: TopoDS_Shape, axis: str, degrees: float, translation: Sequence[float]) -> TopoDS_Shape:
+    """Rotate about a principal axis through the origin, then translate."""
+    if axis not in AXES:
+        raise CsgError(f"unknown rotation axis {axis!r}; choose from x, y, z")
+    rot = gp_Trsf()
+    rot.SetRotation(gp_Ax1(gp_Pnt(0, 0, 0), gp_Dir(*AXES[axis])), math.radians(degrees))
+    move = gp_Trsf()
+    move.SetTranslation(gp_Vec(*map(float, translation)))
+    trsf = move.Multiplied(rot)
+    return BRepBuilderAPI_Transform(shape, trsf, True).Shape()
+
+
+def boolean(op: str, a: TopoDS_Shape, b: TopoDS_Shape) -> TopoDS_Shape:
+    algo = {"union": BRepAlgoAPI_Fuse, "difference": BRepAlgoAPI_Cut, "intersection": BRepAlgoAPI_Common}.get(op)
+    if algo is None:
+        raise CsgError(f"unknown operation {op!r}; choose from union, difference, intersection")
+    result = algo(a, b)
+    if not result.IsDone():
+        raise CsgError(f"boolean {op} failed in OpenCASCADE")
+    if op == "union":
+        result.SimplifyResult()
+    return result.Shape()
+
+
+def build_primitive(spec: Mapping[str, Any]) -> TopoDS_Shape:
+    rotation = spec.get("rotation", {"axis": "z", "degrees": 0})
+    shape = make_primitive(spec["type"], spec["params"])
+    return place(shape, rotation["axis"], rotation["degrees"], spec.get("translation", (0, 0, 0)))
+
+
+def build_csg(program: Mapping[str, Any]) -> TopoDS_Shape:
+    """Build ``{"primitives": [...], "operations": [...]}`` as a left fold: ((p0 op0 p1) op1 p2) ..."""
+    prims = program["primitives"]
+    ops = program["operations"]
+    if len(ops) != len(prims) - 1:
+        raise CsgError(f"CSG program has {len(prims)} primitives but {len(ops)} operations (need one fewer)")
+    shape = build_primitive(prims[0])
+    for op, spec in zip(ops, prims[1:]):
+        shape = boolean(op, shape, build_primitive(spec))
+    return shape
+
+
+def solids(shape: TopoDS_Shape) -> list[TopoDS_Shape]:
+    out = []
+    exp = TopExp_Explorer(shape, TopAbs_SOLID)
+    while exp.More():
+        out.append(exp.Current())
+        exp.Next()
+    return out
+
+
+def fuse_all(shape: TopoDS_Shape) -> TopoDS_Shape:
+    """Fuse overlapping solids into one (before HLR), leaving single-solid or solid-less shapes as they are."""
+    parts = solids(shape)
+    if len(parts) < 2:
+        return shape
+    result = parts[0]
+    for other in parts[1:]:
+        fuse = BRepAlgoAPI_Fuse(result, other)
+        if not fuse.IsDone():
+            return shape
+        result = fuse.Shape()
+    return result

@@ -1,0 +1,104 @@
+"""Read STEP / IGES / BREP files and write STEP / BREP, with readable errors."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+from OCP.BRep import BRep_Builder
+from OCP.BRepTools import BRepTools
+from OCP.IFSelect import IFSelect_RetDone
+from OCP.IGESControl import IGESControl_Reader
+from OCP.Interface import Interface_Static
+from OCP.STEPControl import STEPControl_AsIs, STEPControl_Reader, STEPControl_Writer
+from OCP.TopoDS import TopoDS_Shape
+
+from spare_gen.atomic import with_tmp_path
+
+STEP_SUFFIXES = (".step", ".stp")
+IGES_SUFFIXES = (".iges", ".igs")
+BREP_SUFFIXES = (".brep", ".brp")
+CAD_SUFFIXES = STEP_SUFFIXES + IGES_SUFFIXES + BREP_SUFFIXES
+
+
+class CadReadError(ValueError):
+    """A CAD file that could not be read into a non-empty shape."""
+
+
+def occt_version() -> str:
+    """The OpenCASCADE version of the OCP wheel in use."""
+    from importlib.metadata import version
+
+    try:
+        return version("cadquery-ocp-novtk")
+    except Exception:  # pragma: no cover - other OCP distributions
+        import OCP
+
+        return getattr(OCP, "__version__", "unknown")
+
+
+def _is_null(shape: TopoDS_Shape) -> bool:
+    return shape is None or shape.IsNull()
+
+
+def _read_xde(reader, path: Path, kind: str) -> TopoDS_Shape:
+    status = reader.ReadFile(str(path))
+    if status != IFSelect_RetDone:
+        raise CadReadError(f"{path.name}: not a readable {kind} file (reader status {int(status)})")
+    if reader.NbRootsForTransfer() == 0:
+        raise CadReadError(f"{path.name}: {kind} file has no shape to transfer")
+    reader.TransferRoots()
+    shape = reader.OneShape()
+    if _is_null(shape):
+        raise CadReadError(f"{path.name}: {kind} transfer gave an empty shape")
+    return shape
+
+
+def read_shape(path: str | os.PathLike) -> TopoDS_Shape:
+    """Read a STEP, IGES or BREP file by its suffix; raise CadReadError naming the file and the problem."""
+    path = Path(path)
+    if not path.exists():
+        raise CadReadError(f"{path}: file does not exist")
+    if path.stat().st_size == 0:
+        raise CadReadError(f"{path.name}: file is empty (0 bytes)")
+    suffix = path.suffix.lower()
+    if suffix in STEP_SUFFIXES:
+        with open(path, "rb") as fh:
+            head = fh.read(64)
+        if b"ISO-10303-21" not in head:
+            raise CadReadError(f"{path.name}: not a STEP file (no ISO-10303-21 header)")
+        return _read_xde(STEPControl_Reader(), path, "STEP")
+    if suffix in IGES_SUFFIXES:
+        return _read_xde(IGESControl_Reader(), path, "IGES")
+    if suffix in BREP_SUFFIXES:
+        shape = TopoDS_Shape()
+        ok = BRepTools.Read_s(shape, str(path), BRep_Builder())
+        if not ok or _is_null(shape):
+            raise CadReadError(f"{path.name}: not a readable BREP file")
+        return shape
+    raise CadReadError(f"{path.name}: unknown CAD suffix {suffix!r}; expected one of {', '.join(CAD_SUFFIXES)}")
+
+
+_STEP_TIMESTAMP = re.compile(rb"(FILE_NAME\('[^']*',)'[^']*'")
+
+
+def write_step(shape: TopoDS_Shape, path: str | os.PathLike, name: str = "spare_gen") -> Path:
+    """Write a STEP file atomically, with a fixed header timestamp so equal shapes give equal bytes."""
+    Interface_Static.SetCVal_s("write.step.schema", "AP214IS")
+    Interface_Static.SetCVal_s("write.step.product.name", name)
+
+    def writer(tmp: Path) -> None:
+        w = STEPControl_Writer()
+        if w.Transfer(shape, STEPControl_AsIs) != IFSelect_RetDone:
+            raise CadReadError(f"{Path(path).name}: STEP transfer failed")
+        if w.Write(str(tmp)) != IFSelect_RetDone:
+            raise CadReadError(f"{Path(path).name}: STEP write failed")
+        data = tmp.read_bytes()
+        tmp.write_bytes(_STEP_TIMESTAMP.sub(rb"\1'2000-01-01T00:00:00'", data, count=1))
+
+    return with_tmp_path(path, writer)
+
+
+def write_brep(shape: TopoDS_Shape, path: str | os.PathLike) -> Path:
+    return with_tmp_path(path, lambda tmp: BRepTools.Write_s(shape, str(tmp)))

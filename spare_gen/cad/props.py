@@ -1,0 +1,60 @@
+"""Geometric properties of a shape: bounding box, volume, topology counts, validity."""
+
+from __future__ import annotations
+
+from OCP.Bnd import Bnd_Box
+from OCP.BRepBndLib import BRepBndLib
+from OCP.BRepCheck import BRepCheck_Analyzer
+from OCP.BRepGProp import BRepGProp
+from OCP.GProp import GProp_GProps
+from OCP.TopAbs import TopAbs_EDGE, TopAbs_FACE, TopAbs_SHELL, TopAbs_SOLID, TopAbs_VERTEX
+from OCP.TopoDS import TopoDS_Shape
+
+from spare_gen.cad.compat import indexed_subshapes
+
+
+def _count(shape: TopoDS_Shape, kind) -> int:
+    return len(indexed_subshapes(shape, kind))
+
+
+def bounding_box(shape: TopoDS_Shape) -> tuple[float, float, float, float, float, float]:
+    """Tight axis-aligned box (xmin, ymin, zmin, xmax, ymax, zmax)."""
+    box = Bnd_Box()
+    BRepBndLib.AddOptimal_s(shape, box, False, False)
+    if box.IsVoid():
+        return (0.0,) * 6
+    lo, hi = box.CornerMin(), box.CornerMax()  # OCP 8: Bnd_Box.Get() returns an unbound struct
+    return (lo.X(), lo.Y(), lo.Z(), hi.X(), hi.Y(), hi.Z())
+
+
+def volume(shape: TopoDS_Shape) -> float:
+    props = GProp_GProps()
+    BRepGProp.VolumeProperties_s(shape, props)
+    return float(props.Mass())
+
+
+def area(shape: TopoDS_Shape) -> float:
+    props = GProp_GProps()
+    BRepGProp.SurfaceProperties_s(shape, props)
+    return float(props.Mass())
+
+
+def is_valid(shape: TopoDS_Shape) -> bool:
+    return bool(BRepCheck_Analyzer(shape).IsValid())
+
+
+def shape_stats(shape: TopoDS_Shape) -> dict:
+    """Row fields for models.parquet."""
+    bbox = bounding_box(shape)
+    return {
+        "bbox_min": list(bbox[:3]),
+        "bbox_max": list(bbox[3:]),
+        "volume": volume(shape),
+        "area": area(shape),
+        "n_solids": _count(shape, TopAbs_SOLID),
+        "n_shells": _count(shape, TopAbs_SHELL),
+        "n_faces": _count(shape, TopAbs_FACE),
+        "n_edges": _count(shape, TopAbs_EDGE),
+        "n_vertices": _count(shape, TopAbs_VERTEX),
+        "valid": is_valid(shape),
+    }

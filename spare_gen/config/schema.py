@@ -1,0 +1,135 @@
+"""The config schema, declared once: every key, its type, range and default.
+
+Unknown keys, wrong types and out-of-range values are rejected before any work starts.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+
+class ModelSource(str, Enum):
+    CSG = "csg"
+    FILES = "files"
+
+
+class RunnerConfig(_Section):
+    scheduler: str = Field("", description="tcp://HOST:PORT of a running Dask scheduler; empty = embedded LocalCluster")
+    workers: Annotated[int, Field(ge=0, le=512)] = Field(0, description="LocalCluster workers; 0 = one per core")
+    timeout_s: Annotated[float, Field(gt=0, le=86400)] = Field(60.0, description="hard limit per model and stage")
+    progress: bool = True
+    dashboard: bool = True
+
+
+class CsgConfig(_Section):
+    count: Annotated[int, Field(ge=1, le=10_000_000)] = 24
+    primitive_counts: list[Annotated[int, Field(ge=1, le=8)]] = Field(default_factory=lambda: [2, 3, 4], min_length=1)
+    max_attempts: Annotated[int, Field(ge=1, le=1000)] = 25
+    min_volume_fraction: Annotated[float, Field(ge=0.0, lt=1.0)] = 0.05
+
+
+class FilesConfig(_Section):
+    root: str = ""
+    suffixes: list[str] = Field(default_factory=lambda: [".step", ".stp", ".brep", ".brp", ".iges", ".igs"])
+    max_mb: Annotated[float, Field(gt=0)] = 50.0
+    limit: Annotated[int, Field(ge=0)] = Field(0, description="use at most this many files (sorted by path); 0 = all")
+
+
+class ModelsConfig(_Section):
+    source: ModelSource = ModelSource.CSG
+    csg: CsgConfig = Field(default_factory=CsgConfig)
+    files: FilesConfig = Field(default_factory=FilesConfig)
+
+
+class HiddenStyle(str, Enum):
+    RED = "red"  # SPARE3D: hidden lines solid red
+    DASHED_GREY = "dashed_grey"
+
+
+class HlrMethod(str, Enum):
+    AUTO = "auto"  # exact HLRBRep_Algo, falling back to the mesh-based HLRBRep_PolyAlgo on failure or timeout
+    EXACT = "exact"
+    POLY = "poly"
+
+
+class RenderConfig(_Section):
+    enabled: bool = True
+    size: Annotated[int, Field(ge=32, le=4096)] = 200
+    margin: Annotated[float, Field(ge=1.0, le=3.0)] = Field(
+        1.15, description="canvas side = margin x the model's largest projected extent over all 11 poses"
+    )
+    visible_width: Annotated[float, Field(gt=0, le=20)] = 0.7
+    hidden_width: Annotated[float, Field(gt=0, le=20)] = 0.35
+    hidden_style: HiddenStyle = HiddenStyle.RED
+    hlr: HlrMethod = HlrMethod.AUTO
+    exact_timeout_s: Annotated[float, Field(gt=0, le=3600)] = Field(
+        20.0, description="per-model budget for exact HLR before the mesh fallback"
+    )
+    deflection: Annotated[float, Field(gt=0, le=0.1)] = Field(
+        0.002, description="curve discretisation tolerance, as a fraction of the model's bounding-box diagonal"
+    )
+    png: bool = True
+    tiny_fraction: Annotated[float, Field(ge=0, le=1)] = Field(
+        0.05, description="flag a model whose F, T or R drawing extent is below this fraction of the canvas"
+    )
+    random_views: Annotated[int, Field(ge=0, le=1000)] = Field(
+        0, description="extra views from random viewpoints per model (for pose-regression baselines)"
+    )
+
+
+class TaskName(str, Enum):
+    THREE_VIEW_TO_ISOMETRIC = "three_view_to_isometric"
+    ISOMETRIC_TO_POSE = "isometric_to_pose"
+    POSE_TO_ISOMETRIC = "pose_to_isometric"
+    ISOMETRIC_VIEW_GENERATION = "isometric_view_generation"
+    POINT_CLOUD_GENERATION = "point_cloud_generation"
+
+
+class QuestionsConfig(_Section):
+    enabled: bool = True
+    counts: dict[TaskName, Annotated[int, Field(ge=0)]] = Field(
+        default_factory=lambda: {t: 3 for t in TaskName}, description="questions per task (all splits)"
+    )
+    split: tuple[float, float, float] = (0.8, 0.1, 0.1)
+    allow_fewer: bool = False
+    duplicate_tolerance_px: Annotated[float, Field(ge=0)] = Field(
+        1.5, description="candidates whose symmetric chamfer distance is below this (pixels) count as the same drawing"
+    )
+    max_cut_attempts: Annotated[int, Field(ge=1, le=1000)] = 12
+    point_cloud_points: Annotated[int, Field(ge=1, le=1_000_000)] = 2025
+
+
+class PoolConfig(_Section):
+    enabled: bool = True
+    models: Annotated[int, Field(ge=0)] = Field(4, description="ground truths in the pool (0 = every usable model)")
+    deflection: Annotated[float, Field(gt=0, le=0.2)] = Field(
+        0.01, description="curved-edge discretisation tolerance, fraction of the bounding-box diagonal"
+    )
+    corner_threshold: Annotated[float, Field(gt=0)] = 0.02
+    edge_threshold: Annotated[float, Field(gt=0)] = 0.02
+    image_size: Annotated[int, Field(ge=64, le=4096)] = 384
+    max_pairs_per_model: Annotated[int, Field(ge=0)] = Field(0, description="0 = all pairs")
+    repeat_fraction: Annotated[float, Field(ge=0, le=0.5)] = 0.05
+
+
+class DebugConfig(_Section):
+    hang: list[str] = Field(default_factory=list, description="unit ids (or stage:unit) that sleep forever (tests)")
+    crash: list[str] = Field(default_factory=list, description="unit ids (or stage:unit) that call os.abort() (tests)")
+
+
+class Config(_Section):
+    seed: Annotated[int, Field(ge=0, le=2**63 - 1)] = 0
+    out: str = "outputs/default"
+    runner: RunnerConfig = Field(default_factory=RunnerConfig)
+    models: ModelsConfig = Field(default_factory=ModelsConfig)
+    render: RenderConfig = Field(default_factory=RenderConfig)
+    questions: QuestionsConfig = Field(default_factory=QuestionsConfig)
+    pool: PoolConfig = Field(default_factory=PoolConfig)
+    debug: DebugConfig = Field(default_factory=DebugConfig)

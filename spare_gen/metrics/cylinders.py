@@ -1,0 +1,117 @@
+"""Volumetric IoU of two wireframes seen as unions of fixed-radius cylinders, by seeded point sampling.
+
+Each edge becomes a capsule (a cylinder with hemispherical caps: the points within ``radius`` of the
+segment), so the union of a wireframe's capsules is exactly its ``radius``-neighbourhood and joints have
+no gaps. Points are drawn from each wireframe's capsules in proportion to capsule volume and weighted by
+1 / (number of own capsules containing the point), which makes the volume estimates unbiased despite the
+heavy overlap of short consecutive segments along discretised curves.
+
+Each wireframe is sampled with a fresh generator from the same ``derive_rng(seed, "cylinder_iou")``, so its
+samples depend only on (seed, wireframe): the estimate is exactly symmetric, exactly 1 for identical
+inputs, and nearly identical wireframes share almost the same samples (common random numbers).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.spatial import cKDTree
+
+from spare_gen.metrics.sampling import clean_segments, point_segment_distance, sample_segments
+from spare_gen.rng import derive_rng
+from spare_gen.wireframes.model import Wireframe
+
+CYLINDER_RADIUS = 0.02
+N_SAMPLES = 20_000  # per wireframe; IoU standard error about 0.3 %
+
+
+def _perpendicular_frame(d: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Two unit vectors orthogonal to each unit row of ``d`` and to each other."""
+    helper = np.where(np.abs(d[:, :1]) < 0.9, np.array([[1.0, 0, 0]]), np.array([[0, 1.0, 0]]))
+    u = np.cross(d, helper)
+    u /= np.linalg.norm(u, axis=1, keepdims=True)
+    return u, np.cross(d, u)
+
+
+def sample_capsules(segments: np.ndarray, radius: float, n: int, rng: np.random.Generator) -> np.ndarray:
+    """``n`` points uniform in the mixture of capsules, each capsule chosen in proportion to its volume."""
+    a, b = segments[:, 0], segments[:, 1]
+    length = np.linalg.norm(b - a, axis=1)
+    d = (b - a) / length[:, None]
+    tube = np.pi * radius**2 * length
+    ball = 4.0 / 3.0 * np.pi * radius**3
+    volume = tube + ball
+    k = rng.choice(len(segments), size=n, p=volume / volume.sum())
+    u = rng.random((n, 4))
+    in_tube = u[:, 0] * volume[k] < tube[k]
+    e1, e2 = _perpendicular_frame(d[k])
+    # tube part: uniform along the axis, uniform over the disc
+    r_disc = radius * np.sqrt(u[:, 1])
+    angle = 2.0 * np.pi * u[:, 2]
+    tube_pts = a[k] + (u[:, 3] * length[k])[:, None] * d[k]
+    tube_pts += (r_disc * np.cos(angle))[:, None] * e1 + (r_disc * np.sin(angle))[:, None] * e2
+    # caps: a uniform ball point, its back half put on end a and its front half on end b
+    g = rng.standard_normal((n, 3))
+    g *= (radius * np.cbrt(rng.random(n)) / np.maximum(np.linalg.norm(g, axis=1), 1e-300))[:, None]
+    front = np.einsum("ij,ij->i", g, d[k]) >= 0
+    cap_pts = np.where(front[:, None], b[k], a[k]) + g
+    return np.where(in_tube[:, None], tube_pts, cap_pts)
+
+
+def canonical_order(segments: np.ndarray) -> np.ndarray:
+    """Segments with lexicographically smaller end first, rows sorted: the same geometry gives the same array."""
+    diff = segments[:, 1] - segments[:, 0]
+    first = np.argmax(diff != 0, axis=1)
+    flip = diff[np.arange(len(diff)), first] < 0
+    segs = np.where(flip[:, None, None], segments[:, ::-1], segments)
+    flat = segs.reshape(len(segs), 6)
+    return segs[np.lexsort(flat.T[::-1])]
+
+
+def _capsule_hits(points: np.ndarray, segments: np.ndarray, radius: float) -> np.ndarray:
+    """Number of capsules containing each point (KD-tree on edge samples finds the candidate segments)."""
+    if len(points) == 0 or len(segments) == 0:
+        return np.zeros(len(points), dtype=np.int64)
+    spacing = radius / 2.0
+    samples = sample_segments(segments, spacing)
+    # any segment within radius of a point has a sample within radius + spacing / 2 of it
+    pairs = cKDTree(points).sparse_distance_matrix(
+        cKDTree(samples.points), radius + spacing / 2.0, output_type="ndarray"
+    )
+    seg = samples.segment_index[pairs["j"]]
+    key = np.unique(pairs["i"] * len(segments) + seg)
+    p_idx, s_idx = key // len(segments), key % len(segments)
+    inside = point_segment_distance(points[p_idx], segments[s_idx, 0], segments[s_idx, 1]) <= radius
+    return np.bincount(p_idx[inside], minlength=len(points))
+
+
+def _volume_terms(segments, other, radius, n_samples, seed) -> tuple[float, float]:
+    """(own volume, volume shared with ``other``) estimated from samples of ``segments``' capsules."""
+    rng = derive_rng(seed, "cylinder_iou")
+    pts = sample_capsules(segments, radius, n_samples, rng)
+    own = np.maximum(_capsule_hits(pts, segments, radius), 1)  # >= 1 by construction; guards round-off
+    in_other = _capsule_hits(pts, other, radius) > 0
+    total = float((np.pi * radius**2 * np.linalg.norm(segments[:, 1] - segments[:, 0], axis=1)).sum())
+    total += len(segments) * 4.0 / 3.0 * np.pi * radius**3
+    inv = 1.0 / own
+    return total * float(inv.mean()), total * float((inv * in_other).mean())
+
+
+def cylinder_iou(
+    pred: Wireframe, gt: Wireframe, radius: float = CYLINDER_RADIUS, n_samples: int = N_SAMPLES, seed: int = 0
+) -> dict[str, float]:
+    """IoU of the two ``radius``-neighbourhoods and the Jaccard distance 1 - IoU (symmetric).
+
+    Two empty wireframes: IoU 1; exactly one empty: IoU 0.
+    """
+    if radius <= 0 or n_samples <= 0:
+        raise ValueError(f"cylinder_iou needs a positive radius and sample count, got {radius!r}, {n_samples!r}")
+    ps, gs = canonical_order(clean_segments(pred)), canonical_order(clean_segments(gt))
+    if len(ps) == 0 or len(gs) == 0:
+        iou = 1.0 if len(ps) == len(gs) == 0 else 0.0
+        return {"iou": iou, "jaccard_distance": 1.0 - iou}
+    vol_p, inter_p = _volume_terms(ps, gs, radius, n_samples, seed)
+    vol_g, inter_g = _volume_terms(gs, ps, radius, n_samples, seed)
+    inter = 0.5 * (inter_p + inter_g)
+    union = vol_p + vol_g - inter
+    iou = float(np.clip(inter / union, 0.0, 1.0)) if union > 0 else 1.0
+    return {"iou": iou, "jaccard_distance": 1.0 - iou}

@@ -1,0 +1,39 @@
+"""Schema of models.parquet, declared once."""
+
+import pyarrow as pa
+
+MODELS_SCHEMA = pa.schema(
+    [
+        ("model_id", pa.string()),
+        ("source", pa.string()),  # csg | file
+        ("source_path", pa.string()),
+        ("sha256", pa.string()),  # of the source file, or of the written STEP for CSG models
+        ("status", pa.string()),  # ok | failed | timeout | crashed | skipped
+        ("error", pa.string()),
+        ("n_primitives", pa.int32()),
+        ("csg", pa.string()),  # JSON program: rebuild with spare_gen.cad.build_csg(json.loads(csg))
+        ("attempts", pa.int32()),
+        ("rejections", pa.string()),  # JSON {rule: count} of rejected CSG attempts
+        ("step_path", pa.string()),
+        ("brep_path", pa.string()),
+        ("bbox_min", pa.list_(pa.float64(), 3)),
+        ("bbox_max", pa.list_(pa.float64(), 3)),
+        ("volume", pa.float64()),
+        ("area", pa.float64()),
+        ("n_solids", pa.int32()),
+        ("n_shells", pa.int32()),
+        ("n_faces", pa.int32()),
+        ("n_edges", pa.int32()),
+        ("n_vertices", pa.int32()),
+        ("valid", pa.bool_()),
+        ("seconds", pa.float64()),
+    ]
+)
+
+TIMING_COLUMNS = ("seconds",)
+
+
+def rows_to_table(rows: list[dict], schema: pa.Schema) -> pa.Table:
+    """Rows (dicts, extra keys ignored, missing keys null) to a table of exactly ``schema``."""
+    cols = {f.name: [r.get(f.name) for r in rows] for f in schema}
+    return pa.table(cols, schema=schema)

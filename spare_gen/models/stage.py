@@ -1,0 +1,92 @@
+"""Model stage, child side: build or load one model, reject degenerate CSG, write STEP and BREP, describe it.
+
+These functions run inside the killable child process (they call OpenCASCADE through spare_gen.cad).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from enum import Enum
+from pathlib import Path
+
+from spare_gen import cad
+from spare_gen.models.csg import primitives_volume, random_program
+from spare_gen.rng import derive_rng
+from spare_gen.runner import testhooks
+
+
+class Rejection(str, Enum):
+    """Named degeneracy rules for random CSG models (counted per model, as CLEVR counts its rejections)."""
+
+    BOOLEAN_FAILED = "boolean_failed"
+    EMPTY = "empty"
+    DISCONNECTED = "disconnected"
+    TINY_VOLUME = "tiny_volume"
+    INVALID_BREP = "invalid_brep"
+
+
+def model_paths(out_dir: str, model_id: str) -> tuple[Path, Path]:
+    base = Path(out_dir) / "models"
+    return base / f"{model_id}.step", base / f"{model_id}.brep"
+
+
+def check_csg(shape, program: dict, min_volume_fraction: float) -> tuple[Rejection | None, dict]:
+    stats = cad.shape_stats(shape)
+    if stats["n_solids"] == 0 or stats["volume"] <= 1e-9:
+        return Rejection.EMPTY, stats
+    if stats["n_solids"] > 1:
+        return Rejection.DISCONNECTED, stats
+    if stats["volume"] < min_volume_fraction * primitives_volume(program):
+        return Rejection.TINY_VOLUME, stats
+    if not stats["valid"]:
+        return Rejection.INVALID_BREP, stats
+    return None, stats
+
+
+def make_csg_model(
+    model_id: str, index: int, n_primitives: int, seed: int, out_dir: str, max_attempts: int,
+    min_volume_fraction: float, debug: dict | None = None,
+) -> dict:
+    """Draw CSG programs from derive_rng(seed, "csg", index, attempt) until one passes every rule."""
+    testhooks.trigger(debug, "models", model_id)
+    rejections: Counter[str] = Counter()
+    for attempt in range(max_attempts):
+        program = random_program(n_primitives, derive_rng(seed, "csg", index, attempt))
+        try:
+            shape = cad.build_csg(program)
+        except Exception:
+            rejections[Rejection.BOOLEAN_FAILED.value] += 1
+            continue
+        reason, stats = check_csg(shape, program, min_volume_fraction)
+        if reason is not None:
+            rejections[reason.value] += 1
+            continue
+        step, brep = model_paths(out_dir, model_id)
+        cad.write_step(shape, step, name=model_id)
+        cad.write_brep(shape, brep)
+        return {
+            "csg": json.dumps(program, sort_keys=True),
+            "attempts": attempt + 1,
+            "rejections": json.dumps(dict(sorted(rejections.items()))),
+            "step_path": f"models/{step.name}",
+            "brep_path": f"models/{brep.name}",
+            **stats,
+        }
+    raise RuntimeError(
+        f"no valid CSG model with {n_primitives} primitives after {max_attempts} attempts "
+        f"(rejections: {dict(sorted(rejections.items()))})"
+    )
+
+
+def load_file_model(model_id: str, path: str, out_dir: str, debug: dict | None = None) -> dict:
+    """Read one CAD file and store it as STEP (for users) and BREP (exact and fast, for later stages)."""
+    testhooks.trigger(debug, "models", model_id)
+    shape = cad.read_shape(path)
+    stats = cad.shape_stats(shape)
+    if stats["n_faces"] == 0:
+        raise cad.CadReadError(f"{Path(path).name}: the file holds no faces (nothing to draw)")
+    step, brep = model_paths(out_dir, model_id)
+    cad.write_step(shape, step, name=model_id)
+    cad.write_brep(shape, brep)
+    return {"step_path": f"models/{step.name}", "brep_path": f"models/{brep.name}", **stats}

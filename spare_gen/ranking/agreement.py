@@ -1,0 +1,117 @@
+"""Agreement of each metric with the raters (paper Sec. 4, "Finding agreement").
+
+For a judged pair the metric prefers the side whose variant scores better (respecting the metric's
+direction), or says 'equal' when the two values are within ``tol``. Against the rater's choice:
+same answer 1 point, one decisive and the other 'equal' 0.5, opposite sides 0. We also report the
+agreement on pairs where both are decisive (the paper's supplementary table without ties).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+import pandas as pd
+
+from spare_gen.ranking.judgements import Choice
+
+METRIC_TIE_TOL = 1e-12
+SCOPE_ALL = "all"
+SCOPE_RATER = "rater"
+AGREEMENT_COLUMNS = ("metric", "scope", "rater_id", "n", "agreement", "n_decisive", "agreement_decisive")
+_HIGHER_WORDS = {"higher", "higher_is_better", "max", "maximize", "up"}
+_LOWER_WORDS = {"lower", "lower_is_better", "min", "minimize", "down"}
+
+
+def _direction_of(metric: object) -> bool | None:
+    """True/False for higher/lower-is-better from a registry entry, or None when it does not say."""
+    for key in ("higher_is_better", "direction"):
+        value = metric.get(key) if isinstance(metric, Mapping) else getattr(metric, key, None)
+        if isinstance(value, (bool, np.bool_)):
+            return bool(value)
+        word = str(getattr(value, "value", value)).lower() if value is not None else ""
+        if word in _HIGHER_WORDS:
+            return True
+        if word in _LOWER_WORDS:
+            return False
+    return None
+
+
+def metric_directions(higher_is_better: Mapping[str, bool] | None = None) -> dict[str, bool]:
+    """Metric name -> higher is better: the explicit mapping, else the ``spare_gen.metrics.wireframe`` registry.
+
+    The registry entries may carry ``higher_is_better`` (bool) or ``direction`` ('higher'/'lower' or an
+    enum with that value); entries that say neither are left out. No registry and no mapping gives {}.
+    """
+    if higher_is_better is not None:
+        bad = {k: v for k, v in higher_is_better.items() if not isinstance(v, (bool, np.bool_))}
+        if bad:
+            raise ValueError(f"higher_is_better values must be bool, got {bad}")
+        return {str(k): bool(v) for k, v in higher_is_better.items()}
+    try:
+        from spare_gen.metrics.wireframe import METRICS
+    except ImportError:
+        return {}
+    found = {str(name): _direction_of(metric) for name, metric in dict(METRICS).items()}
+    return {name: d for name, d in found.items() if d is not None}
+
+
+def metric_preference(left: np.ndarray, right: np.ndarray, higher_is_better: bool, tol: float = METRIC_TIE_TOL):
+    """The side a metric prefers per pair: 'left', 'right' or 'equal' (|left - right| <= tol)."""
+    diff = np.asarray(left, float) - np.asarray(right, float)
+    if not higher_is_better:
+        diff = -diff
+    return np.where(np.abs(diff) <= tol, Choice.EQUAL.value, np.where(diff > 0, Choice.LEFT.value, Choice.RIGHT.value))
+
+
+def agreement_scores(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """1 for the same answer, 0.5 when exactly one of them is 'equal', 0 for opposite sides."""
+    a, b = np.asarray(a), np.asarray(b)
+    one_equal = (a == Choice.EQUAL.value) != (b == Choice.EQUAL.value)
+    return np.where(a == b, 1.0, np.where(one_equal, 0.5, 0.0))
+
+
+def _summary(scores: pd.Series, decisive: pd.Series) -> dict:
+    n, n_dec = int(len(scores)), int(decisive.sum())
+    return {
+        "n": n,
+        "agreement": float(scores.mean()) if n else np.nan,
+        "n_decisive": n_dec,
+        "agreement_decisive": float(scores[decisive].mean()) if n_dec else np.nan,
+    }
+
+
+def metric_agreement(
+    judgements: pd.DataFrame,
+    metric_values: pd.DataFrame,
+    higher_is_better: Mapping[str, bool],
+    *,
+    tol: float = METRIC_TIE_TOL,
+) -> pd.DataFrame:
+    """Long table (AGREEMENT_COLUMNS): per metric one 'all' row, then one row per rater.
+
+    ``judgements`` needs left_id, right_id, rater_id, choice; ``metric_values`` is indexed by variant id
+    with one column per metric. Pairs where either variant's value is missing (NaN) are skipped.
+    """
+    missing = [name for name in higher_is_better if name not in metric_values.columns]
+    if missing:
+        raise ValueError(f"metric values lack columns {missing}; they have {list(metric_values.columns)}")
+    rows = []
+    for name, higher in higher_is_better.items():
+        values = metric_values[name].astype(float)
+        left = judgements["left_id"].map(values).to_numpy(float)
+        right = judgements["right_id"].map(values).to_numpy(float)
+        known = ~(np.isnan(left) | np.isnan(right))
+        prefers = metric_preference(left[known], right[known], higher, tol)
+        choice = judgements["choice"].to_numpy()[known]
+        frame = pd.DataFrame(
+            {
+                "rater_id": judgements["rater_id"].to_numpy()[known],
+                "score": agreement_scores(prefers, choice),
+                "decisive": (prefers != Choice.EQUAL.value) & (choice != Choice.EQUAL.value),
+            }
+        )
+        rows.append({"metric": name, "scope": SCOPE_ALL, "rater_id": None, **_summary(frame["score"], frame["decisive"])})
+        for rater, group in frame.groupby("rater_id", sort=True):
+            rows.append({"metric": name, "scope": SCOPE_RATER, "rater_id": rater, **_summary(group["score"], group["decisive"])})
+    return pd.DataFrame(rows, columns=list(AGREEMENT_COLUMNS))

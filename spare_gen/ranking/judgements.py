@@ -1,0 +1,173 @@
+"""Pairwise human judgements: the annotation CSV, its validation, and the join with pairs and items.
+
+A *judgement* is one rater's answer on one pair. Everything in ``spare_gen.ranking`` works on the
+judgements table built here, so validation happens once, with one-line errors naming the bad values.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping
+from enum import Enum
+
+import numpy as np
+import pandas as pd
+
+
+class Choice(str, Enum):
+    """A rater's answer: which side looks closer to the ground truth, or neither."""
+
+    LEFT = "left"
+    RIGHT = "right"
+    EQUAL = "equal"
+
+
+class PairType(str, Enum):
+    """Why a pair was shown: a real comparison, an easy check with a known winner, or a side-swapped repeat."""
+
+    REGULAR = "regular"
+    SANITY = "sanity"
+    REPEAT = "repeat"
+
+
+class Item(str, Enum):
+    """What gets ranked: the corruption type (kind/severity, pooled over models) or each single variant."""
+
+    TYPE = "type"
+    VARIANT = "variant"
+
+
+CHOICES = tuple(c.value for c in Choice)
+PAIR_TYPES = tuple(t.value for t in PairType)
+ANNOTATION_COLUMNS = ("pair_id", "rater_id", "choice")
+PAIR_COLUMNS = ("pair_id", "model_id", "left_id", "right_id", "pair_type", "expected", "repeat_of")
+VARIANT_COLUMNS = ("corruption_id", "kind", "severity")
+KIND_ORDER = ("deform", "perturb", "add", "remove")
+SEVERITY_ORDER = ("low", "medium", "high")
+TYPE_SEPARATOR = "/"
+# score of the left side for each choice: a win is 1, a tie is half a win for each side
+LEFT_SCORE = {Choice.LEFT.value: 1.0, Choice.EQUAL.value: 0.5, Choice.RIGHT.value: 0.0}
+_MAX_LISTED = 10
+
+
+def _listing(values: Iterable[object]) -> str:
+    """At most ten sorted values, plus how many more, for a one-line error."""
+    values = sorted({str(v) for v in values})
+    head = ", ".join(repr(v) for v in values[:_MAX_LISTED])
+    return head + (f" (+{len(values) - _MAX_LISTED} more)" if len(values) > _MAX_LISTED else "")
+
+
+def require_columns(frame: pd.DataFrame, columns: Iterable[str], what: str) -> None:
+    """Raise one ValueError naming every missing column of ``frame``."""
+    missing = [c for c in columns if c not in frame.columns]
+    if missing:
+        raise ValueError(f"{what} is missing columns {missing}; it has {list(frame.columns)}")
+
+
+def read_annotations_csv(path: str | os.PathLike) -> pd.DataFrame:
+    """Read ``pair_id,rater_id,choice`` as strings; empty cells stay '' so validation names them."""
+    return pd.read_csv(path, dtype=str, keep_default_na=False, na_filter=False)
+
+
+def validate_pairs(pairs: pd.DataFrame) -> pd.DataFrame:
+    """Check pairs.parquet: columns, unique ids, pair types, sanity winners, repeat targets."""
+    require_columns(pairs, PAIR_COLUMNS, "pairs table")
+    if pairs["pair_id"].duplicated().any():
+        raise ValueError(f"pairs table has duplicate pair_id {_listing(pairs.loc[pairs['pair_id'].duplicated(), 'pair_id'])}")
+    bad_types = set(pairs["pair_type"]) - set(PAIR_TYPES)
+    if bad_types:
+        raise ValueError(f"pairs table has unknown pair_type {_listing(bad_types)}; choose from {', '.join(PAIR_TYPES)}")
+    sanity = pairs[pairs["pair_type"] == PairType.SANITY.value]
+    bad_expected = set(sanity["expected"]) - {Choice.LEFT.value, Choice.RIGHT.value}
+    if bad_expected:
+        raise ValueError(f"sanity pairs have expected {_listing(bad_expected)}; choose from left, right")
+    repeats = pairs[pairs["pair_type"] == PairType.REPEAT.value]
+    dangling = set(repeats["repeat_of"]) - set(pairs["pair_id"])
+    if dangling:
+        raise ValueError(f"repeat pairs point to unknown pair ids {_listing(dangling)}")
+    return pairs
+
+
+def validate_annotations(annotations: pd.DataFrame, pairs: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Check the annotation table: columns, choice values, known pair ids, one answer per (pair, rater).
+
+    Returns a copy with the three columns as str, in a stable order (pair_id, rater_id).
+    """
+    require_columns(annotations, ANNOTATION_COLUMNS, "annotations")
+    table = annotations.loc[:, list(ANNOTATION_COLUMNS)].astype(str)
+    bad_choice = set(table["choice"]) - set(CHOICES)
+    if bad_choice:
+        raise ValueError(f"annotations have bad choice values {_listing(bad_choice)}; choose from {', '.join(CHOICES)}")
+    empty = table[(table["pair_id"] == "") | (table["rater_id"] == "")]
+    if len(empty):
+        raise ValueError(f"annotations have {len(empty)} rows with an empty pair_id or rater_id (rows {_listing(empty.index)})")
+    if pairs is not None:
+        unknown = set(table["pair_id"]) - set(pairs["pair_id"].astype(str))
+        if unknown:
+            raise ValueError(f"annotations name unknown pair ids {_listing(unknown)}")
+    dup = table.duplicated(["pair_id", "rater_id"], keep=False)
+    if dup.any():
+        keys = (table.loc[dup, "pair_id"] + "@" + table.loc[dup, "rater_id"]).unique()
+        raise ValueError(f"annotations answer the same pair twice for one rater (pair@rater): {_listing(keys)}")
+    return table.sort_values(["pair_id", "rater_id"], kind="stable").reset_index(drop=True)
+
+
+def type_label(kind: str, severity: str | None) -> str:
+    """'deform/high'; a variant without severity (e.g. an uncorrupted reference) is just its kind."""
+    if severity is None or (isinstance(severity, float) and np.isnan(severity)) or severity == "":
+        return str(kind)
+    return f"{kind}{TYPE_SEPARATOR}{severity}"
+
+
+def item_labels(variants: pd.DataFrame, item: str | Item = Item.TYPE) -> pd.Series:
+    """Map variant id -> the ranked item's label (its type 'kind/severity', or the variant id itself)."""
+    item = Item(item)
+    require_columns(variants, VARIANT_COLUMNS if item is Item.TYPE else VARIANT_COLUMNS[:1], "corruptions table")
+    ids = variants["corruption_id"].astype(str)
+    if item is Item.VARIANT:
+        labels = ids.to_numpy()
+    else:
+        labels = [type_label(k, s) for k, s in zip(variants["kind"], variants["severity"])]
+    return pd.Series(labels, index=ids.to_numpy(), name="item")
+
+
+def type_sort_key(label: str) -> tuple:
+    """Canonical order of type labels: by kind, then severity low < medium < high; unknowns last."""
+    kind, _, severity = label.partition(TYPE_SEPARATOR)
+    k = KIND_ORDER.index(kind) if kind in KIND_ORDER else len(KIND_ORDER)
+    s = SEVERITY_ORDER.index(severity) if severity in SEVERITY_ORDER else -1
+    return (k, kind, s, severity)
+
+
+def build_judgements(
+    pairs: pd.DataFrame,
+    annotations: pd.DataFrame,
+    item_of: Mapping[str, str] | pd.Series | None = None,
+    *,
+    pair_types: Iterable[str] = PAIR_TYPES,
+) -> pd.DataFrame:
+    """One row per (pair, rater) answer, joined with the pair and the items on each side.
+
+    Columns: pair_id, rater_id, choice, pair_type, model_id, left_id, right_id, left_item,
+    right_item, left_score (1 win, 0.5 tie, 0 loss for the left side). Without ``item_of`` the items
+    are the variant ids. Only pairs whose type is in ``pair_types`` are kept.
+    """
+    validate_pairs(pairs)
+    answers = validate_annotations(annotations, pairs)
+    pair_types = [PairType(t).value for t in pair_types]
+    info = pairs.loc[:, ["pair_id", "pair_type", "model_id", "left_id", "right_id"]].copy()
+    for col in ("pair_id", "model_id", "left_id", "right_id"):
+        info[col] = info[col].astype(str)
+    table = answers.merge(info, on="pair_id", how="left", validate="many_to_one")
+    table = table[table["pair_type"].isin(pair_types)].reset_index(drop=True)
+    if item_of is None:
+        table["left_item"], table["right_item"] = table["left_id"], table["right_id"]
+    else:
+        item_of = pd.Series(item_of) if not isinstance(item_of, pd.Series) else item_of
+        unknown = (set(table["left_id"]) | set(table["right_id"])) - set(item_of.index.astype(str))
+        if unknown:
+            raise ValueError(f"pairs show variants missing from the corruptions table: {_listing(unknown)}")
+        table["left_item"] = table["left_id"].map(item_of).astype(str)
+        table["right_item"] = table["right_id"].map(item_of).astype(str)
+    table["left_score"] = table["choice"].map(LEFT_SCORE).astype(float)
+    return table

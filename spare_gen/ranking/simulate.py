@@ -1,0 +1,80 @@
+"""Simulated raters: judgements in the annotation CSV format from hidden true qualities.
+
+Each rater answers every pair. With probability equal to the rater's accuracy the answer is the
+truth: the side with the higher quality, or 'equal' when the two qualities are within ``tie_margin``.
+Otherwise the rater errs: against a decisive truth they pick the other side or 'equal' (the share of
+'equal' among errors is ``error_equal_share``); against an 'equal' truth they pick left or right with
+even odds. The only randomness is ``derive_rng(seed, "simulated-rater", rater_id)``, drawn in pair_id
+order, so a rater's answers do not depend on other raters or on the row order of ``pairs``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from spare_gen.ranking.judgements import ANNOTATION_COLUMNS, Choice
+from spare_gen.rng import derive_rng
+
+DEFAULT_ACCURACY = 0.9
+DEFAULT_ERROR_EQUAL_SHARE = 0.5
+
+
+def rater_accuracies(raters: int | Sequence[float] | Mapping[str, float]) -> dict[str, float]:
+    """Rater id -> accuracy: n raters 'sim-00'.. at DEFAULT_ACCURACY, one per listed accuracy, or as given."""
+    if isinstance(raters, Mapping):
+        accuracies = {str(k): float(v) for k, v in raters.items()}
+    elif isinstance(raters, (int, np.integer)):
+        if raters < 1:
+            raise ValueError(f"need at least one simulated rater, got {raters!r}")
+        accuracies = {f"sim-{i:02d}": DEFAULT_ACCURACY for i in range(int(raters))}
+    else:
+        accuracies = {f"sim-{i:02d}": float(a) for i, a in enumerate(raters)}
+    bad = {k: v for k, v in accuracies.items() if not 0.0 <= v <= 1.0}
+    if bad or not accuracies:
+        raise ValueError(f"rater accuracies must be in [0, 1] and at least one, got {bad or accuracies}")
+    return accuracies
+
+
+def true_choices(pairs: pd.DataFrame, true_quality: Mapping[str, float], tie_margin: float = 0.0) -> np.ndarray:
+    """The correct answer per pair row: 'left'/'right' for the higher quality, 'equal' within tie_margin."""
+    quality = pd.Series({str(k): float(v) for k, v in true_quality.items()}, dtype=float)
+    ids = set(pairs["left_id"].astype(str)) | set(pairs["right_id"].astype(str))
+    unknown = sorted(ids - set(quality.index))
+    if unknown:
+        raise ValueError(f"true_quality lacks variants {unknown[:10]}{' ...' if len(unknown) > 10 else ''}")
+    diff = pairs["left_id"].astype(str).map(quality).to_numpy() - pairs["right_id"].astype(str).map(quality).to_numpy()
+    return np.where(np.abs(diff) <= tie_margin, Choice.EQUAL.value, np.where(diff > 0, Choice.LEFT.value, Choice.RIGHT.value))
+
+
+def simulate_judgements(
+    pairs: pd.DataFrame,
+    true_quality: Mapping[str, float],
+    raters: int | Sequence[float] | Mapping[str, float] = 5,
+    seed: int = 0,
+    *,
+    tie_margin: float = 0.0,
+    error_equal_share: float = DEFAULT_ERROR_EQUAL_SHARE,
+) -> pd.DataFrame:
+    """Answers of simulated raters on every pair: a DataFrame with columns pair_id, rater_id, choice."""
+    if not 0.0 <= error_equal_share <= 1.0:
+        raise ValueError(f"error_equal_share must be in [0, 1], got {error_equal_share!r}")
+    ordered = pairs.assign(pair_id=pairs["pair_id"].astype(str)).sort_values("pair_id", kind="stable")
+    truth = true_choices(ordered, true_quality, tie_margin)
+    opposite = np.where(truth == Choice.LEFT.value, Choice.RIGHT.value, Choice.LEFT.value)
+    frames = []
+    for rater_id, accuracy in rater_accuracies(raters).items():
+        rng = derive_rng(seed, "simulated-rater", rater_id)
+        correct = rng.random(len(ordered)) < accuracy
+        error_draw = rng.random(len(ordered))
+        wrong = np.where(
+            truth == Choice.EQUAL.value,
+            np.where(error_draw < 0.5, Choice.LEFT.value, Choice.RIGHT.value),
+            np.where(error_draw < error_equal_share, Choice.EQUAL.value, opposite),
+        )
+        frames.append(
+            pd.DataFrame({"pair_id": ordered["pair_id"].to_numpy(), "rater_id": rater_id, "choice": np.where(correct, truth, wrong)})
+        )
+    return pd.concat(frames, ignore_index=True).loc[:, list(ANNOTATION_COLUMNS)]

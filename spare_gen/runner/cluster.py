@@ -1,0 +1,51 @@
+"""Dask clients: an embedded LocalCluster of single-threaded worker processes, or a remote scheduler."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import sys
+from typing import Iterator
+
+
+def default_workers() -> int:
+    return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1))
+
+
+@contextlib.contextmanager
+def open_client(scheduler: str = "", workers: int = 0, dashboard: bool = True, quiet: bool = False) -> Iterator:
+    """Yield a ``distributed.Client``: to ``scheduler`` if given, else to a fresh embedded LocalCluster.
+
+    Embedded workers are processes with one thread each (OCCT holds the GIL) and are not daemonic,
+    so each can keep its own killable OCCT child process.
+    """
+    import dask
+    from distributed import Client, LocalCluster
+
+    say = (lambda *a: None) if quiet else (lambda *a: print(*a, file=sys.stderr))
+    if scheduler:
+        client = Client(scheduler, timeout="30s")
+        say(f"spare-gen: connected to Dask scheduler {scheduler} ({len(client.scheduler_info()['workers'])} workers)")
+        try:
+            yield client
+        finally:
+            client.close()
+        return
+    n = workers or default_workers()
+    with dask.config.set({"distributed.worker.daemon": False, "distributed.admin.system-monitor.gil.enabled": False}):
+        cluster = LocalCluster(
+            n_workers=n,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=":0" if dashboard else None,
+            silence_logs=logging.ERROR,
+        )
+        client = Client(cluster)
+        link = client.dashboard_link if dashboard else "off"
+        say(f"spare-gen: embedded Dask LocalCluster with {n} worker(s), 1 thread each; dashboard {link}")
+        try:
+            yield client
+        finally:
+            client.close()
+            cluster.close()
