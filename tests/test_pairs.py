@@ -126,6 +126,10 @@ def test_bad_variant_tables_are_rejected(variants):
         make_pairs(pd.concat([variants, variants.iloc[:1]]), seed=1)
     with pytest.raises(ValueError, match="repeat_fraction 1.5"):
         make_pairs(variants, seed=1, repeat_fraction=1.5)
+    with pytest.raises(ValueError, match=r"empty png in rows \[2\]"):
+        make_pairs(variants.assign(png=variants["png"].where(variants.index != 2, None)), seed=1)
+    with pytest.raises(ValueError, match="max_pairs_per_model 0"):
+        make_pairs(variants, seed=1, max_pairs_per_model=0)
 
 
 def test_parquet_round_trip_keeps_nulls(pairs, tmp_path):
@@ -156,7 +160,8 @@ def test_read_annotations_joins_valid_answers(pairs, tmp_path):
     a, b = pairs["pair_id"].iloc[0], pairs["pair_id"].iloc[1]
     path = _answers(tmp_path, f"pair_id,rater_id,choice\n{a},A,left\n{b},A,equal\n{a},B, right\n")
     got = read_annotations(path, pairs)
-    assert got[["pair_id", "rater_id", "choice"]].values.tolist() == [[a, "A", "left"], [b, "A", "equal"], [a, "B", "right"]]
+    rows = got[["pair_id", "rater_id", "choice"]].values.tolist()
+    assert rows == [[a, "A", "left"], [b, "A", "equal"], [a, "B", "right"]]
     assert got["left_id"].tolist()[0] == pairs["left_id"].iloc[0]
 
 

@@ -81,12 +81,14 @@ def read_shape(path: str | os.PathLike) -> TopoDS_Shape:
 
 
 _STEP_TIMESTAMP = re.compile(rb"(FILE_NAME\('[^']*',)'[^']*'")
+# OCCT names products "<name> <n>" with a per-process write counter: replace it by the plain name.
+_STEP_PRODUCT = re.compile(rb"PRODUCT\('[^']*',\s*'[^']*'")
 
 
 def write_step(shape: TopoDS_Shape, path: str | os.PathLike, name: str = "spare_gen") -> Path:
     """Write a STEP file atomically, with a fixed header timestamp so equal shapes give equal bytes."""
     Interface_Static.SetCVal_s("write.step.schema", "AP214IS")
-    Interface_Static.SetCVal_s("write.step.product.name", name)
+    product = re.sub(r"[^A-Za-z0-9._ -]", "_", name).encode()
 
     def writer(tmp: Path) -> None:
         w = STEPControl_Writer()
@@ -95,7 +97,9 @@ def write_step(shape: TopoDS_Shape, path: str | os.PathLike, name: str = "spare_
         if w.Write(str(tmp)) != IFSelect_RetDone:
             raise CadReadError(f"{Path(path).name}: STEP write failed")
         data = tmp.read_bytes()
-        tmp.write_bytes(_STEP_TIMESTAMP.sub(rb"\1'2000-01-01T00:00:00'", data, count=1))
+        data = _STEP_TIMESTAMP.sub(rb"\1'2000-01-01T00:00:00'", data, count=1)
+        data = _STEP_PRODUCT.sub(b"PRODUCT('" + product + b"','" + product + b"'", data)
+        tmp.write_bytes(data)
 
     return with_tmp_path(path, writer)
 

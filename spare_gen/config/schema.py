@@ -36,7 +36,8 @@ class CsgConfig(_Section):
 
 
 class FilesConfig(_Section):
-    root: str = ""
+    root: str = Field("", description="folder searched recursively for CAD files")
+    list_file: str = Field("", description="optional text file with one CAD path per line (relative to root or the list)")
     suffixes: list[str] = Field(default_factory=lambda: [".step", ".stp", ".brep", ".brp", ".iges", ".igs"])
     max_mb: Annotated[float, Field(gt=0)] = 50.0
     limit: Annotated[int, Field(ge=0)] = Field(0, description="use at most this many files (sorted by path); 0 = all")

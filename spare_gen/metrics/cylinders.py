@@ -21,7 +21,7 @@ from spare_gen.rng import derive_rng
 from spare_gen.wireframes.model import Wireframe
 
 CYLINDER_RADIUS = 0.02
-N_SAMPLES = 20_000  # per wireframe; IoU standard error about 0.3 %
+N_SAMPLES = 10_000  # per wireframe; IoU standard error below 0.5 %
 
 
 def _perpendicular_frame(d: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -67,31 +67,35 @@ def canonical_order(segments: np.ndarray) -> np.ndarray:
     return segs[np.lexsort(flat.T[::-1])]
 
 
-def _capsule_hits(points: np.ndarray, segments: np.ndarray, radius: float) -> np.ndarray:
-    """Number of capsules containing each point (KD-tree on edge samples finds the candidate segments)."""
+def capsule_containment(points: np.ndarray, segments: np.ndarray, radius: float) -> tuple[np.ndarray, np.ndarray]:
+    """All (point, segment) index pairs with the point inside the segment's capsule, each pair once.
+
+    Candidates come from a KD-tree on edge samples ``radius / 2`` apart: any segment within ``radius`` of a
+    point has a sample within ``1.25 * radius``; the exact point-to-segment distance then decides.
+    """
     if len(points) == 0 or len(segments) == 0:
-        return np.zeros(len(points), dtype=np.int64)
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
     spacing = radius / 2.0
     samples = sample_segments(segments, spacing)
-    # any segment within radius of a point has a sample within radius + spacing / 2 of it
     pairs = cKDTree(points).sparse_distance_matrix(
         cKDTree(samples.points), radius + spacing / 2.0, output_type="ndarray"
     )
-    seg = samples.segment_index[pairs["j"]]
-    key = np.unique(pairs["i"] * len(segments) + seg)
+    key = np.unique(pairs["i"] * len(segments) + samples.segment_index[pairs["j"]])
     p_idx, s_idx = key // len(segments), key % len(segments)
     inside = point_segment_distance(points[p_idx], segments[s_idx, 0], segments[s_idx, 1]) <= radius
-    return np.bincount(p_idx[inside], minlength=len(points))
+    return p_idx[inside], s_idx[inside]
 
 
 def _volume_terms(segments, other, radius, n_samples, seed) -> tuple[float, float]:
     """(own volume, volume shared with ``other``) estimated from samples of ``segments``' capsules."""
-    rng = derive_rng(seed, "cylinder_iou")
-    pts = sample_capsules(segments, radius, n_samples, rng)
-    own = np.maximum(_capsule_hits(pts, segments, radius), 1)  # >= 1 by construction; guards round-off
-    in_other = _capsule_hits(pts, other, radius) > 0
-    total = float((np.pi * radius**2 * np.linalg.norm(segments[:, 1] - segments[:, 0], axis=1)).sum())
-    total += len(segments) * 4.0 / 3.0 * np.pi * radius**3
+    pts = sample_capsules(segments, radius, n_samples, derive_rng(seed, "cylinder_iou"))
+    # one query against both wireframes: segment rows below len(segments) are the own capsules
+    p_idx, s_idx = capsule_containment(pts, np.concatenate([segments, other]), radius)
+    own_rows = s_idx < len(segments)
+    own = np.maximum(np.bincount(p_idx[own_rows], minlength=n_samples), 1)  # >= 1 by construction
+    in_other = np.bincount(p_idx[~own_rows], minlength=n_samples) > 0
+    length = np.linalg.norm(segments[:, 1] - segments[:, 0], axis=1)
+    total = float(np.pi * radius**2 * length.sum() + len(segments) * 4.0 / 3.0 * np.pi * radius**3)
     inv = 1.0 / own
     return total * float(inv.mean()), total * float((inv * in_other).mean())
 

@@ -19,6 +19,7 @@ from scipy.optimize import linear_sum_assignment
 from scipy.spatial import cKDTree
 from scipy.spatial.distance import cdist
 
+from spare_gen.metrics.matching import match_candidates
 from spare_gen.metrics.sampling import clean_edges
 from spare_gen.wireframes.model import Wireframe
 
@@ -49,10 +50,28 @@ def _assign(pv: np.ndarray, gv: np.ndarray, assignment: Assignment) -> tuple[np.
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
     if assignment is Assignment.HUNGARIAN:
         return linear_sum_assignment(cdist(pv, gv))
-    nn_g = cKDTree(gv).query(pv)[1]
-    nn_p = cKDTree(pv).query(gv)[1]
-    rows = np.nonzero(nn_p[nn_g] == np.arange(len(pv)))[0]
-    return rows, nn_g[rows]
+    # Tied nearest neighbours (e.g. coincident duplicate vertices) are all kept as candidates and resolved
+    # one-to-one, so a wireframe with duplicate vertices still has distance 0 to itself.
+    g_keys = _nearest_ties(pv, gv, swap=False)
+    p_keys = _nearest_ties(gv, pv, swap=True)
+    mutual = np.intersect1d(g_keys, p_keys)
+    rows, cols = mutual // len(gv), mutual % len(gv)
+    return match_candidates(rows, cols, np.linalg.norm(pv[rows] - gv[cols], axis=1), len(pv), len(gv))
+
+
+_TIE_K = 8  # nearest neighbours inspected for exact ties
+
+
+def _nearest_ties(query: np.ndarray, data: np.ndarray, *, swap: bool) -> np.ndarray:
+    """Keys ``pred * n_gt + gt`` of every (query, data) pair at the query's nearest distance."""
+    k = min(_TIE_K, len(data))
+    dist, idx = cKDTree(data).query(query, k=k)
+    dist, idx = dist.reshape(len(query), k), idx.reshape(len(query), k)
+    tie = dist <= dist[:, :1] * (1 + 1e-12)
+    q = np.broadcast_to(np.arange(len(query))[:, None], idx.shape)[tie]
+    d = idx[tie]
+    pred, gt, n_gt = (d, q, len(query)) if swap else (q, d, len(data))
+    return pred * n_gt + gt
 
 
 def _lengths(vertices: np.ndarray, edges: np.ndarray) -> np.ndarray:

@@ -18,11 +18,15 @@ Conventions shared by every metric here:
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from enum import Enum
+from functools import partial
+from typing import Callable
 
 import numpy as np
 from scipy.spatial import cKDTree
 
+from spare_gen.metrics.cylinders import CYLINDER_RADIUS, cylinder_iou
 from spare_gen.metrics.matching import match_candidates, match_points, prf
 from spare_gen.metrics.sampling import (
     clean_segments,
@@ -30,7 +34,16 @@ from spare_gen.metrics.sampling import (
     segment_boxes,
     segment_hausdorff,
 )
+from spare_gen.metrics.spectral import spectral_distance
+from spare_gen.metrics.wed import wed
 from spare_gen.wireframes.model import CORNER, Wireframe
+
+__all__ = [
+    "CORNER_THRESHOLD", "EDGE_THRESHOLD", "SAMPLE_SPACING", "EMPTY_DISTANCE", "CYLINDER_RADIUS",
+    "VertexSelection", "Direction", "Metric", "METRICS",
+    "corner_prf", "edge_prf", "wed", "edge_chamfer", "edge_hausdorff", "cylinder_iou", "spectral_distance",
+    "get_metric_names", "evaluate_all",
+]
 
 CORNER_THRESHOLD = 0.02  # a predicted corner matches a GT corner closer than this
 EDGE_THRESHOLD = 0.02  # a predicted edge matches a GT edge within this segment-to-segment Hausdorff distance
@@ -131,3 +144,96 @@ def edge_hausdorff(pred: Wireframe, gt: Wireframe, spacing: float = SAMPLE_SPACI
     if dists is None:
         return 0.0 if len(a.points) == len(b.points) == 0 else EMPTY_DISTANCE
     return float(max(dists[0].max(), dists[1].max()))
+
+
+# ---------------------------------------------------------------------------------------------- registry
+
+
+class Direction(str, Enum):
+    """Whether a larger score means a better prediction."""
+
+    HIGHER_IS_BETTER = "higher"
+    LOWER_IS_BETTER = "lower"
+
+
+Family = Callable[[Wireframe, Wireframe], "dict[str, float] | float"]
+
+#: Metric computations run once per (pred, gt) even when they feed several registry entries.
+FAMILIES: dict[str, Family] = {
+    "corner": corner_prf,
+    "edge": edge_prf,
+    "wed": wed,
+    "wed_prereg": partial(wed, preregister=True),
+    "wed_mnn": partial(wed, assignment="mnn"),
+    "edge_chamfer": edge_chamfer,
+    "edge_hausdorff": edge_hausdorff,
+    "cylinder": cylinder_iou,
+    "spectral": spectral_distance,
+}
+
+
+@dataclass(frozen=True)
+class Metric:
+    """A named scalar score: entry ``key`` of family ``family``'s result (the whole result if ``key`` is None)."""
+
+    name: str
+    family: str
+    key: str | None
+    direction: Direction
+    symmetric: bool
+
+    def extract(self, family_result: "dict[str, float] | float") -> float:
+        return float(family_result if self.key is None else family_result[self.key])
+
+    def __call__(self, pred: Wireframe, gt: Wireframe) -> float:
+        return self.extract(FAMILIES[self.family](pred, gt))
+
+    def to_dissimilarity(self, score: float) -> float:
+        """0 for a perfect prediction, growing as it gets worse (higher-is-better scores lie in [0, 1])."""
+        return 1.0 - score if self.direction is Direction.HIGHER_IS_BETTER else score
+
+
+def _metric(name, family, key, direction, symmetric) -> tuple[str, Metric]:
+    return name, Metric(name, family, key, direction, symmetric)
+
+
+_UP, _DOWN = Direction.HIGHER_IS_BETTER, Direction.LOWER_IS_BETTER
+
+#: Every metric, in report order.
+METRICS: dict[str, Metric] = dict(
+    [
+        _metric("corner_precision", "corner", "precision", _UP, False),
+        _metric("corner_recall", "corner", "recall", _UP, False),
+        _metric("corner_f1", "corner", "f1", _UP, True),
+        _metric("edge_precision", "edge", "precision", _UP, False),
+        _metric("edge_recall", "edge", "recall", _UP, False),
+        _metric("edge_f1", "edge", "f1", _UP, True),
+        _metric("wed", "wed", None, _DOWN, False),
+        _metric("wed_prereg", "wed_prereg", None, _DOWN, False),
+        _metric("wed_mnn", "wed_mnn", None, _DOWN, False),
+        _metric("edge_chamfer", "edge_chamfer", None, _DOWN, True),
+        _metric("edge_hausdorff", "edge_hausdorff", None, _DOWN, True),
+        _metric("jaccard_distance", "cylinder", "jaccard_distance", _DOWN, True),
+        _metric("spectral", "spectral", None, _DOWN, True),
+    ]
+)
+
+
+def get_metric_names() -> list[str]:
+    return list(METRICS)
+
+
+def evaluate_all(pred: Wireframe, gt: Wireframe, names: "list[str] | None" = None) -> dict[str, float]:
+    """Scores of the named metrics (all by default), running each underlying computation once."""
+    names = get_metric_names() if names is None else list(names)
+    unknown = [n for n in names if n not in METRICS]
+    if unknown:
+        raise ValueError(f"unknown metric {unknown[0]!r}; choose from {', '.join(METRICS)}")
+    results: dict[str, object] = {}
+    out = {}
+    for name in names:
+        metric = METRICS[name]
+        if metric.family not in results:
+            results[metric.family] = FAMILIES[metric.family](pred, gt)
+        out[name] = metric.extract(results[metric.family])
+    return out

@@ -27,7 +27,7 @@ def model_units(config: Config) -> list[dict]:
     return [
         {"unit_id": it.model_id, "model_id": it.model_id, "source": "file", "source_path": str(it.path.resolve()),
          "sha256": it.sha256, "skip_reason": it.skip_reason}
-        for it in discover(files.root, files.suffixes, files.max_mb, files.limit)
+        for it in discover(files.root, files.suffixes, files.max_mb, files.limit, files.list_file)
     ]
 
 

@@ -37,32 +37,53 @@ def model_id_for(path: Path, root: Path) -> str:
     if m:
         return f"abc_{m.group(1)}"
     rel = path.relative_to(root).with_suffix("") if path.is_relative_to(root) else Path(path.stem)
+    if rel.parts and rel.parts[0] == "..":
+        rel = Path(path.stem)
     return _safe_id("__".join(rel.parts))
 
 
-def discover(root: str | Path, suffixes: list[str], max_mb: float, limit: int = 0) -> list[FileItem]:
-    """All CAD files under ``root`` sorted by path; over-size and duplicate-content files carry a skip reason."""
+def list_paths(root: str | Path, suffixes: list[str], list_file: str | Path = "") -> tuple[Path, list[Path]]:
+    """CAD paths under ``root`` (broken links included, so they fail visibly), or the lines of ``list_file``."""
+    if list_file:
+        lf = Path(list_file)
+        if not lf.is_file():
+            raise FileNotFoundError(f"models.files.list_file: file {str(lf)!r} does not exist")
+        base = Path(root) if root else lf.parent
+        lines = [ln.strip() for ln in lf.read_text().splitlines() if ln.strip() and not ln.startswith("#")]
+        return base, sorted(p if p.is_absolute() else base / p for p in map(Path, lines))
     root = Path(root)
     if not root.is_dir():
         raise FileNotFoundError(f"models.files.root: folder {str(root)!r} does not exist")
     wanted = {s.lower() for s in suffixes}
-    paths = sorted(p for p in root.rglob("*") if p.is_file() and p.suffix.lower() in wanted)
+    return root, sorted(
+        p for p in root.rglob("*") if (p.is_file() or p.is_symlink()) and p.suffix.lower() in wanted
+    )
+
+
+def discover(
+    root: str | Path, suffixes: list[str], max_mb: float, limit: int = 0, list_file: str | Path = ""
+) -> list[FileItem]:
+    """CAD files sorted by path; over-size and duplicate-content files carry a skip reason.
+
+    Missing or unreadable paths are kept (with no hash) so the model stage records them as failed rows.
+    """
+    root, paths = list_paths(root, suffixes, list_file)
     if limit:
         paths = paths[:limit]
     items: list[FileItem] = []
     seen_hash: dict[str, str] = {}
     seen_id: set[str] = set()
     for p in paths:
-        size = p.stat().st_size
+        size = p.stat().st_size if p.is_file() else 0
         mid = model_id_for(p, root)
-        digest = sha256_file(p) if size <= max_mb * 1e6 else ""
+        digest = sha256_file(p) if p.is_file() and size <= max_mb * 1e6 else ""
         if mid in seen_id:
             mid = f"{mid}_{(digest or hashlib.sha256(str(p).encode()).hexdigest())[:8]}"
         seen_id.add(mid)
         item = FileItem(mid, p, size, digest)
         if size > max_mb * 1e6:
             item.skip_reason = f"{p.name}: {size / 1e6:.1f} MB is over the models.files.max_mb limit of {max_mb:g} MB"
-        elif digest in seen_hash:
+        elif digest and digest in seen_hash:
             item.skip_reason = f"{p.name}: identical content to {seen_hash[digest]} (same sha256), kept once"
         else:
             seen_hash[digest] = mid

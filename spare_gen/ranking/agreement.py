@@ -111,7 +111,8 @@ def metric_agreement(
                 "decisive": (prefers != Choice.EQUAL.value) & (choice != Choice.EQUAL.value),
             }
         )
-        rows.append({"metric": name, "scope": SCOPE_ALL, "rater_id": None, **_summary(frame["score"], frame["decisive"])})
+        rows.append({"metric": name, "scope": SCOPE_ALL, "rater_id": None, **_summary(frame.score, frame.decisive)})
         for rater, group in frame.groupby("rater_id", sort=True):
-            rows.append({"metric": name, "scope": SCOPE_RATER, "rater_id": rater, **_summary(group["score"], group["decisive"])})
+            summary = _summary(group.score, group.decisive)
+            rows.append({"metric": name, "scope": SCOPE_RATER, "rater_id": rater, **summary})
     return pd.DataFrame(rows, columns=list(AGREEMENT_COLUMNS))

@@ -22,6 +22,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 from scipy.optimize import minimize
+from scipy.sparse import coo_matrix
+from scipy.sparse.csgraph import connected_components
 from scipy.special import expit
 
 from spare_gen.ranking.winrate import Matchups
@@ -34,7 +36,7 @@ MAX_ITEMS_FOR_STDERR = 3000  # the standard errors invert a dense items x items 
 
 @dataclass(frozen=True)
 class BradleyTerryFit:
-    """Abilities theta (mean 0) with standard errors from the inverse Hessian of the penalised loss."""
+    """Abilities theta (mean 0) with standard errors (Laplace approximation: inverse Hessian of the penalised loss)."""
 
     items: tuple[str, ...]
     ability: np.ndarray
@@ -81,9 +83,18 @@ def fit_bradley_terry(m: Matchups, *, l2: float = DEFAULT_L2) -> BradleyTerryFit
     theta = result.x - result.x.mean()  # already ~0 at the optimum; remove round-off
     stderr = np.full(m.n_items, np.nan)
     if m.n_items <= MAX_ITEMS_FOR_STDERR:
-        stderr = np.sqrt(np.clip(np.diag(np.linalg.inv(_hessian(theta, m, l2))), 0.0, None))
+        # covariance of the centred abilities: the common offset is set by the prior alone, not the data
+        centre = np.eye(m.n_items) - 1.0 / m.n_items
+        cov = centre @ np.linalg.inv(_hessian(theta, m, l2)) @ centre
+        stderr = np.sqrt(np.clip(np.diag(cov), 0.0, None))
     loss, _ = _loss_and_grad(theta, m, 0.0)
     return BradleyTerryFit(items=m.items, ability=theta, stderr=stderr, log_likelihood=-loss, l2=l2)
+
+
+def comparison_components(m: Matchups) -> int:
+    """How many groups of items are linked by judgements; abilities in different groups are not comparable."""
+    graph = coo_matrix((np.ones(len(m.a)), (m.a, m.b)), shape=(m.n_items, m.n_items))
+    return int(connected_components(graph, directed=False)[0])
 
 
 def win_probability(rating_i: np.ndarray | float, rating_j: np.ndarray | float, scale: float = 1.0):

@@ -73,10 +73,12 @@ def validate_pairs(pairs: pd.DataFrame) -> pd.DataFrame:
     """Check pairs.parquet: columns, unique ids, pair types, sanity winners, repeat targets."""
     require_columns(pairs, PAIR_COLUMNS, "pairs table")
     if pairs["pair_id"].duplicated().any():
-        raise ValueError(f"pairs table has duplicate pair_id {_listing(pairs.loc[pairs['pair_id'].duplicated(), 'pair_id'])}")
+        duplicated = pairs.loc[pairs["pair_id"].duplicated(), "pair_id"]
+        raise ValueError(f"pairs table has duplicate pair_id {_listing(duplicated)}")
     bad_types = set(pairs["pair_type"]) - set(PAIR_TYPES)
     if bad_types:
-        raise ValueError(f"pairs table has unknown pair_type {_listing(bad_types)}; choose from {', '.join(PAIR_TYPES)}")
+        choices = ", ".join(PAIR_TYPES)
+        raise ValueError(f"pairs table has unknown pair_type {_listing(bad_types)}; choose from {choices}")
     sanity = pairs[pairs["pair_type"] == PairType.SANITY.value]
     bad_expected = set(sanity["expected"]) - {Choice.LEFT.value, Choice.RIGHT.value}
     if bad_expected:
@@ -100,7 +102,8 @@ def validate_annotations(annotations: pd.DataFrame, pairs: pd.DataFrame | None =
         raise ValueError(f"annotations have bad choice values {_listing(bad_choice)}; choose from {', '.join(CHOICES)}")
     empty = table[(table["pair_id"] == "") | (table["rater_id"] == "")]
     if len(empty):
-        raise ValueError(f"annotations have {len(empty)} rows with an empty pair_id or rater_id (rows {_listing(empty.index)})")
+        rows = _listing(empty.index)
+        raise ValueError(f"annotations have {len(empty)} rows with an empty pair_id or rater_id (rows {rows})")
     if pairs is not None:
         unknown = set(table["pair_id"]) - set(pairs["pair_id"].astype(str))
         if unknown:

@@ -7,6 +7,7 @@ worth adding. The layout is measured from the text extents, so labels never over
 from __future__ import annotations
 
 import io
+from collections.abc import Mapping
 
 import pandas as pd
 from PIL import Image, ImageDraw, ImageFont
@@ -35,13 +36,22 @@ def _font(size: int) -> ImageFont.ImageFont:
     return ImageFont.load_default(size=size)
 
 
-def _colour(item: str) -> tuple[int, int, int]:
-    kind = item.split(TYPE_SEPARATOR, 1)[0]
+def _colour(item: str, kind_of: Mapping[str, str] | None) -> tuple[int, int, int]:
+    kind = kind_of.get(item, "") if kind_of is not None else item.split(TYPE_SEPARATOR, 1)[0]
     return KIND_COLOURS.get(kind, OTHER_COLOUR) if kind in KIND_ORDER else OTHER_COLOUR
 
 
-def ranking_png(table: pd.DataFrame, *, title: str = "Ranking by human judgements") -> bytes:
-    """PNG bytes of ``table`` (columns item, win_rate, elo; best first) as win-rate bars with Elo labels."""
+def ranking_png(
+    table: pd.DataFrame,
+    *,
+    title: str = "Ranking by human judgements",
+    kind_of: Mapping[str, str] | None = None,
+) -> bytes:
+    """PNG bytes of ``table`` (columns item, win_rate, elo; best first) as win-rate bars with Elo labels.
+
+    Bars are coloured by corruption kind: ``kind_of`` maps item -> kind, else the kind is read from a
+    'kind/severity' label.
+    """
     shown = table.head(MAX_ROWS)
     if len(table) > MAX_ROWS:
         title = f"{title} (top {MAX_ROWS} of {len(table)})"
@@ -65,11 +75,12 @@ def ranking_png(table: pd.DataFrame, *, title: str = "Ranking by human judgement
         x = x_bar + round(tick * BAR_WIDTH)
         draw.line([(x, y_top - 4), (x, y_axis)], fill=INK if tick == 0.5 else GRID, width=1)
         draw.text((x, y_axis + 4), f"{tick:g}", fill=INK, font=font, anchor="ma")
-    draw.text((x_bar + BAR_WIDTH // 2, y_axis + 8 + FONT_SIZE), "win rate (tie = half a win)", fill=INK, font=font, anchor="ma")
+    axis_title = "win rate (tie = half a win)"
+    draw.text((x_bar + BAR_WIDTH // 2, y_axis + 8 + FONT_SIZE), axis_title, fill=INK, font=font, anchor="ma")
     for row, (label, value, rate) in enumerate(zip(labels, values, shown["win_rate"].fillna(0.0))):
         y_mid = y_top + row * ROW_HEIGHT + ROW_HEIGHT // 2
         x_end = x_bar + round(float(rate) * BAR_WIDTH)
-        draw.rectangle([(x_bar, y_mid - 8), (max(x_end, x_bar + 1), y_mid + 8)], fill=_colour(label))
+        draw.rectangle([(x_bar, y_mid - 8), (max(x_end, x_bar + 1), y_mid + 8)], fill=_colour(label, kind_of))
         draw.text((x_bar - 10, y_mid), label, fill=INK, font=font, anchor="rm")
         draw.text((x_bar + BAR_WIDTH + 8, y_mid), value, fill=INK, font=font, anchor="lm")
     buffer = io.BytesIO()

@@ -46,7 +46,8 @@ def true_choices(pairs: pd.DataFrame, true_quality: Mapping[str, float], tie_mar
     if unknown:
         raise ValueError(f"true_quality lacks variants {unknown[:10]}{' ...' if len(unknown) > 10 else ''}")
     diff = pairs["left_id"].astype(str).map(quality).to_numpy() - pairs["right_id"].astype(str).map(quality).to_numpy()
-    return np.where(np.abs(diff) <= tie_margin, Choice.EQUAL.value, np.where(diff > 0, Choice.LEFT.value, Choice.RIGHT.value))
+    side = np.where(diff > 0, Choice.LEFT.value, Choice.RIGHT.value)
+    return np.where(np.abs(diff) <= tie_margin, Choice.EQUAL.value, side)
 
 
 def simulate_judgements(
@@ -74,7 +75,6 @@ def simulate_judgements(
             np.where(error_draw < 0.5, Choice.LEFT.value, Choice.RIGHT.value),
             np.where(error_draw < error_equal_share, Choice.EQUAL.value, opposite),
         )
-        frames.append(
-            pd.DataFrame({"pair_id": ordered["pair_id"].to_numpy(), "rater_id": rater_id, "choice": np.where(correct, truth, wrong)})
-        )
+        choice = np.where(correct, truth, wrong)
+        frames.append(pd.DataFrame({"pair_id": ordered["pair_id"].to_numpy(), "rater_id": rater_id, "choice": choice}))
     return pd.concat(frames, ignore_index=True).loc[:, list(ANNOTATION_COLUMNS)]

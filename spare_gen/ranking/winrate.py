@@ -10,7 +10,7 @@ import pandas as pd
 
 @dataclass(frozen=True)
 class Matchups:
-    """Judgements pooled per unordered item pair: ``a[k]`` vs ``b[k]`` met ``games[k]`` times, ``a`` scored ``score_a[k]``.
+    """Judgements pooled per unordered item pair: ``a[k]`` met ``b[k]`` ``games[k]`` times and scored ``score_a[k]``.
 
     ``a``/``b`` index into ``items``. A judgement with the same item on both sides (two variants of one
     type) says nothing about the ranking of items and is dropped.

@@ -157,15 +157,15 @@ def reference_length(wireframe: Wireframe) -> float:
     """
     edges = wireframe.edges[wireframe.edges[:, 0] != wireframe.edges[:, 1]]
     seg = wireframe.vertices[edges]
-    lengths = np.linalg.norm(seg[:, 1] - seg[:, 0], axis=1)
+    with np.errstate(over="ignore"):  # huge coordinates give inf, reported below
+        lengths = np.linalg.norm(seg[:, 1] - seg[:, 0], axis=1)
+        diagonal = float(np.linalg.norm(np.ptp(wireframe.vertices, axis=0))) if wireframe.n_vertices else 0.0
     edges, lengths = edges[lengths > 0], lengths[lengths > 0]
     if len(edges):
         chains = _chain_labels(wireframe.n_vertices, edges, wireframe.kinds)
         scale = float(np.median(np.bincount(chains, weights=lengths)))
-    elif wireframe.n_vertices:
-        scale = float(np.linalg.norm(np.ptp(wireframe.vertices, axis=0)))
     else:
-        scale = 0.0
+        scale = diagonal
     if not np.isfinite(scale):
         raise ValueError(f"wireframe scale is not finite ({scale}); coordinates are too large")
     return scale if scale > 0 else 1.0
@@ -179,8 +179,7 @@ def corrupt_with_source(
     if not isinstance(rng, np.random.Generator):
         raise TypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
     wireframe.validate()
-    result = _REGISTRY[kind](wireframe, SEVERITY_TABLE[kind][level], rng, reference_length(wireframe))
-    return result
+    return _REGISTRY[kind](wireframe, SEVERITY_TABLE[kind][level], rng, reference_length(wireframe))
 
 
 def corrupt(wireframe: Wireframe, name: str, severity: str, rng: np.random.Generator) -> Wireframe:
@@ -189,7 +188,7 @@ def corrupt(wireframe: Wireframe, name: str, severity: str, rng: np.random.Gener
 
 
 def _affected_count(fraction: float, n: int, upper: int) -> int:
-    """round(fraction * n), at least 1, at most ``upper``."""
+    """round(fraction * n) (Python's half-to-even), at least 1, at most ``upper``."""
     return int(min(upper, max(1, round(fraction * n))))
 
 

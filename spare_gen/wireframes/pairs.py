@@ -59,6 +59,7 @@ PAIRS_SCHEMA = pa.schema(
 PAIR_COLUMNS = tuple(PAIRS_SCHEMA.names)
 ANNOTATION_CSV_COLUMNS = ("pair_id", "left_image", "right_image")
 ANSWER_COLUMNS = ("pair_id", "rater_id", "choice")
+_OTHER_SIDE = {Side.LEFT.value: Side.RIGHT.value, Side.RIGHT.value: Side.LEFT.value}
 MIN_REPEAT_GAP = 5  # a repeat is shown at least this many pairs after its original when there is room
 
 ANNOTATION_FORMAT = """\
@@ -80,16 +81,25 @@ def _check_variants(variants: pd.DataFrame) -> None:
         raise ValueError(f"variants table lacks columns {missing}; needs {list(VARIANT_COLUMNS)}")
     for column in ("corruption_id", "model_id", "png"):
         if variants[column].isna().any():
-            raise ValueError(f"variants table has empty {column} in rows {variants.index[variants[column].isna()][:5].tolist()}")
+            rows = variants.index[variants[column].isna()].tolist()
+            raise ValueError(f"variants table has empty {column} in rows {_listed(rows)}")
     dup = variants["corruption_id"][variants["corruption_id"].duplicated()]
     if len(dup):
-        raise ValueError(f"variants table repeats corruption_id {sorted(set(dup))[:5]}")
+        raise ValueError(f"variants table repeats corruption_id {_listed(sorted(set(dup)))}")
+
+
+def _check_options(max_pairs_per_model: int | None, repeat_fraction: float) -> None:
+    if not 0.0 <= repeat_fraction <= 1.0:
+        raise ValueError(f"repeat_fraction {repeat_fraction!r} must be within [0, 1]")
+    if max_pairs_per_model is not None and max_pairs_per_model < 1:
+        raise ValueError(f"max_pairs_per_model {max_pairs_per_model!r} must be a positive integer or None")
 
 
 def _is_sanity(a: pd.Series, b: pd.Series) -> bool:
     """Low vs high of the same corruption kind: the low side is the obvious winner."""
     severities = {str(a["severity"]), str(b["severity"])}
-    return pd.notna(a["kind"]) and a["kind"] == b["kind"] and severities == {Severity.LOW.value, Severity.HIGH.value}
+    same_kind = pd.notna(a["kind"]) and a["kind"] == b["kind"]
+    return same_kind and severities == {Severity.LOW.value, Severity.HIGH.value}
 
 
 def _distinct_pairs(
@@ -119,9 +129,10 @@ def make_model_pairs(
 ) -> pd.DataFrame:
     """Pairs of one model's variants; ``order`` counts from 0 within the model (see :func:`make_pairs`)."""
     _check_variants(variants)
-    model_ids = variants["model_id"].unique()
+    _check_options(max_pairs_per_model, repeat_fraction)
+    model_ids = sorted(map(str, variants["model_id"].unique()))
     if len(model_ids) != 1:
-        raise ValueError(f"make_model_pairs needs the variants of one model, got {sorted(map(str, model_ids))[:5]}")
+        raise ValueError(f"make_model_pairs needs the variants of one model, got {_listed(model_ids)}")
     model_id = str(model_ids[0])
     rng = derive_rng(seed, "pairs", model_id)
     v = variants.sort_values("corruption_id", kind="stable").reset_index(drop=True)
@@ -135,7 +146,9 @@ def make_model_pairs(
         if sanity:
             expected = Side.LEFT.value if str(left["severity"]) == Severity.LOW.value else Side.RIGHT.value
         pair_type = PairType.SANITY if sanity else PairType.REGULAR
-        entries.append({"left": left, "right": right, "pair_type": pair_type.value, "expected": expected, "of": None})
+        entries.append(
+            {"left": left, "right": right, "pair_type": pair_type.value, "expected": expected, "of": None}
+        )
     sequence = [entries[k] for k in rng.permutation(len(entries))]
 
     n_repeats = int(round(repeat_fraction * len(entries)))
@@ -143,7 +156,7 @@ def make_model_pairs(
         original = entries[k]
         at = next(p for p, e in enumerate(sequence) if e is original)
         lowest = min(at + 1 + MIN_REPEAT_GAP, len(sequence))
-        swapped = {Side.LEFT.value: Side.RIGHT.value, Side.RIGHT.value: Side.LEFT.value}.get(original["expected"])
+        swapped = _OTHER_SIDE.get(original["expected"])
         repeat = {"left": original["right"], "right": original["left"], "pair_type": PairType.REPEAT.value,
                   "expected": swapped, "of": original}  # fmt: skip
         sequence.insert(int(rng.integers(lowest, len(sequence) + 1)), repeat)
@@ -187,10 +200,7 @@ def make_pairs(
     ones sampled); ``repeat_fraction`` of them, rounded, is shown again later with sides swapped.
     """
     _check_variants(variants)
-    if not 0.0 <= repeat_fraction <= 1.0:
-        raise ValueError(f"repeat_fraction {repeat_fraction!r} must be within [0, 1]")
-    if max_pairs_per_model is not None and max_pairs_per_model < 1:
-        raise ValueError(f"max_pairs_per_model {max_pairs_per_model!r} must be a positive integer or None")
+    _check_options(max_pairs_per_model, repeat_fraction)
     blocks, offset = [], 0
     for model_id in sorted(variants["model_id"].astype(str).unique()):
         block = make_model_pairs(
@@ -252,7 +262,8 @@ def read_annotations(path: str | os.PathLike, pairs: pd.DataFrame) -> pd.DataFra
         problems.append(f"bad choices {_listed(bad)} (choose from left, right, equal)")
     twice = answers[answers.duplicated(["pair_id", "rater_id"])]
     if len(twice):
-        problems.append(f"repeated answers for (pair_id, rater_id) {_listed(map(tuple, twice.values[:, :2].tolist()))}")
+        repeated = [tuple(pair) for pair in twice[["pair_id", "rater_id"]].values.tolist()]
+        problems.append(f"repeated answers for (pair_id, rater_id) {_listed(repeated)}")
     if problems:
         raise ValueError(f"answers file {str(path)!r}: " + "; ".join(problems))
     return answers.merge(pairs, on="pair_id", how="left", validate="many_to_one")

@@ -1,0 +1,151 @@
+"""The 11 SPARE3D viewing poses (F, R, T and isometric 1-8) and random cameras, as plain numpy.
+
+A pose is an OCCT projector ``gp_Ax2(origin, N, Vx)``: the viewer looks from direction ``N`` towards
+the origin, ``Vx`` is the image x axis (right) and image up is ``N x Vx``. F looks from -Y with +Z up,
+R from +X with +Z up, T from +Z with +Y up; isometric pose ``k`` sits on corner ``k`` of the cube of
+SPARE3D Figure 2 (pose 2 = front-top-right, the paper's conventional isometric view).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+FIXED_VIEWS = ("f", "r", "t", "1", "2", "3", "4", "5", "6", "7", "8")
+VIEWS = FIXED_VIEWS
+THREE_VIEWS = ("f", "r", "t")
+ISOMETRIC_VIEWS = FIXED_VIEWS[3:]
+RANDOM_VIEW_PREFIX = "rand_"
+
+# name: (N towards the viewer, Vx image right), both before normalisation.
+POSE_TABLE: dict[str, tuple[tuple[float, float, float], tuple[float, float, float]]] = {
+    "f": ((0, -1, 0), (1, 0, 0)),
+    "r": ((1, 0, 0), (0, 1, 0)),
+    "t": ((0, 0, 1), (1, 0, 0)),
+    "1": ((-1, -1, 1), (1, -1, 0)),
+    "2": ((1, -1, 1), (1, 1, 0)),
+    "3": ((1, 1, 1), (-1, 1, 0)),
+    "4": ((-1, 1, 1), (-1, -1, 0)),
+    "5": ((-1, -1, -1), (1, -1, 0)),
+    "6": ((1, -1, -1), (1, 1, 0)),
+    "7": ((1, 1, -1), (-1, 1, 0)),
+    "8": ((-1, 1, -1), (-1, -1, 0)),
+}
+
+
+@dataclass(frozen=True)
+class Pose:
+    """An orthographic view: unit vectors towards the viewer (``direction``), image right and image up."""
+
+    name: str
+    direction: tuple[float, float, float]
+    x_direction: tuple[float, float, float]
+
+    @property
+    def up(self) -> np.ndarray:
+        return np.cross(self.direction, self.x_direction)
+
+    def rotation(self) -> np.ndarray:
+        """World-to-camera rotation, rows (right, up, towards viewer): an OpenGL camera looking along -z."""
+        return np.stack([np.asarray(self.x_direction), self.up, np.asarray(self.direction)])
+
+    def project(self, points: np.ndarray) -> np.ndarray:
+        """(n, 3) model points to (n, 2) image-plane coordinates (x right, y up, model units)."""
+        return np.asarray(points, dtype=float) @ np.stack([self.x_direction, self.up]).T
+
+
+def _unit(v) -> tuple[float, float, float]:
+    a = np.asarray(v, dtype=float)
+    n = np.linalg.norm(a)
+    if n == 0:
+        raise ValueError(f"zero-length direction {tuple(v)!r}")
+    return tuple(float(x) for x in a / n)
+
+
+def pose(name: str) -> Pose:
+    """One of the 11 fixed SPARE3D poses by name (f, r, t, 1..8)."""
+    if name not in POSE_TABLE:
+        raise ValueError(f"unknown view {name!r}; choose from {', '.join(FIXED_VIEWS)}")
+    n, vx = POSE_TABLE[name]
+    return Pose(name, _unit(n), _unit(vx))
+
+
+def fixed_poses() -> list[Pose]:
+    return [pose(v) for v in FIXED_VIEWS]
+
+
+def random_pose(name: str, rng: np.random.Generator) -> Pose:
+    """A viewpoint uniform on the view sphere with a uniform roll of the image axes about it."""
+    while True:  # a normalised Gaussian is uniform on the sphere; re-draw the (measure-zero) tiny vector
+        n = rng.standard_normal(3)
+        if np.linalg.norm(n) > 1e-6:
+            break
+    n = np.asarray(_unit(n))
+    helper = np.array([0.0, 0.0, 1.0]) if abs(n[2]) < 0.9 else np.array([1.0, 0.0, 0.0])
+    e1 = np.cross(helper, n)
+    e1 /= np.linalg.norm(e1)
+    e2 = np.cross(n, e1)
+    roll = rng.uniform(0.0, 2.0 * np.pi)
+    vx = np.cos(roll) * e1 + np.sin(roll) * e2
+    return Pose(name, _unit(n), _unit(vx))
+
+
+def random_poses(count: int, rng: np.random.Generator) -> list[Pose]:
+    return [random_pose(f"{RANDOM_VIEW_PREFIX}{i:03d}", rng) for i in range(count)]
+
+
+def bbox_corners(bbox: tuple[float, ...] | np.ndarray) -> np.ndarray:
+    """The 8 corners of an (xmin, ymin, zmin, xmax, ymax, zmax) box."""
+    lo, hi = np.asarray(bbox[:3], dtype=float), np.asarray(bbox[3:], dtype=float)
+    idx = np.array([[i, j, k] for i in (0, 1) for j in (0, 1) for k in (0, 1)])
+    return np.where(idx == 0, lo, hi)
+
+
+def projected_extent(bbox, poses: list[Pose]) -> float:
+    """Largest width or height of the box's projection over ``poses`` (model units)."""
+    corners = bbox_corners(bbox)
+    return max(float(np.ptp(p.project(corners), axis=0).max()) for p in poses)
+
+
+@dataclass(frozen=True)
+class Framing:
+    """One scale and centre per model: canvas px = size/2 + scale * (projected - centre), y flipped."""
+
+    size: int
+    scale: float  # canvas pixels per model unit
+    center: tuple[float, float, float]  # 3D bounding-box centre, drawn at the canvas centre in every view
+
+    def to_canvas(self, pose_: Pose, xy: np.ndarray) -> np.ndarray:
+        """(n, 2) image-plane points of ``pose_`` to canvas pixels (x right, y down)."""
+        c2 = pose_.project(np.asarray(self.center)[None, :])[0]
+        out = np.empty_like(np.asarray(xy, dtype=float))
+        out[:, 0] = self.size / 2.0 + self.scale * (xy[:, 0] - c2[0])
+        out[:, 1] = self.size / 2.0 - self.scale * (xy[:, 1] - c2[1])
+        return out
+
+    def center2d(self, pose_: Pose) -> list[float]:
+        return [float(v) for v in pose_.project(np.asarray(self.center)[None, :])[0]]
+
+
+def framing_for(bbox, size: int, margin: float) -> Framing:
+    """Scale so ``margin`` x the largest projected extent over the 11 poses fills the canvas side.
+
+    The scale is also capped so the bounding-box diagonal fits the canvas, so no view of the model,
+    fixed or random, can be clipped. An empty box gives scale 1 around the origin.
+    """
+    bbox = np.asarray(bbox, dtype=float)
+    diag = float(np.linalg.norm(bbox[3:] - bbox[:3]))
+    if not np.all(np.isfinite(bbox)) or diag <= 0.0:
+        return Framing(size, 1.0, (0.0, 0.0, 0.0))
+    extent = projected_extent(bbox, fixed_poses())
+    scale = min(size / (margin * max(extent, 1e-300)), size / diag)
+    center = tuple(float(v) for v in (bbox[:3] + bbox[3:]) / 2.0)
+    return Framing(size, float(scale), center)
+
+
+def camera_position(framing: Framing, pose_: Pose, bbox) -> list[float]:
+    """Camera centre for a pose: on the sphere of radius = bbox diagonal around the bbox centre."""
+    bbox = np.asarray(bbox, dtype=float)
+    radius = float(np.linalg.norm(bbox[3:] - bbox[:3]))
+    return [float(v) for v in np.asarray(framing.center) + radius * np.asarray(pose_.direction)]

@@ -1,0 +1,58 @@
+"""Config validation: bad values stop before any work with exit code 2 and a one-line error naming the key."""
+
+from __future__ import annotations
+
+import pytest
+
+from spare_gen.config import ConfigError, load_config
+from tests.conftest import REPO, spare_gen_cli
+
+
+@pytest.mark.parametrize(
+    "override, words",
+    [
+        ("render.size=8", ["render.size", "8", "greater than or equal to 32"]),
+        ("render.sizee=256", ["unknown key 'render.sizee'", "size", "margin"]),
+        ("render.hlr=fast", ["render.hlr", "'fast'", "auto, exact, poly"]),
+        ("models.source=web", ["models.source", "csg, files"]),
+        ("models.csg.primitive_counts=[2,0]", ["models.csg.primitive_counts.1", "greater than or equal to 1"]),
+        ("runner.timeout_s=-1", ["runner.timeout_s", "greater than 0"]),
+        ("seed=abc", ["seed", "'abc'", "integer"]),
+        ("questions.counts.pose_2_iso=3", ["questions.counts.pose_2_iso", "three_view_to_isometric"]),
+    ],
+)
+def test_bad_value_names_key_and_allowed_values(override, words):
+    with pytest.raises(ConfigError) as info:
+        load_config(REPO / "configs" / "default.toml", [override])
+    message = str(info.value)
+    assert "\n" not in message
+    for w in words:
+        assert w in message, (w, message)
+
+
+def test_shipped_configs_are_valid():
+    for name in ("default", "spare3d_csg", "abc"):
+        cfg = load_config(REPO / "configs" / f"{name}.toml")
+        assert cfg.render.size == 200
+    paper = load_config(REPO / "configs" / "spare3d_csg.toml")
+    assert paper.models.csg.count == 12000 and paper.models.csg.primitive_counts == [2, 3, 4]
+
+
+def test_overrides_parse_toml_literals():
+    cfg = load_config(None, ["render.size=256", "models.csg.primitive_counts=[3]", 'out="x/y"', "render.png=false"])
+    assert (cfg.render.size, cfg.models.csg.primitive_counts, cfg.out, cfg.render.png) == (256, [3], "x/y", False)
+
+
+def test_cli_bad_config_exits_2_and_writes_nothing(tmp_path):
+    out = tmp_path / "run"
+    proc = spare_gen_cli("run", "--out", str(out), "--set", "render.size=99999")
+    assert proc.returncode == 2
+    assert "render.size" in proc.stderr and "less than or equal to 4096" in proc.stderr
+    assert not out.exists()
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[render]\nsize = 'big'\n")
+    proc = spare_gen_cli("run", "-c", str(bad), "--out", str(out))
+    assert proc.returncode == 2 and "bad.toml" in proc.stderr and "render.size" in proc.stderr
+    assert not out.exists()
+    proc = spare_gen_cli("run", "-c", str(tmp_path / "missing.toml"))
+    assert proc.returncode == 2 and "missing.toml" in proc.stderr
