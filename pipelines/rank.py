@@ -29,10 +29,10 @@ from spare_gen.ranking import (
     ranking_markdown,
     ranking_png,
     rater_reliability,
-    read_annotations_csv,
 )
 from spare_gen.ranking.bradley_terry import DEFAULT_L2, comparison_components
-from spare_gen.ranking.judgements import PAIR_TYPES, VARIANT_COLUMNS, require_columns, type_sort_key
+from spare_gen.ranking.judgements import PAIR_TYPES, VARIANT_COLUMNS, type_sort_key
+from spare_gen.wireframes.pairs import ANSWER_COLUMNS, read_annotations
 
 PAIRS_FILE = "pairs.parquet"
 CORRUPTIONS_FILE = "corruptions.parquet"
@@ -53,8 +53,8 @@ def _read_inputs(out: Path, annotations_csv: Path, directions: Mapping[str, bool
     metric_columns = [m for m in directions if m in schema_names]
     variants = pd.read_parquet(out / CORRUPTIONS_FILE, columns=[*VARIANT_COLUMNS, *metric_columns])
     variants["corruption_id"] = variants["corruption_id"].astype(str)
-    annotations = read_annotations_csv(annotations_csv)
-    require_columns(annotations, ("pair_id", "rater_id", "choice"), f"annotations {annotations_csv}")
+    answers = read_annotations(annotations_csv, pairs)  # the CSV contract's own reader: one-line ValueError
+    annotations = answers.loc[:, list(ANSWER_COLUMNS)]
     return pairs, variants, annotations, metric_columns
 
 

@@ -26,3 +26,19 @@ def spare_gen_cli(*args: str, cwd: Path | None = None, timeout: float = 600, **k
         [sys.executable, "-m", "spare_gen.cli", *args], cwd=cwd or REPO, capture_output=True, text=True,
         timeout=timeout, env=env, **kw,
     )
+
+
+@pytest.fixture(scope="session")
+def small_dataset(tmp_path_factory) -> Path:
+    """The default config's full run (models, drawings, five tasks, corrupted pool), generated once per session.
+
+    Tests that only read a dataset share this one; tests that damage a dataset copy it first.
+    """
+    from pipelines.regenerate import run
+    from spare_gen.config import load_config
+
+    out = tmp_path_factory.mktemp("small_dataset") / "out"
+    cfg = load_config(REPO / "configs" / "default.toml",
+                      [f'out="{out}"', "runner.progress=false", "runner.dashboard=false"])
+    run(cfg)
+    return out

@@ -115,9 +115,10 @@ def test_run_variant_items_notes_unconnected_groups(pool):
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ("pair_id,rater\nm0-p00,a\n", r"missing columns \['rater_id', 'choice'\]"),
-        ("pair_id,rater_id,choice\nm0-p00,a,better\n", r"bad choice values 'better'"),
-        ("pair_id,rater_id,choice\nm0-p00,a,left\nm9-p00,a,left\nzz,a,left\n", r"unknown pair ids 'm9-p00', 'zz'"),
+        ("pair_id,rater\nm0-p00,a\n", r"lacks columns \['rater_id', 'choice'\]"),
+        ("pair_id,rater_id,choice\nm0-p00,a,better\n", r"bad choices \['better'\]"),
+        ("pair_id,rater_id,choice\nm0-p00,a,left\nm9-p00,a,left\nzz,a,left\n", r"unknown pair ids \['m9-p00', 'zz'\]"),
+        ("pair_id,rater_id,choice\nm0-p00,a,left\nm0-p00,a,equal\n", r"repeated answers"),
     ],
 )
 def test_run_rejects_bad_annotations_with_one_line(pool, text, message):

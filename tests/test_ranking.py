@@ -5,8 +5,6 @@ from __future__ import annotations
 import io
 import itertools
 import math
-import sys
-import types
 
 import numpy as np
 import pandas as pd
@@ -29,7 +27,6 @@ from spare_gen.ranking import (
     rank_items,
     ranking_png,
     rater_reliability,
-    read_annotations_csv,
     simulate_judgements,
     validate_annotations,
     win_rates,
@@ -185,6 +182,7 @@ RELIABILITY_PAIRS = pd.DataFrame(
         ("s2", "m", "hi", "lo", "sanity", "right", None),
         ("p1", "m", "x", "y", "regular", None, None),
         ("r1", "m", "y", "x", "repeat", None, "p1"),  # p1 again, sides swapped
+        ("r2", "m", "lo", "hi", "repeat", "left", "s2"),  # a repeated sanity pair keeps a known winner
     ],
     columns=["pair_id", "model_id", "left_id", "right_id", "pair_type", "expected", "repeat_of"],
 )
@@ -194,15 +192,18 @@ def test_rater_reliability_hand_made():
     answers = pd.DataFrame(
         [
             ("s1", "good", "left"), ("s2", "good", "right"), ("p1", "good", "left"), ("r1", "good", "right"),
+            ("r2", "good", "left"),
             ("s1", "flip", "right"), ("s2", "flip", "left"), ("p1", "flip", "left"), ("r1", "flip", "left"),
+            ("r2", "flip", "right"),
             ("s1", "tie", "equal"), ("s2", "tie", "right"), ("p1", "tie", "equal"), ("r1", "tie", "equal"),
             ("p1", "once", "right"), ("r1", "half", "equal"), ("p1", "half", "left"),
         ],
         columns=["pair_id", "rater_id", "choice"],
     )
     table = rater_reliability(RELIABILITY_PAIRS, answers).set_index("rater_id")
-    assert table.loc["good", ["sanity_accuracy", "self_consistency"]].tolist() == [1.0, 1.0]
-    assert table.loc["flip", ["sanity_accuracy", "self_consistency"]].tolist() == [0.0, 0.0]
+    assert table.loc["good", ["n_sanity", "sanity_accuracy", "n_repeat", "self_consistency"]].tolist() == [3, 1, 2, 1]
+    # 'flip' always picks the worse side: wrong on all 3 known winners, yet consistently so on s2/r2 (1 of 2)
+    assert table.loc["flip", ["n_sanity", "sanity_accuracy", "n_repeat", "self_consistency"]].tolist() == [3, 0, 2, 0.5]
     assert table.loc["tie", ["sanity_accuracy", "self_consistency", "equal_rate"]].tolist() == [0.5, 1.0, 0.75]
     assert table.loc["half", ["n_repeat", "repeat_consistent", "self_consistency"]].tolist() == [1, 0, 0.0]
     assert table.loc["once", ["n_judgements", "n_sanity", "n_repeat"]].tolist() == [1, 0, 0]
@@ -246,37 +247,32 @@ def test_metric_agreement_hand_computed_with_ties():
         metric_agreement(j, values, {"absent": True})
 
 
-def test_metric_directions_from_mapping_or_registry(monkeypatch):
-    assert metric_directions({"edge_f1": True, "wed": False}) == {"edge_f1": True, "wed": False}
+def test_metric_directions_from_mapping_or_registry():
+    assert metric_directions({"edge_f1": False}) == {"edge_f1": False}  # the caller overrides the registry
     with pytest.raises(ValueError, match="must be bool"):
         metric_directions({"wed": "lower"})
-    fake = types.ModuleType("spare_gen.metrics.wireframe")
-    fake.METRICS = {
-        "edge_f1": types.SimpleNamespace(higher_is_better=True),
-        "wed": types.SimpleNamespace(direction="lower"),
-        "mystery": types.SimpleNamespace(),
-    }
-    monkeypatch.setitem(sys.modules, "spare_gen.metrics.wireframe", fake)
-    assert metric_directions() == {"edge_f1": True, "wed": False}
+    registry = metric_directions()
+    assert registry["corner_f1"] is True and registry["edge_recall"] is True
+    assert registry["wed"] is False and registry["jaccard_distance"] is False and registry["edge_chamfer"] is False
 
 
 # --- annotation validation ----------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
-    ("text", "message"),
+    ("rows", "columns", "message"),
     [
-        ("pair_id,rater_id\np1,a\n", r"missing columns \['choice'\]"),
-        ("pair_id,rater_id,choice\np1,a,LEFT\np1,b,\n", r"bad choice values '', 'LEFT'"),
-        ("pair_id,rater_id,choice\np1,a,left\nnope,a,left\n", r"unknown pair ids 'nope'"),
-        ("pair_id,rater_id,choice\np1,a,left\np1,a,right\n", r"same pair twice.*'p1@a'"),
+        ([("p1", "a")], ["pair_id", "rater_id"], r"missing columns \['choice'\]"),
+        ([("p1", "a", "LEFT"), ("p1", "b", "")], None, r"bad choice values '', 'LEFT'"),
+        ([("p1", "a", "left"), ("nope", "a", "left")], None, r"unknown pair ids 'nope'"),
+        ([("p1", "a", "left"), ("p1", "a", "right")], None, r"same pair twice.*'p1@a'"),
+        ([("p1", "", "left")], None, r"1 rows with an empty pair_id or rater_id"),
     ],
 )
-def test_annotation_csv_validation_errors_are_one_line(tmp_path, text, message):
-    path = tmp_path / "annotations.csv"
-    path.write_text(text)
+def test_annotation_validation_errors_are_one_line(rows, columns, message):
+    answers = pd.DataFrame(rows, columns=columns or ["pair_id", "rater_id", "choice"])
     with pytest.raises(ValueError, match=message) as error:
-        validate_annotations(read_annotations_csv(path), RELIABILITY_PAIRS)
+        validate_annotations(answers, RELIABILITY_PAIRS)
     assert "\n" not in str(error.value)
 
 

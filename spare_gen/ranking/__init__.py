@@ -28,7 +28,6 @@ from spare_gen.ranking.judgements import (
     PairType,
     build_judgements,
     item_labels,
-    read_annotations_csv,
     validate_annotations,
     validate_pairs,
 )
@@ -66,7 +65,6 @@ __all__ = [
     "ranking_png",
     "rater_item_rates",
     "rater_reliability",
-    "read_annotations_csv",
     "simulate_judgements",
     "validate_annotations",
     "validate_pairs",

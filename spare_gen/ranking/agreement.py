@@ -13,47 +13,23 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
+from spare_gen.metrics.wireframe import METRICS, Direction
 from spare_gen.ranking.judgements import Choice
 
 METRIC_TIE_TOL = 1e-12
 SCOPE_ALL = "all"
 SCOPE_RATER = "rater"
 AGREEMENT_COLUMNS = ("metric", "scope", "rater_id", "n", "agreement", "n_decisive", "agreement_decisive")
-_HIGHER_WORDS = {"higher", "higher_is_better", "max", "maximize", "up"}
-_LOWER_WORDS = {"lower", "lower_is_better", "min", "minimize", "down"}
-
-
-def _direction_of(metric: object) -> bool | None:
-    """True/False for higher/lower-is-better from a registry entry, or None when it does not say."""
-    for key in ("higher_is_better", "direction"):
-        value = metric.get(key) if isinstance(metric, Mapping) else getattr(metric, key, None)
-        if isinstance(value, (bool, np.bool_)):
-            return bool(value)
-        word = str(getattr(value, "value", value)).lower() if value is not None else ""
-        if word in _HIGHER_WORDS:
-            return True
-        if word in _LOWER_WORDS:
-            return False
-    return None
 
 
 def metric_directions(higher_is_better: Mapping[str, bool] | None = None) -> dict[str, bool]:
-    """Metric name -> higher is better: the explicit mapping, else the ``spare_gen.metrics.wireframe`` registry.
-
-    The registry entries may carry ``higher_is_better`` (bool) or ``direction`` ('higher'/'lower' or an
-    enum with that value); entries that say neither are left out. No registry and no mapping gives {}.
-    """
+    """Metric name -> higher is better: the explicit mapping, else the ``spare_gen.metrics.wireframe`` registry."""
     if higher_is_better is not None:
         bad = {k: v for k, v in higher_is_better.items() if not isinstance(v, (bool, np.bool_))}
         if bad:
             raise ValueError(f"higher_is_better values must be bool, got {bad}")
         return {str(k): bool(v) for k, v in higher_is_better.items()}
-    try:
-        from spare_gen.metrics.wireframe import METRICS
-    except ImportError:
-        return {}
-    found = {str(name): _direction_of(metric) for name, metric in dict(METRICS).items()}
-    return {name: d for name, d in found.items() if d is not None}
+    return {name: metric.direction is Direction.HIGHER_IS_BETTER for name, metric in METRICS.items()}
 
 
 def metric_preference(left: np.ndarray, right: np.ndarray, higher_is_better: bool, tol: float = METRIC_TIE_TOL):

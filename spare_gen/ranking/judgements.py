@@ -1,33 +1,20 @@
-"""Pairwise human judgements: the annotation CSV, its validation, and the join with pairs and items.
+"""Pairwise human judgements: validation of answers and pairs, and their join with the ranked items.
 
 A *judgement* is one rater's answer on one pair. Everything in ``spare_gen.ranking`` works on the
-judgements table built here, so validation happens once, with one-line errors naming the bad values.
+judgements table built here, with one-line errors naming the bad values. The CSV format itself and
+the enums (choices, pair types) belong to :mod:`spare_gen.wireframes.pairs`, which writes the pairs.
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable, Mapping
 from enum import Enum
 
 import numpy as np
 import pandas as pd
 
-
-class Choice(str, Enum):
-    """A rater's answer: which side looks closer to the ground truth, or neither."""
-
-    LEFT = "left"
-    RIGHT = "right"
-    EQUAL = "equal"
-
-
-class PairType(str, Enum):
-    """Why a pair was shown: a real comparison, an easy check with a known winner, or a side-swapped repeat."""
-
-    REGULAR = "regular"
-    SANITY = "sanity"
-    REPEAT = "repeat"
+from spare_gen.wireframes.corruptions import CorruptionKind, Severity
+from spare_gen.wireframes.pairs import ANSWER_COLUMNS, Choice, PairType
 
 
 class Item(str, Enum):
@@ -39,11 +26,12 @@ class Item(str, Enum):
 
 CHOICES = tuple(c.value for c in Choice)
 PAIR_TYPES = tuple(t.value for t in PairType)
-ANNOTATION_COLUMNS = ("pair_id", "rater_id", "choice")
+ANNOTATION_COLUMNS = tuple(ANSWER_COLUMNS)  # pair_id, rater_id, choice
 PAIR_COLUMNS = ("pair_id", "model_id", "left_id", "right_id", "pair_type", "expected", "repeat_of")
 VARIANT_COLUMNS = ("corruption_id", "kind", "severity")
-KIND_ORDER = ("deform", "perturb", "add", "remove")
-SEVERITY_ORDER = ("low", "medium", "high")
+KIND_ORDER = tuple(k.value for k in CorruptionKind)
+SEVERITY_ORDER = tuple(s.value for s in Severity)
+SIDES = (Choice.LEFT.value, Choice.RIGHT.value)
 TYPE_SEPARATOR = "/"
 # score of the left side for each choice: a win is 1, a tie is half a win for each side
 LEFT_SCORE = {Choice.LEFT.value: 1.0, Choice.EQUAL.value: 0.5, Choice.RIGHT.value: 0.0}
@@ -64,11 +52,6 @@ def require_columns(frame: pd.DataFrame, columns: Iterable[str], what: str) -> N
         raise ValueError(f"{what} is missing columns {missing}; it has {list(frame.columns)}")
 
 
-def read_annotations_csv(path: str | os.PathLike) -> pd.DataFrame:
-    """Read ``pair_id,rater_id,choice`` as strings; empty cells stay '' so validation names them."""
-    return pd.read_csv(path, dtype=str, keep_default_na=False, na_filter=False)
-
-
 def validate_pairs(pairs: pd.DataFrame) -> pd.DataFrame:
     """Check pairs.parquet: columns, unique ids, pair types, sanity winners, repeat targets."""
     require_columns(pairs, PAIR_COLUMNS, "pairs table")
@@ -80,9 +63,12 @@ def validate_pairs(pairs: pd.DataFrame) -> pd.DataFrame:
         choices = ", ".join(PAIR_TYPES)
         raise ValueError(f"pairs table has unknown pair_type {_listing(bad_types)}; choose from {choices}")
     sanity = pairs[pairs["pair_type"] == PairType.SANITY.value]
-    bad_expected = set(sanity["expected"]) - {Choice.LEFT.value, Choice.RIGHT.value}
+    bad_expected = set(sanity["expected"]) - set(SIDES)
     if bad_expected:
         raise ValueError(f"sanity pairs have expected {_listing(bad_expected)}; choose from left, right")
+    bad_expected = set(pairs["expected"].dropna()) - set(SIDES)
+    if bad_expected:
+        raise ValueError(f"pairs have expected {_listing(bad_expected)}; choose from left, right or null")
     repeats = pairs[pairs["pair_type"] == PairType.REPEAT.value]
     dangling = set(repeats["repeat_of"]) - set(pairs["pair_id"])
     if dangling:

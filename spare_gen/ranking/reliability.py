@@ -1,7 +1,8 @@
 """Per-rater reliability (paper Sec. 4): accuracy on sanity pairs and self-consistency on repeated pairs.
 
-Sanity accuracy: share of sanity pairs (low vs high severity of one corruption, the winner known)
-where the rater picked the expected side; 'equal' is not the expected answer, so it counts as wrong.
+Sanity accuracy: share of pairs with a known winner (``expected`` set: the sanity pairs, low vs high
+severity of one corruption, and their side-swapped repeats) where the rater picked the expected
+side; 'equal' is not the expected answer, so it counts as wrong.
 Self-consistency: a repeat pair shows the original two variants again (sides swapped); the rater is
 consistent when they pick the same *variant* both times, or 'equal' both times.
 """
@@ -11,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from spare_gen.ranking.judgements import Choice, PairType, validate_annotations, validate_pairs
+from spare_gen.ranking.judgements import SIDES, Choice, PairType, validate_annotations, validate_pairs
 
 RELIABILITY_COLUMNS = (
     "rater_id",
@@ -55,7 +56,7 @@ def rater_reliability(pairs: pd.DataFrame, annotations: pd.DataFrame) -> pd.Data
     out["n_judgements"] = by_rater.size()
     out["n_equal"] = by_rater["choice"].apply(lambda c: int((c == Choice.EQUAL.value).sum()))
 
-    sanity = table[table["pair_type"] == PairType.SANITY.value]
+    sanity = table[table["expected"].isin(SIDES)]
     correct = (sanity["choice"] == sanity["expected"]).groupby(sanity["rater_id"])
     out["n_sanity"] = correct.size()
     out["sanity_correct"] = correct.sum()

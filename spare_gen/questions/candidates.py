@@ -1,0 +1,95 @@
+"""The near-duplicate drawing rule: same PNG bytes, or symmetric chamfer distance of the vectors below a tolerance.
+
+Drawings are compared as point sets sampled every ``SAMPLE_STEP_PX`` along their polylines (canvas px),
+visible and hidden lines separately (a drawing that differs only in its red hidden lines is a different
+drawing); the distance of two drawings is the larger of the two chamfer distances.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass
+from typing import Iterable, Sequence
+
+import numpy as np
+from scipy.spatial import cKDTree
+
+SAMPLE_STEP_PX = 0.5
+
+
+def sample_polylines(polylines: Iterable[Sequence[Sequence[float]]], step: float = SAMPLE_STEP_PX) -> np.ndarray:
+    """Points every ``step`` px along each polyline, both ends included; (n, 2) float64."""
+    if step <= 0:
+        raise ValueError(f"sampling step must be > 0 px (got {step!r})")
+    out: list[np.ndarray] = []
+    for line in polylines:
+        pts = np.asarray(line, dtype=np.float64).reshape(-1, 2)
+        if len(pts) == 0:
+            continue
+        out.append(pts[:1])
+        for a, b in zip(pts[:-1], pts[1:]):
+            n = max(1, math.ceil(float(np.linalg.norm(b - a)) / step))
+            t = np.arange(1, n + 1, dtype=np.float64)[:, None] / n
+            out.append(a + t * (b - a))
+    return np.concatenate(out) if out else np.zeros((0, 2), np.float64)
+
+
+def chamfer(a: np.ndarray, b: np.ndarray) -> float:
+    """Symmetric chamfer distance: mean of the two mean nearest-neighbour distances (0 if both empty)."""
+    if len(a) == 0 and len(b) == 0:
+        return 0.0
+    if len(a) == 0 or len(b) == 0:
+        return math.inf
+    d_ab = cKDTree(b).query(a)[0].mean()
+    d_ba = cKDTree(a).query(b)[0].mean()
+    return float((d_ab + d_ba) / 2.0)
+
+
+@dataclass(frozen=True)
+class Drawing:
+    """A drawing reduced to what the rule compares: sampled visible and hidden points, and the PNG hash."""
+
+    visible: np.ndarray
+    hidden: np.ndarray
+    png_sha256: str = ""
+
+    @classmethod
+    def from_view(cls, view: dict) -> "Drawing":
+        """From a views.parquet row (``visible`` / ``hidden`` polylines in canvas px, ``png_sha256``)."""
+        return cls(sample_polylines(view.get("visible") or []), sample_polylines(view.get("hidden") or []),
+                   view.get("png_sha256") or "")
+
+
+def drawing_distance(a: Drawing, b: Drawing) -> float:
+    """Larger of the visible-line and hidden-line chamfer distances (px)."""
+    return max(chamfer(a.visible, b.visible), chamfer(a.hidden, b.hidden))
+
+
+def near_duplicate(a: Drawing, b: Drawing, tolerance_px: float) -> bool:
+    """True for identical PNG bytes or vectors closer than ``tolerance_px``."""
+    if a.png_sha256 and a.png_sha256 == b.png_sha256:
+        return True
+    return drawing_distance(a, b) < tolerance_px
+
+
+def duplicate_matrix(drawings: Sequence[Drawing], tolerance_px: float) -> np.ndarray:
+    """Symmetric (n, n) bool matrix of near-duplicate pairs (diagonal False)."""
+    n = len(drawings)
+    dup = np.zeros((n, n), dtype=bool)
+    for i, j in itertools.combinations(range(n), 2):
+        dup[i, j] = dup[j, i] = near_duplicate(drawings[i], drawings[j], tolerance_px)
+    return dup
+
+
+def all_distinct(drawings: Sequence[Drawing], tolerance_px: float) -> bool:
+    return not duplicate_matrix(drawings, tolerance_px).any()
+
+
+def distinct_triples(dup: np.ndarray, query: int) -> list[tuple[int, int, int]]:
+    """Index triples (sorted) of drawings distinct from ``query`` and from each other, in lexicographic order."""
+    others = [i for i in range(len(dup)) if i != query and not dup[query, i]]
+    return [
+        t for t in itertools.combinations(others, 3)
+        if not (dup[t[0], t[1]] or dup[t[0], t[2]] or dup[t[1], t[2]])
+    ]

@@ -1,0 +1,63 @@
+"""Point-cloud targets: points sampled uniformly by area on a model's triangulated surface.
+
+``sample_surface`` is pure numpy (a Generator in, points out); ``model_points`` runs in the isolated
+child (it reads the B-rep and tessellates it through spare_gen.cad).
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from spare_gen.rng import derive_rng
+
+# Linear tessellation tolerance as a fraction of the bounding-box diagonal: points on curved faces lie
+# within this distance of the exact surface.
+DEFLECTION_FRACTION = 0.001
+
+
+def triangle_areas(vertices: np.ndarray, faces: np.ndarray) -> np.ndarray:
+    a, b, c = (vertices[faces[:, i]] for i in range(3))
+    return 0.5 * np.linalg.norm(np.cross(b - a, c - a), axis=1)
+
+
+def sample_surface(vertices: np.ndarray, faces: np.ndarray, count: int, rng: np.random.Generator) -> np.ndarray:
+    """``count`` points uniform by area on the triangles: area-weighted face choice, uniform barycentrics."""
+    vertices = np.asarray(vertices, dtype=np.float64)
+    faces = np.asarray(faces, dtype=np.int64)
+    areas = triangle_areas(vertices, faces) if len(faces) else np.zeros(0)
+    total = float(areas.sum())
+    if not total > 0:
+        raise ValueError(f"cannot sample a surface of total area {total!r} ({len(faces)} triangles)")
+    cumulative = np.cumsum(areas)
+    chosen = np.minimum(np.searchsorted(cumulative, rng.random(count) * total, side="right"), len(faces) - 1)
+    u, v = rng.random(count), rng.random(count)
+    flip = u + v > 1.0
+    u[flip], v[flip] = 1.0 - u[flip], 1.0 - v[flip]
+    a, b, c = (vertices[faces[chosen, i]] for i in range(3))
+    return a + u[:, None] * (b - a) + v[:, None] * (c - a)
+
+
+def model_points(model_id: str, shape_path: str, count: int, seed: int, task: str) -> dict:
+    """Child side: tessellate the model and sample ``count`` points with derive_rng(seed, "questions", task, id)."""
+    from spare_gen import cad
+    from spare_gen.cad.props import bounding_box
+    from spare_gen.cad.tessellate import triangulate
+
+    t0 = time.perf_counter()
+    shape = cad.read_shape(shape_path)
+    bbox = np.asarray(bounding_box(shape))
+    deflection = DEFLECTION_FRACTION * max(float(np.linalg.norm(bbox[3:] - bbox[:3])), 1e-9)
+    vertices, faces = triangulate(shape, deflection)
+    t1 = time.perf_counter()
+    if len(faces) == 0:
+        return {"accepted": False, "rule": "no_surface", "timings": {"tessellate": t1 - t0}}
+    points = sample_surface(vertices, faces, count, derive_rng(seed, "questions", task, model_id, "points"))
+    return {
+        "accepted": True,
+        "points": points.astype(np.float32).tolist(),
+        "deflection": deflection,
+        "n_triangles": int(len(faces)),
+        "timings": {"tessellate": t1 - t0, "sample": time.perf_counter() - t1},
+    }

@@ -1,0 +1,121 @@
+"""The corrupted variants of one ground truth, their metric scores and rows: the pool's per-model library.
+
+Each (kind, severity) variant draws from its own generator ``derive_rng(seed, "corruption", model_id,
+kind, severity)``, so a variant depends only on the config seed, its ground truth and its name, never
+on which other models or variants are made, or where. The Dask task of the corruptions stage only
+calls :func:`model_corruption_rows`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from spare_gen.metrics.wireframe import corner_prf, edge_prf, evaluate_all
+from spare_gen.rng import derive_rng, derive_seed
+from spare_gen.wireframes.corruptions import SEVERITIES, corrupt, get_corruption_names
+from spare_gen.wireframes.model import Wireframe
+from spare_gen.wireframes.schema import METRIC_COLUMNS, PICTURE_COLUMNS, THRESHOLD_METRICS
+
+RNG_STAGE = "corruption"  # the stage key of every variant's generator
+
+
+def corruption_id(model_id: str, kind: str, severity: str) -> str:
+    return f"{model_id}-{kind}-{severity}"
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One corrupted ground truth; ``wireframe`` is None (and ``error`` says why) when the corruption
+    cannot apply, e.g. removing vertices from a one-vertex wireframe."""
+
+    corruption_id: str
+    model_id: str
+    kind: str
+    severity: str
+    seed: int
+    wireframe: Wireframe | None
+    error: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.wireframe is not None
+
+
+def variant_names() -> list[tuple[str, str]]:
+    """Every (kind, severity) in the order variants are made and stored."""
+    return [(kind, severity) for kind in get_corruption_names() for severity in SEVERITIES]
+
+
+def make_variants(gt: Wireframe, model_id: str, seed: int) -> list[Variant]:
+    """All corrupted variants of ``gt`` (kinds x severities)."""
+    out = []
+    for kind, severity in variant_names():
+        keys = (RNG_STAGE, model_id, kind, severity)
+        try:
+            wf, error = corrupt(gt, kind, severity, derive_rng(seed, *keys)), ""
+        except ValueError as exc:
+            wf, error = None, str(exc)
+        out.append(Variant(corruption_id(model_id, kind, severity), model_id, kind, severity,
+                           derive_seed(seed, *keys), wf, error))
+    return out
+
+
+def score_variant(pred: Wireframe, gt: Wireframe, corner_threshold: float, edge_threshold: float) -> dict[str, float]:
+    """Every metric column of corruptions.parquet: corner / edge P/R/F1 at the pool thresholds, the rest
+    from the metric registry at its defaults."""
+    scores = {f"corner_{k}": v for k, v in corner_prf(pred, gt, threshold=corner_threshold).items()}
+    scores.update({f"edge_{k}": v for k, v in edge_prf(pred, gt, threshold=edge_threshold).items()})
+    others = [name for name in METRIC_COLUMNS if name not in THRESHOLD_METRICS]
+    scores.update(evaluate_all(pred, gt, others))
+    return {name: float(scores[name]) for name in METRIC_COLUMNS}
+
+
+def variant_row(variant: Variant, scores: dict[str, float] | None, pictures: dict[str, str] | None) -> dict:
+    """A corruptions.parquet row (metric and picture columns null for a failed variant)."""
+    graph = variant.wireframe.to_row() if variant.ok else {
+        "vertices": None, "edges": None, "vertex_kinds": None, "n_vertices": None, "n_edges": None}
+    return {
+        "corruption_id": variant.corruption_id,
+        "model_id": variant.model_id,
+        "kind": variant.kind,
+        "severity": variant.severity,
+        "seed": variant.seed,
+        "status": "ok" if variant.ok else "failed",
+        "error": variant.error,
+        **graph,
+        **{name: (scores or {}).get(name) for name in METRIC_COLUMNS},
+        **{name: (pictures or {}).get(name) for name in PICTURE_COLUMNS},
+    }
+
+
+def model_corruption_rows(
+    gt_row: dict,
+    seed: int,
+    *,
+    corner_threshold: float,
+    edge_threshold: float,
+    image_size: int,
+    out_dir: str | Path | None,
+) -> list[dict]:
+    """Rows of one ground truth (a wireframes.parquet row): variants, scores, and pictures under
+    ``<out_dir>/pool/<model_id>/`` (no pictures when ``out_dir`` is None)."""
+    from spare_gen.wireframes.pictures import write_model_pictures
+
+    gt = Wireframe.from_row(gt_row).validate()
+    model_id = str(gt_row["model_id"])
+    variants = make_variants(gt, model_id, seed)
+    pictures: dict[str, dict[str, str]] = {}
+    if out_dir is not None:
+        pictures = write_model_pictures(Path(out_dir), model_id, gt, variants, image_size)
+    rows = []
+    for v in variants:
+        scores = score_variant(v.wireframe, gt, corner_threshold, edge_threshold) if v.ok else None
+        rows.append(variant_row(v, scores, pictures.get(v.corruption_id)))
+    return rows
+
+
+def finite_or_none(x: float | None) -> float | None:
+    return None if x is None or not np.isfinite(x) else float(x)
