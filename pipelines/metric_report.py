@@ -22,10 +22,18 @@ PARQUET_NAME = "metric_properties.parquet"
 
 
 def load_wireframes(path: Path, max_models: int | None = None) -> tuple[list[str], list[Wireframe]]:
-    """(model ids, wireframes) sorted by model id, so the report does not depend on row order."""
+    """(model ids, wireframes) of the usable rows (status ok when there is a status column, vertices present),
+    sorted by model id so the report does not depend on row order."""
     if not path.exists():
         raise FileNotFoundError(f"no wireframes table at {path}; run the wireframe stage first")
-    rows = sorted(pq.read_table(path, columns=WIREFRAME_COLUMNS).to_pylist(), key=lambda r: str(r["model_id"]))
+    present = set(pq.read_schema(path).names)
+    columns = WIREFRAME_COLUMNS + (["status"] if "status" in present else [])
+    rows = [
+        r
+        for r in pq.read_table(path, columns=columns).to_pylist()
+        if r.get("status", "ok") == "ok" and r["vertices"] is not None and r["edges"] is not None
+    ]
+    rows.sort(key=lambda r: str(r["model_id"]))
     if max_models is not None:
         rows = rows[: max(0, int(max_models))]
     return [str(r["model_id"]) for r in rows], [Wireframe.from_row(r) for r in rows]

@@ -41,7 +41,7 @@ ITEMS = tuple(i.value for i in Item)
 
 
 def _read_inputs(out: Path, annotations_csv: Path, directions: Mapping[str, bool]):
-    """pairs, the variant table (id, kind, severity, metric columns only) and the raw annotations."""
+    """pairs, the variant table (id, kind, severity and the metric columns only), the answers and metric names."""
     for path in (out / PAIRS_FILE, out / CORRUPTIONS_FILE, annotations_csv):
         if not path.is_file():
             raise FileNotFoundError(f"rank needs {path}, which does not exist")
@@ -79,7 +79,7 @@ def run(
     """
     if item not in ITEMS:
         raise ValueError(f"unknown item {item!r}; choose from {', '.join(ITEMS)}")
-    out, annotations_csv = Path(out_dir), Path(annotations_csv)
+    out, annotations_csv, pair_types = Path(out_dir), Path(annotations_csv), tuple(pair_types)
     directions = metric_directions(higher_is_better)
     pairs, variants, annotations, metric_columns = _read_inputs(out, annotations_csv, directions)
     labels = item_labels(variants, item)

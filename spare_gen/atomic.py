@@ -16,6 +16,7 @@ def _tmp_path(path: Path) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     os.close(fd)
+    os.chmod(tmp, 0o644)  # mkstemp makes 0600; outputs are data meant to be shared
     return Path(tmp)
 
 

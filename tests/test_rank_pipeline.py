@@ -136,3 +136,12 @@ def test_run_rejects_unknown_item_and_missing_inputs(pool, tmp_path):
         run(out, csv, item="model")
     with pytest.raises(FileNotFoundError, match="pairs.parquet"):
         run(tmp_path / "empty", csv)
+
+
+def test_run_can_rank_from_regular_pairs_only(pool):
+    out, csv = pool
+    everything = run(out, csv, higher_is_better=METRICS)
+    regular = run(out, csv, higher_is_better=METRICS, pair_types=["regular"])
+    n_raters, n_regular = 4, 3 * 66
+    assert regular["n_judgements"] == n_raters * n_regular < everything["n_judgements"]
+    assert regular["top_item"] == "remove/low"

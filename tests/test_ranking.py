@@ -284,6 +284,8 @@ def test_judgements_join_items_and_reject_unknown_variants():
     assert got == [["p1", "T1", "T2", 1.0], ["s1", "T3", "T3", 0.5]]
     with pytest.raises(ValueError, match="missing from the corruptions table: 'hi', 'lo'"):
         build_judgements(RELIABILITY_PAIRS, answers, labels.iloc[:2])
+    with pytest.raises(ValueError, match="unknown pair types 'easy'; choose from regular, sanity, repeat"):
+        build_judgements(RELIABILITY_PAIRS, answers, labels, pair_types=["regular", "easy"])
 
 
 # --- simulated raters ---------------------------------------------------------------------------------

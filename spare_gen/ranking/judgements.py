@@ -143,7 +143,10 @@ def build_judgements(
     """
     validate_pairs(pairs)
     answers = validate_annotations(annotations, pairs)
-    pair_types = [PairType(t).value for t in pair_types]
+    pair_types = [str(t) for t in pair_types]
+    unknown = set(pair_types) - set(PAIR_TYPES)
+    if unknown:
+        raise ValueError(f"unknown pair types {_listing(unknown)}; choose from {', '.join(PAIR_TYPES)}")
     info = pairs.loc[:, ["pair_id", "pair_type", "model_id", "left_id", "right_id"]].copy()
     for col in ("pair_id", "model_id", "left_id", "right_id"):
         info[col] = info[col].astype(str)

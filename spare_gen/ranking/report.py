@@ -42,7 +42,7 @@ RELIABILITY_HEADERS = {
     "rater_id": ("Rater", None),
     "n_judgements": ("Judgements", "d"),
     "equal_rate": ("'equal' share", ".2f"),
-    "n_sanity": ("Sanity pairs", "d"),
+    "n_sanity": ("Known-winner pairs", "d"),
     "sanity_accuracy": ("Sanity accuracy", ".3f"),
     "n_repeat": ("Repeats", "d"),
     "self_consistency": ("Self-consistency", ".3f"),
@@ -84,8 +84,9 @@ def ranking_markdown(
         "",
         "## Rater reliability",
         "",
-        "Sanity accuracy: expected side chosen on sanity pairs ('equal' counts as wrong). Self-consistency: the "
-        "same variant (or 'equal' twice) chosen on a pair and its side-swapped repeat.",
+        "Sanity accuracy: the expected side chosen on pairs with a known winner (sanity pairs and their repeats; "
+        "'equal' counts as wrong). Self-consistency: the same variant (or 'equal' twice) chosen on a pair and "
+        "its side-swapped repeat.",
         "",
         markdown_table(reliability, RELIABILITY_HEADERS),
         "",

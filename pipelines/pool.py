@@ -1,0 +1,74 @@
+"""The pool job: ground-truth wireframes, corrupted variants with pictures, annotation pairs, a contact sheet.
+
+``run_pool`` assumes the models stage already ran (``models.parquet`` exists); ``main`` is
+``spare-gen pool``: models, then the pool, with ``dataset.json`` written as ``pipelines.regenerate``
+writes it.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import sys
+import time
+from pathlib import Path
+
+import pyarrow as pa
+
+from spare_gen.atomic import write_bytes
+from spare_gen.config.schema import Config
+from spare_gen.runner.isolation import Status
+from spare_gen.wireframes.corruptions import SEVERITIES, get_corruption_names
+from spare_gen.wireframes.driver import run_corruptions, run_pairs, run_wireframes, summary
+from spare_gen.wireframes.pictures import contact_sheet
+
+PREVIEW = "preview/corruptions.png"
+
+
+def write_preview(out: Path, corruptions: pa.Table) -> Path | None:
+    """Contact sheet of the first model (model_id order) whose variants all succeeded: kinds x severities."""
+    rows = [r for r in corruptions.select(["model_id", "kind", "severity", "status", "overlay_png"]).to_pylist()]
+    kinds, severities = get_corruption_names(), list(SEVERITIES)
+    for model_id in sorted({r["model_id"] for r in rows}):
+        mine = [r for r in rows if r["model_id"] == model_id]
+        if len(mine) == len(kinds) * len(severities) and all(r["status"] == Status.OK.value for r in mine):
+            cells = {(r["kind"], r["severity"]): (out / r["overlay_png"]).read_bytes() for r in mine}
+            title = f"{model_id}: variants (blue) over the ground truth (black)"
+            return write_bytes(out / PREVIEW, contact_sheet(cells, kinds, severities, title))
+    return None
+
+
+def _now() -> str:
+    return dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+
+
+def run_pool(client, config: Config, out: Path) -> str:
+    """Wireframes, corruptions and pairs of the first ``pool.models`` usable models; returns a summary line."""
+    out = Path(out)
+    wireframes = run_wireframes(client, config, out)
+    corruptions = run_corruptions(client, config, out, wireframes)
+    pairs = run_pairs(config, out, corruptions)
+    write_preview(out, corruptions)
+    return summary(wireframes, corruptions, pairs)
+
+
+def main(config: Config) -> dict:
+    """``spare-gen pool``: the models stage, then the pool (whatever ``pool.enabled`` says); returns summaries."""
+    from pipelines.regenerate import stage_summaries, write_manifest
+    from spare_gen.models.driver import run_models
+    from spare_gen.models.driver import summary as models_summary
+    from spare_gen.runner.cluster import open_client
+
+    out = Path(config.out)
+    out.mkdir(parents=True, exist_ok=True)
+    started, t0 = _now(), time.monotonic()
+    summaries = stage_summaries(out)  # keep what other jobs recorded in this dataset
+    write_manifest(out, config, started, None, summaries)
+    say = lambda msg: print(f"spare-gen: {msg}", file=sys.stderr)  # noqa: E731
+    with open_client(config.runner.scheduler, config.runner.workers, config.runner.dashboard) as client:
+        summaries["models"] = models_summary(run_models(client, config, out))
+        say(summaries["models"])
+        summaries["pool"] = run_pool(client, config, out)
+        say(summaries["pool"])
+    write_manifest(out, config, started, _now(), summaries)
+    say(f"done in {time.monotonic() - t0:.1f} s; output in {out}")
+    return summaries

@@ -1,0 +1,91 @@
+"""Read what the model and drawing stages produced: usable models (rule 4), their strata and their views."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pyarrow.parquet as pq
+
+from spare_gen.drawings.poses import FIXED_VIEWS
+from spare_gen.questions.select import Stratum
+from spare_gen.questions.tasks import Rejection
+
+VIEW_COLUMNS = ["model_id", "view", "status", "svg", "png", "png_sha256"]
+POLYLINE_COLUMNS = ["model_id", "view", "visible", "hidden", "png_sha256"]
+
+
+@dataclass
+class Inputs:
+    """Usable models with their stratum, B-rep path and view files; what was filtered out, by rule."""
+
+    strata: dict[str, Stratum] = field(default_factory=dict)  # model_id -> n_primitives (None for files)
+    brep: dict[str, str] = field(default_factory=dict)  # model_id -> path relative to the dataset root
+    views: dict[str, dict[str, dict]] = field(default_factory=dict)  # model_id -> view -> {svg, png, png_sha256}
+    filtered: Counter = field(default_factory=Counter)  # Rejection value -> models
+
+    def by_stratum(self) -> dict[Stratum, list[str]]:
+        out: dict[Stratum, list[str]] = {}
+        for mid, s in sorted(self.strata.items()):
+            out.setdefault(s, []).append(mid)
+        return out
+
+
+def _flag_rule(row: dict) -> Rejection | None:
+    if row.get("status") != "ok":
+        return Rejection.NOT_DRAWN
+    if row.get("blank"):
+        return Rejection.BLANK
+    if row.get("tiny"):
+        return Rejection.TINY
+    if row.get("duplicate"):
+        return Rejection.DUPLICATE_MODEL
+    if not row.get("usable"):
+        return Rejection.NOT_DRAWN
+    return None
+
+
+def load_inputs(out: Path) -> Inputs:
+    """Models drawn without a blank, tiny or duplicate flag and with all 11 fixed views ok."""
+    models = {r["model_id"]: r for r in pq.read_table(
+        out / "models.parquet", columns=["model_id", "status", "n_primitives", "brep_path"]).to_pylist()}
+    drawings = pq.read_table(out / "drawings.parquet").to_pylist()
+    views: dict[str, dict[str, dict]] = {}
+    for v in pq.read_table(out / "views.parquet", columns=VIEW_COLUMNS).to_pylist():
+        if v["view"] in FIXED_VIEWS:
+            views.setdefault(v["model_id"], {})[v["view"]] = v
+    inputs = Inputs()
+    drawn = set()
+    for row in drawings:
+        mid = row["model_id"]
+        drawn.add(mid)
+        rule = _flag_rule(row)
+        model_views = views.get(mid, {})
+        if rule is None and (mid not in models or any(
+                model_views.get(v, {}).get("status") != "ok" for v in FIXED_VIEWS)):
+            rule = Rejection.NOT_DRAWN
+        if rule is not None:
+            inputs.filtered[rule.value] += 1
+            continue
+        inputs.strata[mid] = models[mid]["n_primitives"]
+        inputs.brep[mid] = models[mid]["brep_path"]
+        inputs.views[mid] = {k: {"svg": v["svg"], "png": v["png"], "png_sha256": v["png_sha256"]}
+                             for k, v in model_views.items()}
+    inputs.filtered[Rejection.NOT_DRAWN.value] += sum(1 for m in models if m not in drawn)
+    if not inputs.filtered[Rejection.NOT_DRAWN.value]:
+        del inputs.filtered[Rejection.NOT_DRAWN.value]
+    return inputs
+
+
+def load_polylines(out: Path, model_ids: list[str], views: tuple[str, ...]) -> dict[str, dict[str, dict]]:
+    """model_id -> view -> {visible, hidden, png_sha256} for the given models and views."""
+    if not model_ids:
+        return {}
+    table = pq.read_table(out / "views.parquet", columns=POLYLINE_COLUMNS,
+                          filters=[("model_id", "in", list(model_ids)), ("view", "in", list(views))])
+    result: dict[str, dict[str, dict]] = {}
+    for r in table.to_pylist():
+        result.setdefault(r["model_id"], {})[r["view"]] = {
+            "visible": r["visible"], "hidden": r["hidden"], "png_sha256": r["png_sha256"]}
+    return result

@@ -1,0 +1,149 @@
+"""Pool stages: ground-truth wireframes (isolated OCCT child), corrupted variants with pictures, annotation pairs.
+
+Each stage is a thin Dask wrapper around a library function (``extract_wireframe``,
+``model_corruption_rows``, ``make_pairs``); ``pipelines.pool`` composes them.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from spare_gen.atomic import write_parquet, write_text
+from spare_gen.config.schema import Config
+from spare_gen.models.schema import rows_to_table
+from spare_gen.runner.isolation import Status, worker_executor
+from spare_gen.runner.stage import run_stage, status_summary
+from spare_gen.wireframes.schema import CORRUPTIONS_SCHEMA, WIREFRAMES_SCHEMA
+
+POOL_DIR = "pool"
+WIREFRAMES_FILE = "wireframes.parquet"
+CORRUPTIONS_FILE = "corruptions.parquet"
+PAIRS_FILE = "pairs.parquet"
+ANNOTATION_CSV = f"{POOL_DIR}/annotation_pairs.csv"
+POOL_README = f"{POOL_DIR}/README.md"
+EXTRACT_TARGET = "spare_gen.wireframes.extract:extract_wireframe"
+
+
+def pool_models(out: Path, count: int) -> list[dict]:
+    """The first ``count`` usable models (status ok in models.parquet, model_id order); 0 = all."""
+    table = pq.read_table(out / "models.parquet", columns=["model_id", "status", "brep_path"])
+    usable = sorted((r for r in table.to_pylist() if r["status"] == Status.OK.value), key=lambda r: r["model_id"])
+    return usable[:count] if count else usable
+
+
+# ------------------------------------------------------------------------------------------ wireframes
+
+
+def wireframe_task(unit: dict, ctx: dict) -> dict:
+    """Worker side: extract one ground truth in the killable OCCT child and make its row."""
+    kwargs = {"model_id": unit["model_id"], "shape_path": unit["shape_path"],
+              "deflection": ctx["deflection"], "debug": ctx.get("debug")}  # fmt: skip
+    outcome = worker_executor().run(EXTRACT_TARGET, kwargs, ctx["timeout_s"])
+    row = {"model_id": unit["model_id"], "status": outcome.status.value, "error": outcome.error}
+    if outcome.status is Status.OK:
+        row.update(outcome.value)
+    row["seconds"] = round(outcome.seconds, 4)
+    return row
+
+
+def run_wireframes(client, config: Config, out: Path) -> pa.Table:
+    out_abs = out.resolve()
+    units = [
+        {"unit_id": m["model_id"], "model_id": m["model_id"], "shape_path": str(out_abs / m["brep_path"])}
+        for m in pool_models(out, config.pool.models)
+    ]
+    ctx = {"deflection": config.pool.deflection, "timeout_s": config.runner.timeout_s,
+           "debug": config.debug.model_dump(mode="json")}  # fmt: skip
+    rows = run_stage(client, "wireframes", wireframe_task, units, ctx, out, progress=config.runner.progress)
+    table = rows_to_table(rows, WIREFRAMES_SCHEMA)
+    write_parquet(out / WIREFRAMES_FILE, table)
+    return table
+
+
+# ----------------------------------------------------------------------------------------- corruptions
+
+
+def corruption_task(unit: dict, ctx: dict) -> dict:
+    """Worker side (pure Python, no child process): every variant of one ground truth."""
+    from spare_gen.wireframes.variants import model_corruption_rows
+
+    rows = model_corruption_rows(
+        unit["gt"], ctx["seed"], corner_threshold=ctx["corner_threshold"], edge_threshold=ctx["edge_threshold"],
+        image_size=ctx["image_size"], out_dir=ctx["out_dir"],
+    )
+    return {"model_id": unit["model_id"], "status": Status.OK.value, "error": "", "rows": rows}
+
+
+def run_corruptions(client, config: Config, out: Path, wireframes: pa.Table) -> pa.Table:
+    gts = [r for r in wireframes.to_pylist() if r["status"] == Status.OK.value]
+    graph_keys = ("model_id", "vertices", "edges", "vertex_kinds")
+    units = [{"unit_id": g["model_id"], "model_id": g["model_id"], "gt": {k: g[k] for k in graph_keys}} for g in gts]
+    ctx = {"seed": config.seed, "corner_threshold": config.pool.corner_threshold,
+           "edge_threshold": config.pool.edge_threshold, "image_size": config.pool.image_size,
+           "out_dir": str(out.resolve())}  # fmt: skip
+    results = run_stage(client, "corruptions", corruption_task, units, ctx, out, progress=config.runner.progress)
+    failed = [r for r in results if r.get("status") != Status.OK.value]
+    if failed:
+        raise RuntimeError(f"corruptions failed for model {failed[0]['unit_id']!r}: {failed[0].get('error')}")
+    table = rows_to_table([row for r in results for row in r["rows"]], CORRUPTIONS_SCHEMA)
+    write_parquet(out / CORRUPTIONS_FILE, table)
+    return table
+
+
+# --------------------------------------------------------------------------------------------- pairs
+
+README_TEXT = """\
+# Corrupted-wireframe pool: annotation pairs
+
+Each picture shows one corrupted variant (blue) over its ground-truth wireframe (black), from the
+isometric view 2 (front-top-right), orthographic; all pictures of one model share one scale.
+Files per model in `pool/<model_id>/`: `<corruption_id>_overlay.svg|png` (variant over the ground
+truth, shown to raters), `<corruption_id>_alone.svg|png` (variant alone) and `gt.svg|png`.
+Variants are listed in `corruptions.parquet` (kind, severity, seed, wireframe, metric scores).
+
+Show raters the pairs of `pool/annotation_pairs.csv` in file order and ask, for each pair, which
+side matches the superimposed ground truth more closely. `pairs.parquet` also holds each pair's
+type (regular; sanity = low vs high severity of one kind, known winner; repeat = an earlier pair
+again with sides swapped) for checking rater reliability.
+
+{format}
+Then rank the corruption types, check the raters and compare the metrics with human judgement:
+
+    spare-gen rank <dataset folder> answers.csv
+"""
+
+
+def variants_frame(corruptions: pa.Table) -> pd.DataFrame:
+    """Variants the raters can see (status ok), with ``png`` = the overlay picture, for the pairs module."""
+    cols = ["corruption_id", "model_id", "kind", "severity", "status", "overlay_png"]
+    frame = corruptions.select(cols).to_pandas()
+    frame = frame[frame["status"] == Status.OK.value].drop(columns="status")
+    return frame.rename(columns={"overlay_png": "png"}).reset_index(drop=True)
+
+
+def run_pairs(config: Config, out: Path, corruptions: pa.Table) -> pd.DataFrame:
+    """pairs.parquet, the annotation tool's CSV and the pool README (runs on the client: it is cheap)."""
+    from spare_gen.wireframes.pairs import ANNOTATION_FORMAT, export_annotation_csv, make_pairs, pairs_to_arrow
+
+    pairs = make_pairs(
+        variants_frame(corruptions), config.seed,
+        max_pairs_per_model=config.pool.max_pairs_per_model or None, repeat_fraction=config.pool.repeat_fraction,
+    )
+    write_parquet(out / PAIRS_FILE, pairs_to_arrow(pairs))
+    export_annotation_csv(pairs, out / ANNOTATION_CSV)
+    write_text(out / POOL_README, README_TEXT.format(format=ANNOTATION_FORMAT))
+    return pairs
+
+
+def summary(wireframes: pa.Table, corruptions: pa.Table, pairs: pd.DataFrame) -> str:
+    text = status_summary("wireframes", wireframes.to_pylist())
+    variant_status = Counter(corruptions.column("status").to_pylist())
+    types = Counter(pairs["pair_type"]) if len(pairs) else Counter()
+    return (f"pool: {text}; variants {json.dumps(dict(sorted(variant_status.items())))}; "
+            f"pairs {len(pairs)} {json.dumps(dict(sorted(types.items())))}")  # fmt: skip

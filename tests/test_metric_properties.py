@@ -1,0 +1,161 @@
+"""The metric property report: perturbation sequences, pass rates, Markdown, and the pipeline's files."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from pipelines import metric_report
+from spare_gen.metrics import perturbations as P
+from spare_gen.metrics.properties import TESTS, pass_rates, property_cases, render_markdown
+from spare_gen.metrics.wireframe import evaluate_all, get_metric_names
+from spare_gen.rng import derive_rng
+from spare_gen.wireframes.model import CORNER, CURVE, Wireframe
+
+
+def cube() -> Wireframe:
+    v = np.array(list(itertools.product([0, 1], [0, 1], [0, 1])), float)
+    e = [(i, j) for i in range(8) for j in range(i + 1, 8) if np.count_nonzero(v[i] - v[j]) == 1]
+    return Wireframe(v, e)
+
+
+def square() -> Wireframe:
+    return Wireframe([[0, 0, 0], [1, 0, 0], [1, 1, 0], [0, 1, 0]], [[0, 1], [1, 2], [2, 3], [3, 0]])
+
+
+def l_shape() -> Wireframe:
+    """An L-shaped prism: a 6-gon extruded, with a curve point on one bottom edge."""
+    base = np.array([[0, 0], [2, 0], [2, 1], [1, 1], [1, 2], [0, 2]], float)
+    v = np.vstack([np.c_[base, np.zeros(6)], np.c_[base, np.ones(6)], [[1, 0, 0]]])
+    ring = [(i, (i + 1) % 6) for i in range(6)]
+    edges = [(a, b) for a, b in ring[1:]] + [(0, 12), (12, 1)] + [(a + 6, b + 6) for a, b in ring]
+    edges += [(i, i + 6) for i in range(6)]
+    return Wireframe(v, edges, [CORNER] * 12 + [CURVE])
+
+
+def rng(key: str) -> np.random.Generator:
+    return derive_rng(0, "test-properties", key)
+
+
+def test_normalise_scales_the_bounding_box_diagonal_to_one():
+    wf = P.normalise(Wireframe(cube().vertices * 5 + 2, cube().edges))
+    lo, hi = wf.vertices.min(0), wf.vertices.max(0)
+    assert np.linalg.norm(hi - lo) == pytest.approx(1.0)
+    assert (lo + hi) == pytest.approx(np.zeros(3))
+
+
+def test_relabel_is_the_same_wireframe_for_every_metric():
+    gt = P.normalise(l_shape())
+    again = P.relabel(gt, rng("relabel"))
+    assert not np.array_equal(again.vertices, gt.vertices)
+    for name, value in evaluate_all(again, gt).items():
+        assert value == pytest.approx(evaluate_all(gt, gt)[name], abs=1e-9), name
+
+
+def test_sequences_apply_one_more_perturbation_per_step():
+    gt = P.normalise(cube())
+    wrong = P.wrong_edges_sequence(gt, rng("wrong"), 10)
+    assert [w.n_edges for w in wrong] == list(range(12, 23))
+    deform = P.deform_sequence(gt, rng("deform"), 10, 0.05)
+    assert [(w.n_vertices, w.n_edges) for w in deform] == [(8 + k, 12 + k) for k in range(11)]
+    moving = P.moving_sequence(gt, rng("move"), 10, 0.1)
+    assert len(moving) == 9  # only 8 corners to move
+    moved = np.linalg.norm(moving[-1].vertices - gt.vertices, axis=1)
+    assert moved == pytest.approx(np.full(8, 0.1))
+    disconnect = P.disconnect_sequence(gt, rng("disconnect"), 10, 0.01)
+    assert [w.n_vertices for w in disconnect] == list(range(8, 19))
+    assert all(w.n_edges == 12 for w in disconnect)
+    del_v = P.delete_vertices_sequence(gt, rng("del-v"), 10)
+    assert [w.n_vertices for w in del_v] == list(range(8, -1, -1))
+    del_e = P.delete_edges_sequence(gt, rng("del-e"), 10)
+    assert [w.n_edges for w in del_e] == list(range(12, 1, -1))
+
+
+def test_remove_vertices_reindexes_edges():
+    wf = P.remove_vertices(square(), [1])
+    assert wf.n_vertices == 3
+    assert wf.edges.tolist() == [[1, 2], [2, 0]]  # old (2, 3), (3, 0)
+    assert wf.vertices[wf.edges].tolist() == [[[1, 1, 0], [0, 1, 0]], [[0, 1, 0], [0, 0, 0]]]
+
+
+def test_property_cases_are_reproducible_and_report_not_applicable():
+    lone = Wireframe([[0, 0, 0], [1, 0, 0]], [[0, 1]])  # one edge: nothing to disconnect
+    cheap = ["corner_f1", "edge_f1", "wed"]
+    a = property_cases([lone, square()], seed=3, metric_names=cheap)
+    b = property_cases([lone, square()], seed=3, metric_names=cheap)
+    pd.testing.assert_frame_equal(a, b)
+    disconnect = a[(a["test"] == "Monotonic (disconnect edges)") & (a["model_index"] == 0)]
+    assert disconnect["passed"].isna().all()
+    rates = pass_rates(a)
+    assert list(rates.index) == [t for t, _, _ in TESTS]
+    assert list(rates.columns) == cheap
+
+
+def test_render_markdown_marks_passes_and_counts_them():
+    rates = pd.DataFrame(
+        {"m1": [0.95, 0.5, np.nan], "m2": [0.9, 1.0, 0.0]},
+        index=["Monotonic (wrong edges)", "Identity of indiscernibles", "Triangle ineq. (rand other)"],
+    )
+    md = render_markdown(rates)
+    lines = md.splitlines()
+    assert lines[0] == "| Test | m1 | m2 |"
+    assert "| Monotonic (wrong edges) | **0.95** | **0.90** |" in lines
+    assert "| Identity of indiscernibles | 0.50 | **1.00** |" in lines
+    assert "| Triangle ineq. (rand other) | n/a | 0.00 |" in lines
+    assert "| **Identity** | | |" in lines
+    assert lines[-1] == "| Pass count | 1/2 | 2/3 |"
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory):
+    out = tmp_path_factory.mktemp("out")
+    models = {"b_square": square(), "a_cube": cube(), "c_lshape": l_shape(), "d_extra": cube()}
+    rows = [{"model_id": k, "status": "ok", **wf.to_row()} for k, wf in models.items()]
+    failed = {"vertices": None, "edges": None, "vertex_kinds": None, "n_vertices": None, "n_edges": None}
+    rows.append({"model_id": "a0_failed", "status": "failed", **failed})  # sorts first; must be skipped
+    pq.write_table(pa.Table.from_pylist(rows), out / "wireframes.parquet")
+    result = metric_report.run(out, seed=0, max_models=3)
+    table = pq.read_table(out / "reports" / "metric_properties.parquet").to_pandas()
+    rates = table.pivot(index="test", columns="metric", values="pass_rate")
+    return out, result, table, rates
+
+
+def test_report_pipeline_writes_markdown_and_parquet(report):
+    out, result, table, _ = report
+    assert result["n_models"] == 3  # max_models keeps the first three ids in sorted order
+    assert result["n_tests"] == 17
+    assert set(result["pass_counts"]) == set(get_metric_names())
+    assert len(table) == 17 * len(get_metric_names())
+    assert set(table["category"]) == {"Monotonic", "Identity", "Symmetry", "Quasi-proportionality", "Triangle ineq"}
+    assert (table["n_cases"] == 3).all()  # each test applies to all three wireframes
+    md = (out / "reports" / "metric_properties.md").read_text()
+    assert "3 GT wireframes" in md
+    assert md.count("| Pass count |") == 1
+    for name in get_metric_names():
+        assert name in md
+    assert not list((out / "reports").glob(".*.tmp"))
+
+
+def test_report_pass_rates_reflect_metric_behaviour(report):
+    _, _, _, rates = report
+    metrics = get_metric_names()
+    # every metric gives 0 for a relabelled copy of the same wireframe
+    assert (rates.loc["Identity of indiscernibles", metrics] == 1.0).all()
+    for name in ["corner_f1", "edge_f1", "edge_chamfer", "edge_hausdorff", "jaccard_distance", "spectral"]:
+        assert rates.loc["Symmetry (0 mean, weighted)", name] == 1.0, name
+    # WED divides by the GT edge length, which noise changes: never exactly symmetric
+    assert rates.loc["Symmetry (0 mean, weighted)", "wed"] == 0.0
+    # deleting edges: recall strictly drops each step, corner precision never moves
+    assert rates.loc["Monotonic (delete edges)", "edge_recall"] == 1.0
+    assert rates.loc["Monotonic (delete edges)", "corner_precision"] == 0.0
+    # adding wrong edges between existing vertices lowers edge precision but cannot change corners
+    assert rates.loc["Monotonic (wrong edges)", "edge_precision"] == 1.0
+    assert rates.loc["Monotonic (wrong edges)", "corner_f1"] == 0.0
+    # a global shift is invisible to the spectrum (all differences 0 count as proportional)
+    assert rates.loc["Quasi-proportionality (shift, far)", "spectral"] == 1.0
+    assert rates.loc["Quasi-proportionality (shift, far)", "corner_f1"] == 0.0

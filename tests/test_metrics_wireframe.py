@@ -1,0 +1,248 @@
+"""Known values of the wireframe metrics on hand-built wireframes, and their edge cases."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+
+from spare_gen.metrics.matching import match_candidates
+from spare_gen.metrics.spectral import laplacian_spectrum, wasserstein2_1d
+from spare_gen.metrics.wireframe import (
+    METRICS,
+    Direction,
+    corner_prf,
+    cylinder_iou,
+    edge_chamfer,
+    edge_hausdorff,
+    edge_prf,
+    evaluate_all,
+    get_metric_names,
+    spectral_distance,
+    wed,
+)
+from spare_gen.rng import derive_rng
+from spare_gen.wireframes.model import CORNER, CURVE, Wireframe
+
+SQUARE = Wireframe([[0, 0, 0], [1, 0, 0], [1, 1, 0], [0, 1, 0]], [[0, 1], [1, 2], [2, 3], [3, 0]])
+# the same square with edge 0-1 split at its midpoint (a CORNER-kind vertex)
+SPLIT_SQUARE = Wireframe(
+    [[0, 0, 0], [1, 0, 0], [1, 1, 0], [0, 1, 0], [0.5, 0, 0]], [[0, 4], [4, 1], [1, 2], [2, 3], [3, 0]]
+)
+EMPTY = Wireframe(np.zeros((0, 3)), np.zeros((0, 2)))
+
+
+def cube() -> Wireframe:
+    v = np.array(list(itertools.product([0, 1], [0, 1], [0, 1])), float) / math.sqrt(3)
+    e = [(i, j) for i in range(8) for j in range(i + 1, 8) if np.count_nonzero(v[i] - v[j]) == 1]
+    return Wireframe(v, e)
+
+
+def random_wireframe(key: str, n_vertices: int = 30, n_edges: int = 45) -> Wireframe:
+    rng = derive_rng(0, "test-metrics", key)
+    v = rng.random((n_vertices, 3)) / math.sqrt(3)
+    e = set()
+    while len(e) < n_edges:
+        i, j = sorted(rng.integers(0, n_vertices, 2).tolist())
+        if i != j:
+            e.add((i, j))
+    return Wireframe(v, sorted(e), (rng.random(n_vertices) < 0.3).astype(np.uint8))
+
+
+def reversed_edges(wf: Wireframe) -> Wireframe:
+    return Wireframe(wf.vertices, wf.edges[:, ::-1], wf.kinds)
+
+
+def test_split_edge_keeps_corner_recall_but_lowers_edge_f1():
+    corners = corner_prf(SPLIT_SQUARE, SQUARE)
+    assert corners["recall"] == 1.0
+    assert corners["precision"] == pytest.approx(4 / 5)  # the split point is an extra predicted corner
+    edges = edge_prf(SPLIT_SQUARE, SQUARE)
+    # 3 of 5 predicted edges match; 3 of 4 GT edges are found; the half edges are 0.5 away (Hausdorff)
+    assert edges["precision"] == pytest.approx(3 / 5)
+    assert edges["recall"] == pytest.approx(3 / 4)
+    assert edges["f1"] == pytest.approx(2 * 0.6 * 0.75 / 1.35)
+    assert edges["f1"] < 1.0
+
+
+def test_curve_vertices_are_ignored_by_default_corner_matching():
+    curvy = Wireframe(SPLIT_SQUARE.vertices, SPLIT_SQUARE.edges, [CORNER] * 4 + [CURVE])
+    assert corner_prf(curvy, SQUARE) == {"precision": 1.0, "recall": 1.0, "f1": 1.0}
+    assert corner_prf(curvy, SQUARE, kinds="all")["precision"] == pytest.approx(4 / 5)
+    with pytest.raises(ValueError, match="'some'"):
+        corner_prf(curvy, SQUARE, kinds="some")
+
+
+@pytest.mark.parametrize("wf", [SQUARE, SPLIT_SQUARE, cube(), random_wireframe("self")], ids=range(4))
+def test_identical_wireframes_score_perfectly(wf):
+    scores = evaluate_all(wf, wf)
+    for name, value in scores.items():
+        best = 1.0 if METRICS[name].direction is Direction.HIGHER_IS_BETTER else 0.0
+        assert value == pytest.approx(best, abs=1e-12), name
+
+
+def test_corner_threshold_is_inclusive_and_one_to_one():
+    gt = Wireframe([[0, 0, 0]], np.zeros((0, 2)))
+    near = Wireframe([[0.019, 0, 0], [0.0, 0.01, 0]], np.zeros((0, 2)))
+    far = Wireframe([[0.021, 0, 0]], np.zeros((0, 2)))
+    # both predictions are near the single GT corner, but it can be matched once
+    assert corner_prf(near, gt) == pytest.approx({"precision": 0.5, "recall": 1.0, "f1": 2 / 3})
+    assert corner_prf(far, gt)["recall"] == 0.0
+
+
+def test_matching_maximises_the_number_of_matches_before_cost():
+    # the cheapest single pair (0, 0) would block the two-pair matching (0, 1) + (1, 0)
+    rows, cols = match_candidates([0, 0, 1], [0, 1, 0], [0.0, 5.0, 5.0], 2, 2)
+    assert sorted(zip(rows.tolist(), cols.tolist())) == [(0, 1), (1, 0)]
+
+
+def test_edge_match_uses_exact_segment_hausdorff():
+    gt = Wireframe([[0, 0, 0], [1, 0, 0]], [[0, 1]])
+    shifted = lambda dz: Wireframe([[0, 0, dz], [1, 0, dz]], [[0, 1]])  # noqa: E731
+    assert edge_prf(shifted(0.015), gt)["f1"] == 1.0
+    assert edge_prf(shifted(0.025), gt)["f1"] == 0.0
+    shorter = Wireframe([[0, 0, 0], [0.99, 0, 0]], [[0, 1]])  # Hausdorff 0.01
+    half = Wireframe([[0, 0, 0], [0.5, 0, 0]], [[0, 1]])  # Hausdorff 0.5
+    assert edge_prf(shorter, gt)["f1"] == 1.0
+    assert edge_prf(half, gt)["f1"] == 0.0
+
+
+def test_wed_hand_computed_split_square():
+    # SPLIT -> SQUARE: the split vertex is deleted (0.25), its two half edges deleted (0.5 + 0.5),
+    # the GT edge 0-1 inserted (1); normalised by the GT length 4
+    assert wed(SPLIT_SQUARE, SQUARE) == pytest.approx((0.25 + 1.0 + 1.0) / 4)
+    # SQUARE -> SPLIT: insert the vertex (0.5), insert both halves (1), delete edge 0-1 (1); GT length 4
+    assert wed(SQUARE, SPLIT_SQUARE) == pytest.approx((0.5 + 1.0 + 1.0) / 4)
+    moved = Wireframe(SQUARE.vertices + [[0, 0, 0], [0, 0, 0], [0, 0, 0.1], [0, 0, 0]], SQUARE.edges)
+    assert wed(moved, SQUARE) == pytest.approx(0.1 / 4)  # only the translation is paid
+
+
+def test_wed_mnn_and_preregistration_hand_computed():
+    gt = Wireframe([[0, 0, 0], [1, 0, 0]], [[0, 1]])
+    pred = Wireframe([[0.1, 0, 0], [0.2, 0, 0]], [[0, 1]])
+    # Hungarian: p0->g0 (0.1), p1->g1 (0.8), the edge maps onto the GT edge
+    assert wed(pred, gt) == pytest.approx(0.9)
+    # MNN: only p0<->g0 is mutual; delete p1 (0.25), insert g1 (0.5), move 0.1,
+    # delete the predicted edge (0.1) and insert the GT edge (1.0)
+    assert wed(pred, gt, assignment="mnn") == pytest.approx(0.1 + 0.25 + 0.5 + 0.1 + 1.0)
+    scaled = Wireframe(cube().vertices * 2.0 + 3.0, cube().edges)
+    assert wed(scaled, cube()) > 1.0
+    assert wed(scaled, cube(), preregister=True) == pytest.approx(0.0, abs=1e-12)
+    with pytest.raises(ValueError, match="'nearest'"):
+        wed(pred, gt, assignment="nearest")
+
+
+@pytest.mark.parametrize("assignment", ["hungarian", "mnn"])
+@pytest.mark.parametrize("preregister", [False, True])
+def test_wed_ignores_edge_direction(assignment, preregister):
+    # vertex ids up to 60 make pairs such as {1, 9} whose set iteration order depends on insertion
+    gt = random_wireframe("wed-gt", n_vertices=60, n_edges=120)
+    pred = random_wireframe("wed-pred", n_vertices=60, n_edges=120)
+    pred = Wireframe(gt.vertices + 0.004 * (pred.vertices - 0.3), pred.edges[:60].tolist() + gt.edges[:60].tolist())
+    base = wed(pred, gt, assignment=assignment, preregister=preregister)
+    assert wed(reversed_edges(pred), gt, assignment=assignment, preregister=preregister) == base
+    assert wed(pred, reversed_edges(gt), assignment=assignment, preregister=preregister) == base
+    assert wed(reversed_edges(gt), gt, assignment=assignment, preregister=preregister) == pytest.approx(0, abs=1e-12)
+
+
+def test_symmetric_metrics_are_symmetric():
+    a, b = random_wireframe("sym-a"), random_wireframe("sym-b")
+    b = Wireframe(0.7 * a.vertices + 0.3 * b.vertices, b.edges, b.kinds)  # overlapping but different
+    ab, ba = evaluate_all(a, b), evaluate_all(b, a)
+    symmetric = [n for n, m in METRICS.items() if m.symmetric]
+    assert {"corner_f1", "edge_f1", "edge_chamfer", "edge_hausdorff", "jaccard_distance", "spectral"} <= set(symmetric)
+    for name in symmetric:
+        assert abs(ab[name] - ba[name]) <= 1e-9, name
+    assert ab["corner_precision"] == pytest.approx(ba["corner_recall"])
+    assert ab["edge_precision"] == pytest.approx(ba["edge_recall"])
+
+
+def test_empty_inputs_have_defined_values():
+    pred_empty = evaluate_all(EMPTY, SQUARE)
+    assert all(math.isfinite(v) for v in pred_empty.values())
+    for name in ["corner_precision", "corner_recall", "corner_f1", "edge_precision", "edge_recall", "edge_f1"]:
+        assert pred_empty[name] == 0.0
+    assert pred_empty["wed"] == pytest.approx((4 * 0.5 + 4.0) / 4)  # insert 4 vertices and 4 unit edges
+    assert pred_empty["edge_chamfer"] == pred_empty["edge_hausdorff"] == 1.0
+    assert pred_empty["jaccard_distance"] == 1.0
+    assert pred_empty["spectral"] == pytest.approx(math.sqrt(6))  # {0} vs square spectrum {0, 2, 2, 4}
+    gt_empty = evaluate_all(SQUARE, EMPTY)
+    assert gt_empty["wed"] == pytest.approx(4 * 0.25 + 4.0)  # delete everything; no GT length to divide by
+    assert gt_empty["corner_f1"] == 0.0
+    both = evaluate_all(EMPTY, EMPTY)
+    assert both["corner_f1"] == both["edge_f1"] == 1.0
+    assert both["wed"] == both["edge_chamfer"] == both["jaccard_distance"] == both["spectral"] == 0.0
+
+
+def test_duplicate_reversed_self_loop_and_zero_length_edges_are_ignored():
+    messy = Wireframe(
+        np.vstack([SQUARE.vertices, [[0, 0, 0]]]),  # vertex 4 duplicates vertex 0
+        [[0, 1], [1, 0], [0, 1], [1, 2], [2, 3], [3, 0], [2, 2], [0, 4]],
+        [CORNER] * 4 + [CURVE],
+    )
+    scores = evaluate_all(messy, SQUARE)
+    assert scores["edge_f1"] == 1.0 and scores["corner_f1"] == 1.0
+    assert scores["edge_chamfer"] == scores["edge_hausdorff"] == scores["jaccard_distance"] == 0.0
+    # the extra (duplicate-position) vertex is the only difference WED sees: one deletion
+    assert scores["wed"] == pytest.approx(0.25 / 4)
+    edge_only = Wireframe([[0, 0, 0], [0, 0, 0]], [[0, 1], [1, 1]])
+    assert all(math.isfinite(v) for v in evaluate_all(edge_only, SQUARE).values())
+
+
+def test_chamfer_and_hausdorff_known_values():
+    gt = Wireframe([[0, 0, 0], [1, 0, 0]], [[0, 1]])
+    lifted = Wireframe([[0, 0, 0.1], [1, 0, 0.1]], [[0, 1]])
+    assert edge_chamfer(lifted, gt) == pytest.approx(0.1)
+    assert edge_hausdorff(lifted, gt) == pytest.approx(0.1)
+    # an extra unit edge 1 away from the GT: Hausdorff 1 (its far end); chamfer mixes 0 and a ramp
+    tee = Wireframe([[0, 0, 0], [1, 0, 0], [0.5, 0, 0], [0.5, 1, 0]], [[0, 1], [2, 3]])
+    assert edge_hausdorff(tee, gt) == pytest.approx(1.0, abs=0.003)
+    # pred -> gt: half the pred length is at distance 0, the other half averages 0.5: mean 0.25
+    assert edge_chamfer(tee, gt) == pytest.approx(0.5 * 0.25, abs=0.002)
+
+
+def test_spectrum_and_w2_known_values():
+    assert laplacian_spectrum(SQUARE) == pytest.approx([0, 2, 2, 4], abs=1e-12)
+    path = Wireframe([[0, 0, 0], [1, 0, 0], [1, 2, 0]], [[0, 1], [1, 2]])  # weights 1 and 2
+    lap = np.array([[1, -1, 0], [-1, 3, -2], [0, -2, 2]], float)
+    assert laplacian_spectrum(path) == pytest.approx(np.linalg.eigvalsh(lap))
+    assert wasserstein2_1d([0.0], [1.0, 3.0]) == pytest.approx(math.sqrt(5))
+    assert wasserstein2_1d([0.0, 1.0], [0.0, 0.0, 1.0, 1.0]) == 0.0
+    assert wasserstein2_1d([3.0, 1.0], [0.0, 2.0]) == pytest.approx(1.0)
+    assert spectral_distance(SPLIT_SQUARE, SQUARE) == pytest.approx(
+        wasserstein2_1d(laplacian_spectrum(SPLIT_SQUARE), [0, 2, 2, 4])
+    )
+
+
+def test_cylinder_iou_matches_analytic_volumes():
+    r = 0.02
+    seg = Wireframe([[0, 0, 0], [1, 0, 0]], [[0, 1]])
+    parallel = Wireframe([[0, r, 0], [1, r, 0]], [[0, 1]])
+    # lens of two discs one radius apart along the length, plus half a ball-ball lens at each end
+    inter = (2 * math.acos(0.5) - math.sqrt(3) / 2) * r**2 + 5 * math.pi * r**3 / 12
+    capsule = math.pi * r**2 + 4 / 3 * math.pi * r**3
+    result = cylinder_iou(parallel, seg, radius=r, n_samples=40_000)
+    assert result["iou"] == pytest.approx(inter / (2 * capsule - inter), abs=0.01)
+    assert result["jaccard_distance"] == pytest.approx(1 - result["iou"])
+    # half the segment cut into 50 overlapping capsules: the overlap weighting keeps the volume right
+    xs = np.linspace(0, 0.5, 51)
+    half = Wireframe(np.c_[xs, np.zeros(51), np.zeros(51)], np.c_[np.arange(50), np.arange(1, 51)])
+    expected = (math.pi * r**2 * 0.5 + 4 / 3 * math.pi * r**3) / capsule
+    assert cylinder_iou(half, seg)["iou"] == pytest.approx(expected, abs=0.02)
+    assert cylinder_iou(half, seg, seed=3) == cylinder_iou(half, seg, seed=3)
+
+
+def test_registry_lists_every_metric_with_a_direction():
+    names = get_metric_names()
+    assert names[:6] == ["corner_precision", "corner_recall", "corner_f1", "edge_precision", "edge_recall", "edge_f1"]
+    assert {"wed", "wed_prereg", "wed_mnn", "edge_chamfer", "edge_hausdorff", "jaccard_distance", "spectral"} <= set(
+        names
+    )
+    assert METRICS["corner_f1"].direction is Direction.HIGHER_IS_BETTER
+    assert METRICS["wed"].direction is Direction.LOWER_IS_BETTER
+    assert METRICS["edge_f1"](SPLIT_SQUARE, SQUARE) == pytest.approx(2 / 3)
+    assert evaluate_all(SPLIT_SQUARE, SQUARE, ["wed_mnn"]) == {"wed_mnn": pytest.approx(0.5625)}
+    with pytest.raises(ValueError, match="'bogus'"):
+        evaluate_all(SQUARE, SQUARE, ["bogus"])
