@@ -145,6 +145,10 @@ def test_wed_ignores_edge_direction(assignment, preregister):
     assert wed(reversed_edges(pred), gt, assignment=assignment, preregister=preregister) == base
     assert wed(pred, reversed_edges(gt), assignment=assignment, preregister=preregister) == base
     assert wed(reversed_edges(gt), gt, assignment=assignment, preregister=preregister) == pytest.approx(0, abs=1e-12)
+    # vertices listed in reverse order: every mapped edge (i, j) arrives as (j', i') with j' > i'
+    flip = np.arange(gt.n_vertices)[::-1]
+    relabelled = Wireframe(gt.vertices[flip], flip[gt.edges], gt.kinds[flip])
+    assert wed(relabelled, gt, assignment=assignment, preregister=preregister) == pytest.approx(0, abs=1e-12)
 
 
 def test_symmetric_metrics_are_symmetric():

@@ -2,31 +2,44 @@
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any, Mapping, NamedTuple
 
 from OCP.BRepAlgoAPI import BRepAlgoAPI_Cut
+from OCP.TopAbs import TopAbs_FACE
+from OCP.TopExp import TopExp_Explorer
 from OCP.TopoDS import TopoDS_Shape
 
 from spare_gen.cad.build import CsgError, build_primitive
-from spare_gen.cad.props import volume
+from spare_gen.cad.props import is_valid, volume
 
 
-def cut_with(shape: TopoDS_Shape, cutter: Mapping[str, Any]) -> TopoDS_Shape:
+class Cut(NamedTuple):
+    shape: TopoDS_Shape
+    valid: bool  # BRepCheck_Analyzer verdict
+    volume: float
+    has_faces: bool
+
+
+def cut_with(shape: TopoDS_Shape, cutter: Mapping[str, Any]) -> Cut:
     """``shape`` minus the primitive ``cutter`` (a CSG primitive spec: type, params, rotation, translation).
 
-    Coplanar face splits left by the boolean are merged (SimplifyResult), so a cut draws no seam lines.
+    Coplanar face splits are merged (SimplifyResult) so a cut draws no seam lines; in the few cases
+    where the merged shape fails BRepCheck, the unmerged (valid) result is kept instead.
     """
-    tool = build_primitive(cutter)
-    algo = BRepAlgoAPI_Cut(shape, tool)
+    algo = BRepAlgoAPI_Cut(shape, build_primitive(cutter))
     if not algo.IsDone():
         raise CsgError(f"cut with a {cutter.get('type')!r} failed in OpenCASCADE")
+    raw = algo.Shape()
     algo.SimplifyResult()
-    return algo.Shape()
+    result = algo.Shape()
+    valid = is_valid(result)
+    if not valid:
+        result, valid = raw, is_valid(raw)
+    return Cut(result, valid, volume(result), TopExp_Explorer(result, TopAbs_FACE).More())
 
 
-def removed_fraction(original: TopoDS_Shape, cut: TopoDS_Shape) -> float:
+def removed_fraction(original_volume: float, cut: Cut) -> float:
     """Share of the original volume the cut removed (0 = missed, 1 = nothing left); 0 for volume-less shapes."""
-    before = volume(original)
-    if before <= 0:
+    if original_volume <= 0:
         return 0.0
-    return max(0.0, min(1.0, 1.0 - volume(cut) / before))
+    return max(0.0, min(1.0, 1.0 - cut.volume / original_volume))

@@ -1,8 +1,8 @@
 """Hidden-line removal with OpenCASCADE: exact (HLRBRep_Algo) or mesh-based (HLRBRep_PolyAlgo) 2D polylines.
 
-Per-model work (fusing, regularity encoding, bounding box, meshing, loading into the algorithm) is
-done once in ``HlrModel``; ``HlrModel.project`` is the per-view part. Output polylines are plain
-numpy arrays in projected model coordinates: x along the projector's ``x_direction``, y along
+Per-model work (fusing, seam splitting, continuity, loose bounding box, meshing) is done once in
+``HlrModel``; ``HlrModel.project`` is the per-view part. Output polylines are plain numpy arrays in
+projected model coordinates: x along the projector's ``x_direction``, y along
 ``direction x x_direction`` (image up).
 """
 
@@ -15,16 +15,14 @@ from enum import Enum
 from typing import Sequence
 
 import numpy as np
-from OCP.BRepLib import BRepLib
 from OCP.BRepMesh import BRepMesh_IncrementalMesh
 from OCP.gp import gp_Ax2, gp_Dir, gp_Pnt
 from OCP.HLRAlgo import HLRAlgo_Projector
 from OCP.HLRBRep import HLRBRep_Algo, HLRBRep_HLRToShape, HLRBRep_PolyAlgo, HLRBRep_PolyHLRToShape
 from OCP.TopoDS import TopoDS_Shape
 
-from spare_gen.cad.build import fuse_all
-from spare_gen.cad.curves2d import compound_polylines, segments_to_polylines
-from spare_gen.cad.props import bounding_box
+from spare_gen.cad.curves2d import poly_view_polylines, view_polylines
+from spare_gen.cad.hlr_shape import has_edges, prepare_shape, quick_bbox
 
 Direction = Sequence[float]
 
@@ -32,10 +30,7 @@ Direction = Sequence[float]
 # Left out on purpose: RgN lines (seams, splits inside one smooth surface) and iso-parameter lines.
 VISIBLE_COMPOUNDS = ("VCompound", "OutLineVCompound", "Rg1LineVCompound")
 HIDDEN_COMPOUNDS = ("HCompound", "OutLineHCompound", "Rg1LineHCompound")
-
-# Faces meeting at an edge within this angle (radians) count as tangent (G1) when encoding regularity.
-REGULARITY_ANGLE = 1e-6
-MESH_ANGULAR_DEFLECTION = 0.3  # radians, for the poly fallback's triangulation
+MESH_ANGULAR_DEFLECTION = 0.3  # radians, for the poly algorithm's triangulation
 
 
 class HlrMethod(str, Enum):
@@ -49,13 +44,7 @@ class ViewLines:
 
     visible: list[np.ndarray]
     hidden: list[np.ndarray]
-
-
-def prepare_shape(shape: TopoDS_Shape) -> TopoDS_Shape:
-    """Fuse overlapping solids and mark seam/tangent edge continuity, so HLR can tell seams from creases."""
-    shape = fuse_all(shape)
-    BRepLib.EncodeRegularity_s(shape, REGULARITY_ANGLE)
-    return shape
+    method: HlrMethod  # the algorithm that produced this view
 
 
 def projector(direction: Direction, x_direction: Direction) -> HLRAlgo_Projector:
@@ -63,51 +52,14 @@ def projector(direction: Direction, x_direction: Direction) -> HLRAlgo_Projector
     return HLRAlgo_Projector(gp_Ax2(gp_Pnt(0.0, 0.0, 0.0), gp_Dir(*direction), gp_Dir(*x_direction)))
 
 
-def bbox_diagonal(bbox: Sequence[float]) -> float:
-    return float(math.dist(bbox[:3], bbox[3:]))
+def run_exact(shape: TopoDS_Shape, direction: Direction, x_direction: Direction) -> dict[str, TopoDS_Shape]:
+    """Exact HLR for one view: Update + Hide, then the visible and hidden edge compounds.
 
-
-class HlrModel:
-    """A shape ready for hidden-line removal from any number of viewpoints (per-model work done once)."""
-
-    def __init__(self, shape: TopoDS_Shape, method: HlrMethod | str = HlrMethod.EXACT, deflection: float = 0.002):
-        """``deflection`` is the curve discretisation tolerance as a fraction of the bounding-box diagonal."""
-        self.method = HlrMethod(method)
-        self.shape = prepare_shape(shape)
-        self.bbox = bounding_box(self.shape)
-        self.diagonal = bbox_diagonal(self.bbox)
-        self.tolerance = max(deflection * self.diagonal, 1e-9)
-        if self.method is HlrMethod.POLY:
-            BRepMesh_IncrementalMesh(self.shape, self.tolerance, False, MESH_ANGULAR_DEFLECTION, False)
-            self._algo = HLRBRep_PolyAlgo()
-            self._algo.Load(self.shape)
-        else:
-            self._algo = HLRBRep_Algo()
-            self._algo.Add(self.shape)
-
-    def project(self, direction: Direction, x_direction: Direction) -> ViewLines:
-        """Visible and hidden polylines of one orthographic view."""
-        if self.method is HlrMethod.POLY:
-            return self._project_poly(direction, x_direction)
-        compounds = run_exact(self._algo, direction, x_direction)
-        return ViewLines(
-            visible=compound_polylines([compounds[k] for k in VISIBLE_COMPOUNDS], self.tolerance),
-            hidden=compound_polylines([compounds[k] for k in HIDDEN_COMPOUNDS], self.tolerance),
-        )
-
-    def _project_poly(self, direction: Direction, x_direction: Direction) -> ViewLines:
-        self._algo.Projector(projector(direction, x_direction))
-        self._algo.Update()
-        shapes = HLRBRep_PolyHLRToShape()
-        shapes.Update(self._algo)
-        return ViewLines(
-            visible=segments_to_polylines([getattr(shapes, k)() for k in VISIBLE_COMPOUNDS]),
-            hidden=segments_to_polylines([getattr(shapes, k)() for k in HIDDEN_COMPOUNDS]),
-        )
-
-
-def run_exact(algo: HLRBRep_Algo, direction: Direction, x_direction: Direction) -> dict[str, TopoDS_Shape]:
-    """Exact HLR for one view: Update + Hide, then the visible and hidden edge compounds."""
+    A fresh HLRBRep_Algo per view: a reused one keeps the first view's silhouettes (its outliner
+    caches them per shape), and loading a shape costs next to nothing.
+    """
+    algo = HLRBRep_Algo()
+    algo.Add(shape)
     algo.Projector(projector(direction, x_direction))
     algo.Update()
     algo.Hide()
@@ -115,15 +67,80 @@ def run_exact(algo: HLRBRep_Algo, direction: Direction, x_direction: Direction) 
     return {name: getattr(shapes, name)() for name in VISIBLE_COMPOUNDS + HIDDEN_COMPOUNDS}
 
 
+def run_poly(meshed: TopoDS_Shape, direction: Direction, x_direction: Direction) -> dict[str, TopoDS_Shape]:
+    """Mesh-based HLR for one view of a triangulated shape (fresh algorithm per view, as for exact)."""
+    algo = HLRBRep_PolyAlgo()
+    algo.Load(meshed)
+    algo.Projector(projector(direction, x_direction))
+    algo.Update()
+    shapes = HLRBRep_PolyHLRToShape()
+    shapes.Update(algo)
+    return {name: getattr(shapes, name)() for name in VISIBLE_COMPOUNDS + HIDDEN_COMPOUNDS}
+
+
+class HlrModel:
+    """A shape ready for hidden-line removal from any number of viewpoints (per-model work done once).
+
+    With the exact method, a view that comes back empty or raises (exact HLR fails silently on some
+    shapes) is redone on the unsplit shape, then with the mesh algorithm; ``ViewLines.method`` says
+    which algorithm drew it.
+    """
+
+    def __init__(self, shape: TopoDS_Shape, method: HlrMethod | str = HlrMethod.EXACT, deflection: float = 0.002):
+        """``deflection`` is the curve discretisation tolerance as a fraction of the bounding-box diagonal."""
+        self.method = HlrMethod(method)
+        self.prepared = prepare_shape(shape, split_seams=self.method is HlrMethod.EXACT)
+        self.bbox = quick_bbox(self.prepared.base)
+        self.diagonal = float(math.dist(self.bbox[:3], self.bbox[3:]))
+        self.tolerance = deflection * self.diagonal if self.diagonal > 0 else 1e-6
+        self.drawable = has_edges(self.prepared.base)
+        self._meshed = False
+
+    def _mesh(self) -> TopoDS_Shape:
+        if not self._meshed:
+            BRepMesh_IncrementalMesh(self.prepared.base, self.tolerance, False, MESH_ANGULAR_DEFLECTION, False)
+            self._meshed = True
+        return self.prepared.base
+
+    def _exact(self, shape: TopoDS_Shape, direction: Direction, x_direction: Direction) -> ViewLines | None:
+        try:
+            compounds = run_exact(shape, direction, x_direction)
+        except Exception:  # OCP maps each OCCT exception to its own class (not a Standard_Failure subclass)
+            return None
+        visible, hidden = view_polylines([compounds[k] for k in VISIBLE_COMPOUNDS],
+                                         [compounds[k] for k in HIDDEN_COMPOUNDS], self.tolerance)
+        if not visible and self.drawable:
+            return None
+        return ViewLines(visible, hidden, HlrMethod.EXACT)
+
+    def project_poly(self, direction: Direction, x_direction: Direction) -> ViewLines:
+        compounds = run_poly(self._mesh(), direction, x_direction)
+        visible, hidden = poly_view_polylines([compounds[k] for k in VISIBLE_COMPOUNDS],
+                                              [compounds[k] for k in HIDDEN_COMPOUNDS])
+        return ViewLines(visible, hidden, HlrMethod.POLY)
+
+    def project(self, direction: Direction, x_direction: Direction) -> ViewLines:
+        """Visible and hidden polylines of one orthographic view."""
+        if not self.drawable:
+            return ViewLines([], [], self.method)
+        if self.method is HlrMethod.EXACT:
+            lines = self._exact(self.prepared.exact, direction, x_direction)
+            if lines is None and self.prepared.split:
+                lines = self._exact(self.prepared.base, direction, x_direction)
+            if lines is not None:
+                return lines
+        return self.project_poly(direction, x_direction)
+
+
 def exact_hlr_floor(shape: TopoDS_Shape, views: Sequence[tuple[Direction, Direction]]) -> float:
     """Seconds of bare OCCT exact HLR (Update + Hide + HLRToShape extraction) over ``views``.
 
-    The benchmark's floor: per-model preparation (fusing, regularity) happens before the clock starts,
-    exactly as in ``HlrModel``, so the difference to ``HlrModel.project`` is spare_gen's own cost.
+    The benchmark's floor, on the shape exactly as ``HlrModel`` prepares it (fused, seams split):
+    preparation happens before the clock starts, so the difference to ``HlrModel.project`` is
+    spare_gen's own per-view cost.
     """
-    algo = HLRBRep_Algo()
-    algo.Add(prepare_shape(shape))
+    prepared = prepare_shape(shape).exact
     start = time.perf_counter()
     for direction, x_direction in views:
-        run_exact(algo, direction, x_direction)
+        run_exact(prepared, direction, x_direction)
     return time.perf_counter() - start

@@ -142,7 +142,9 @@ class _GraphBuilder:
         self.edges.extend(zip(chain[:-1], chain[1:]))
 
 
-def brep_graph(shape: TopoDS_Shape, deflection: float, *, keep_seams: bool = False, min_length: float = 0.0) -> BrepGraph:
+def brep_graph(
+    shape: TopoDS_Shape, deflection: float, *, keep_seams: bool = False, min_length: float = 0.0
+) -> BrepGraph:
     """The wireframe graph of ``shape`` in model units; ``deflection`` and ``min_length`` in model units too."""
     if deflection <= 0:
         raise ValueError(f"deflection {deflection!r} must be positive")

@@ -9,6 +9,7 @@ SPARE3D Figure 2 (pose 2 = front-top-right, the paper's conventional isometric v
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property, lru_cache
 
 import numpy as np
 
@@ -42,9 +43,13 @@ class Pose:
     direction: tuple[float, float, float]
     x_direction: tuple[float, float, float]
 
-    @property
+    @cached_property
     def up(self) -> np.ndarray:
         return np.cross(self.direction, self.x_direction)
+
+    @cached_property
+    def _image_axes(self) -> np.ndarray:
+        return np.stack([np.asarray(self.x_direction), self.up]).T
 
     def rotation(self) -> np.ndarray:
         """World-to-camera rotation, rows (right, up, towards viewer): an OpenGL camera looking along -z."""
@@ -52,7 +57,7 @@ class Pose:
 
     def project(self, points: np.ndarray) -> np.ndarray:
         """(n, 3) model points to (n, 2) image-plane coordinates (x right, y up, model units)."""
-        return np.asarray(points, dtype=float) @ np.stack([self.x_direction, self.up]).T
+        return np.asarray(points, dtype=float) @ self._image_axes
 
 
 def _unit(v) -> tuple[float, float, float]:
@@ -63,8 +68,9 @@ def _unit(v) -> tuple[float, float, float]:
     return tuple(float(x) for x in a / n)
 
 
+@lru_cache(maxsize=None)
 def pose(name: str) -> Pose:
-    """One of the 11 fixed SPARE3D poses by name (f, r, t, 1..8)."""
+    """One of the 11 fixed SPARE3D poses by name (f, r, t, 1..8); the same (immutable) object every call."""
     if name not in POSE_TABLE:
         raise ValueError(f"unknown view {name!r}; choose from {', '.join(FIXED_VIEWS)}")
     n, vx = POSE_TABLE[name]
@@ -149,3 +155,26 @@ def camera_position(framing: Framing, pose_: Pose, bbox) -> list[float]:
     bbox = np.asarray(bbox, dtype=float)
     radius = float(np.linalg.norm(bbox[3:] - bbox[:3]))
     return [float(v) for v in np.asarray(framing.center) + radius * np.asarray(pose_.direction)]
+
+
+def bbox_from_three_views(lines_by_view: dict[str, list[np.ndarray]]) -> tuple[float, ...] | None:
+    """Tight 3D box from the F, R and T drawings (model units), where each image axis is a world axis.
+
+    Sharp edges and silhouettes (visible and hidden) reach the shape's extreme points, so this is the
+    exact box up to the curve tolerance, at no cost beyond the views themselves. None if a world axis
+    is seen in none of the three drawings (e.g. blank views).
+    """
+    lo, hi = np.full(3, np.inf), np.full(3, -np.inf)
+    for name in THREE_VIEWS:
+        lines = lines_by_view.get(name)
+        if not lines:
+            continue
+        pts = np.concatenate(lines)
+        p = pose(name)
+        for column, axis in enumerate((np.asarray(p.x_direction), p.up)):
+            k = int(np.argmax(np.abs(axis)))
+            values = pts[:, column] * np.sign(axis[k])
+            lo[k], hi[k] = min(lo[k], values.min()), max(hi[k], values.max())
+    if not (np.all(np.isfinite(lo)) and np.all(np.isfinite(hi))):
+        return None
+    return tuple(float(v) for v in (*lo, *hi))

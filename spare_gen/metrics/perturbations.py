@@ -41,7 +41,7 @@ def jitter(wf: Wireframe, rng: np.random.Generator, sigma: float, shift: float =
     """Weighted zero-mean noise (per-vertex amplitude uniform in [0, sigma]) plus a random global shift."""
     amplitude = sigma * rng.random((wf.n_vertices, 1))
     noise = amplitude * rng.standard_normal((wf.n_vertices, 3))
-    offset = shift * _unit(rng.standard_normal(3))
+    offset = shift * unit_vectors(rng.standard_normal(3))
     return Wireframe(wf.vertices + noise + offset, wf.edges, wf.kinds)
 
 
@@ -64,7 +64,8 @@ def remove_edges(wf: Wireframe, idx: np.ndarray) -> Wireframe:
     return Wireframe(wf.vertices, wf.edges[keep], wf.kinds)
 
 
-def _unit(v: np.ndarray) -> np.ndarray:
+def unit_vectors(v: np.ndarray) -> np.ndarray:
+    """``v`` scaled to unit length along the last axis (zero vectors stay zero)."""
     n = np.linalg.norm(v, axis=-1, keepdims=True)
     return v / np.where(n > 0, n, 1.0)
 
@@ -114,9 +115,9 @@ def deform_sequence(gt: Wireframe, rng: np.random.Generator, steps: int, offset:
         k = int(rng.integers(0, wf.n_edges))
         a, b = wf.edges[k]
         pa, pb = wf.vertices[a], wf.vertices[b]
-        d = _unit(pb - pa)
+        d = unit_vectors(pb - pa)
         r = rng.standard_normal(3)
-        side = _unit(r - np.dot(r, d) * d)
+        side = unit_vectors(r - np.dot(r, d) * d)
         new = wf.n_vertices
         edges = np.vstack([np.delete(wf.edges, k, axis=0), [[a, new], [new, b]]])
         wf = _add_vertex(wf, 0.5 * (pa + pb) + offset * side, edges)
@@ -128,7 +129,7 @@ def moving_sequence(gt: Wireframe, rng: np.random.Generator, steps: int, distanc
     """Move one more distinct vertex per step by ``distance`` in a random direction."""
     cand = _vertex_candidates(gt)
     picks = rng.permutation(cand)[:steps]
-    moves = distance * _unit(rng.standard_normal((len(picks), 3)))
+    moves = distance * unit_vectors(rng.standard_normal((len(picks), 3)))
     seq, verts = [gt], gt.vertices.copy()
     for v, m in zip(picks, moves):
         verts = verts.copy()
@@ -154,7 +155,7 @@ def disconnect_sequence(gt: Wireframe, rng: np.random.Generator, steps: int, gap
         c = int(rng.integers(0, len(ks)))
         k, s = ks[c], ss[c]
         v, other = wf.edges[k, s], wf.edges[k, 1 - s]
-        point = wf.vertices[v] + gap * _unit(wf.vertices[other] - wf.vertices[v])
+        point = wf.vertices[v] + gap * unit_vectors(wf.vertices[other] - wf.vertices[v])
         edges = wf.edges.copy()
         edges[k, s] = wf.n_vertices
         wf = _add_vertex(wf, point, edges)

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
-from typing import Callable, Sequence
+from typing import Callable, Optional, Sequence
 
 import numpy as np
 import pandas as pd
@@ -77,7 +77,7 @@ class Case:
     self_dissim: np.ndarray  # dissim(gt, gt), shared by the sequences' step 0
 
 
-Outcome = "np.ndarray | None"  # bool per metric, or None when the test does not apply to this wireframe
+Outcome = Optional[np.ndarray]  # bool per metric, or None when the test does not apply to this wireframe
 TestFn = Callable[[Case], Outcome]
 
 
@@ -97,9 +97,8 @@ def _identity(case: Case):
 
 
 def _near_identity(case: Case):
-    noisy = Wireframe(
-        case.gt.vertices + case.rng.normal(0.0, NEAR_IDENTITY_SIGMA, case.gt.vertices.shape), case.gt.edges, case.gt.kinds
-    )
+    gt = case.gt
+    noisy = Wireframe(gt.vertices + case.rng.normal(0.0, NEAR_IDENTITY_SIGMA, gt.vertices.shape), gt.edges, gt.kinds)
     return np.abs(case.dissim(noisy, case.gt)) <= NEAR_IDENTITY_TOL
 
 
@@ -113,7 +112,7 @@ def _symmetry(sigma: float, shift: float) -> TestFn:
 
 def _quasi_proportional(step: float) -> TestFn:
     def run(case: Case):
-        direction = P._unit(case.rng.standard_normal(3))
+        direction = P.unit_vectors(case.rng.standard_normal(3))
         d = np.stack(
             [case.self_dissim]
             + [case.dissim(P.translate(case.gt, k * step * direction), case.gt) for k in range(1, STEPS + 1)]

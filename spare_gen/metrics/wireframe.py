@@ -40,12 +40,12 @@ from spare_gen.wireframes.model import CORNER, Wireframe
 
 __all__ = [
     "CORNER_THRESHOLD", "EDGE_THRESHOLD", "SAMPLE_SPACING", "EMPTY_DISTANCE", "CYLINDER_RADIUS",
-    "VertexSelection", "Direction", "Metric", "METRICS",
+    "VertexSelection", "Direction", "Metric", "METRICS", "FAMILIES",
     "corner_prf", "edge_prf", "wed", "edge_chamfer", "edge_hausdorff", "cylinder_iou", "spectral_distance",
     "get_metric_names", "evaluate_all",
 ]
 
-CORNER_THRESHOLD = 0.02  # a predicted corner matches a GT corner closer than this
+CORNER_THRESHOLD = 0.02  # a predicted corner matches a GT corner at most this far away
 EDGE_THRESHOLD = 0.02  # a predicted edge matches a GT edge within this segment-to-segment Hausdorff distance
 SAMPLE_SPACING = 0.005  # arc-length spacing of edge samples for chamfer / Hausdorff
 EMPTY_DISTANCE = 1.0  # chamfer / Hausdorff between an empty and a non-empty wireframe: one bbox diagonal

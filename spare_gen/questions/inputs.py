@@ -23,6 +23,7 @@ class Inputs:
     strata: dict[str, Stratum] = field(default_factory=dict)  # model_id -> n_primitives (None for files)
     brep: dict[str, str] = field(default_factory=dict)  # model_id -> path relative to the dataset root
     views: dict[str, dict[str, dict]] = field(default_factory=dict)  # model_id -> view -> {svg, png, png_sha256}
+    framing: dict[str, dict] = field(default_factory=dict)  # model_id -> {framing: {scale, center}, hlr_method}
     filtered: Counter = field(default_factory=Counter)  # Rejection value -> models
 
     def by_stratum(self) -> dict[Stratum, list[str]]:
@@ -70,6 +71,9 @@ def load_inputs(out: Path) -> Inputs:
             continue
         inputs.strata[mid] = models[mid]["n_primitives"]
         inputs.brep[mid] = models[mid]["brep_path"]
+        inputs.framing[mid] = {"framing": {"scale": row["scale"], "center": list(row["center"])},
+                               # "mixed": HlrModel falls back per view by itself; "poly": exact timed out
+                               "hlr_method": "poly" if row.get("hlr_method") == "poly" else "exact"}
         inputs.views[mid] = {k: {"svg": v["svg"], "png": v["png"], "png_sha256": v["png_sha256"]}
                              for k, v in model_views.items()}
     inputs.filtered[Rejection.NOT_DRAWN.value] += sum(1 for m in models if m not in drawn)

@@ -81,6 +81,22 @@ MANIFEST_SCHEMA = pa.schema([
 ])
 
 
+POLYLINES = pa.list_(pa.list_(pa.list_(pa.float64())))
+
+CUT_VIEWS_SCHEMA = pa.schema([
+    _f("model_id", pa.string(), "the model that was cut"),
+    _f("cut", pa.int32(), "cut object index 0-3 (0 provides the question's F, R, T and the correct answer)"),
+    _f("view", pa.string(), "f, r, t or 2"),
+    _f("svg", pa.string(), f"SVG drawing ({PATHS})"),
+    _f("png", pa.string(), "PNG drawing"),
+    _f("png_sha256", pa.string(), "SHA-256 of the PNG"),
+    _f("hlr_method", pa.string(), "exact or poly"),
+    _f("scale", pa.float64(), "canvas px per model unit: the cut model's own scale (drawings.parquet)"),
+    _f("visible", POLYLINES, "visible polylines, canvas px"),
+    _f("hidden", POLYLINES, "hidden polylines, canvas px"),
+])
+
+
 def describe(task: TaskName) -> list[tuple[str, str, str]]:
     """(name, type, description) of every column, for the dataset card."""
     return [(f.name, str(f.type), (f.metadata or {}).get(b"description", b"").decode()) for f in question_schema(task)]

@@ -90,6 +90,7 @@ class Rejection(str, Enum):
     CUT_DUPLICATE = "cut_duplicate"  # pose-2 drawing the same as another cut's
     CUT_AMBIGUOUS = "cut_ambiguous"  # F, R and T drawings all the same as the source cut's
     CUT_ATTEMPTS_EXHAUSTED = "cut_attempts_exhausted"  # model-level: a cut slot found no good cutter
+    NO_VOLUME = "no_volume"  # model-level: a shell or wire model has no volume to cut
     # point clouds and unit failures
     NO_SURFACE = "no_surface"  # tessellation gave no triangles
     UNIT_FAILED = "unit_failed"  # exception, timeout or crash of the per-model unit

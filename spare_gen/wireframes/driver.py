@@ -7,6 +7,7 @@ Each stage is a thin Dask wrapper around a library function (``extract_wireframe
 from __future__ import annotations
 
 import json
+import sys
 from collections import Counter
 from pathlib import Path
 
@@ -88,10 +89,10 @@ def run_corruptions(client, config: Config, out: Path, wireframes: pa.Table) -> 
            "edge_threshold": config.pool.edge_threshold, "image_size": config.pool.image_size,
            "out_dir": str(out.resolve())}  # fmt: skip
     results = run_stage(client, "corruptions", corruption_task, units, ctx, out, progress=config.runner.progress)
-    failed = [r for r in results if r.get("status") != Status.OK.value]
-    if failed:
-        raise RuntimeError(f"corruptions failed for model {failed[0]['unit_id']!r}: {failed[0].get('error')}")
-    table = rows_to_table([row for r in results for row in r["rows"]], CORRUPTIONS_SCHEMA)
+    for r in results:  # a bug, not bad input (bad input gives failed variant rows): report it, keep the rest
+        if r.get("status") != Status.OK.value:
+            print(f"spare-gen: corruptions: model {r['unit_id']} failed: {r.get('error')}", file=sys.stderr)
+    table = rows_to_table([row for r in results for row in r.get("rows", [])], CORRUPTIONS_SCHEMA)
     write_parquet(out / CORRUPTIONS_FILE, table)
     return table
 

@@ -141,6 +141,6 @@ def extract_wireframe(
     testhooks.trigger(debug, "wireframes", model_id)
     start = time.monotonic()
     extracted = brep_wireframe(read_shape(shape_path), deflection)
-    row = wireframe_row(model_id, extracted)
+    row = {**wireframe_row(model_id, extracted), "status": "ok", "error": ""}
     row["seconds"] = round(time.monotonic() - start, 4)
     return row

@@ -19,6 +19,7 @@ import numpy as np
 
 from spare_gen.atomic import write_bytes, write_text
 from spare_gen.drawings.poses import pose
+from spare_gen.drawings.svg import quantize
 from spare_gen.wireframes.model import Wireframe
 
 VIEW = "2"  # SPARE3D isometric pose 2: the paper's conventional isometric view
@@ -64,14 +65,48 @@ def camera_for(gt: Wireframe, size: int, margin: float = MARGIN) -> Camera:
     return Camera(size, size / (margin * extent), (float((lo[0] + hi[0]) / 2), float((lo[1] + hi[1]) / 2)))
 
 
+def edge_chains(n_vertices: int, edges: np.ndarray) -> list[list[int]]:
+    """Split a graph into vertex paths that pass through degree-2 vertices (cycles closed on their start).
+
+    Drawn as polylines, a discretised curve gets proper line joins instead of a notch at every inner
+    point. Deterministic: paths start from the lowest-numbered free end, then cycles from their lowest vertex.
+    """
+    edges = np.asarray(edges, dtype=np.int64).reshape(-1, 2)
+    incident: list[list[int]] = [[] for _ in range(n_vertices)]
+    for k, (a, b) in enumerate(edges.tolist()):
+        incident[a].append(k)
+        incident[b].append(k)
+    used = np.zeros(len(edges), dtype=bool)
+
+    def walk(start: int, first_edge: int) -> list[int]:
+        path, v, k = [start], start, first_edge
+        while True:
+            used[k] = True
+            a, b = edges[k]
+            v = int(b if a == v else a)
+            path.append(v)
+            nxt = [e for e in incident[v] if not used[e]] if len(incident[v]) == 2 else []
+            if not nxt:
+                return path
+            k = nxt[0]
+
+    chains = []
+    for pass_ends in (True, False):  # open paths from branch points and ends first, then pure cycles
+        for v in range(n_vertices):
+            if pass_ends and len(incident[v]) == 2:
+                continue
+            for k in incident[v]:
+                if not used[k]:
+                    chains.append(walk(v, k))
+    return chains
+
+
 def segments_px(wf: Wireframe, camera: Camera) -> list[np.ndarray]:
-    """The edges as 2-point polylines in canvas pixels (zero-length ones left out)."""
+    """The edges as canvas-pixel polylines, one per chain of segments joined at degree-2 vertices."""
     if wf.n_edges == 0:
         return []
-    px = camera.to_canvas(wf.vertices)
-    seg = px[wf.edges]
-    keep = np.any(seg[:, 0] != seg[:, 1], axis=1)
-    return list(seg[keep])
+    px = quantize(camera.to_canvas(wf.vertices))  # the SVG's precision, so SVG and PNG agree
+    return [px[chain] for chain in edge_chains(wf.n_vertices, wf.edges)]
 
 
 def layers_for(camera: Camera, gt: Wireframe | None, variant: Wireframe | None) -> list[tuple]:
@@ -91,9 +126,9 @@ def render_svg(layers: Sequence[tuple], size: int) -> str:
 
 
 def render_png(layers: Sequence[tuple], size: int) -> bytes:
-    from spare_gen.drawings.raster import png_bytes
+    from spare_gen.drawings.raster import render_png as raster_png
 
-    return png_bytes(layers, size)
+    return raster_png(layers, size)
 
 
 def write_picture(out_dir: Path, rel_stem: str, layers: Sequence[tuple], size: int) -> dict[str, str]:

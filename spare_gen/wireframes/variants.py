@@ -11,8 +11,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
-
 from spare_gen.metrics.wireframe import corner_prf, edge_prf, evaluate_all
 from spare_gen.rng import derive_rng, derive_seed
 from spare_gen.wireframes.corruptions import SEVERITIES, corrupt, get_corruption_names
@@ -115,7 +113,3 @@ def model_corruption_rows(
         scores = score_variant(v.wireframe, gt, corner_threshold, edge_threshold) if v.ok else None
         rows.append(variant_row(v, scores, pictures.get(v.corruption_id)))
     return rows
-
-
-def finite_or_none(x: float | None) -> float | None:
-    return None if x is None or not np.isfinite(x) else float(x)

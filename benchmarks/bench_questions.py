@@ -1,0 +1,71 @@
+"""Question-stage throughput: questions per second per task, and the share of time in booleans, HLR and writing.
+
+Usage: python benchmarks/bench_questions.py [--config configs/default.toml] [--out DIR] [--workers 2]
+
+Builds the models and drawings once (not timed here), then runs the question stage from scratch
+(its unit cache removed) and reads ``questions/timings.json``. Per task, the wall time covers its
+Dask rounds; the parts are summed over units (child processes), so on N workers they add up to
+about N x the wall time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from pipelines.regenerate import run
+from spare_gen.config import load_config
+
+PART_GROUPS = {"boolean": ("boolean",), "hlr": ("hlr",), "render+write": ("render_write",),
+               "tessellate+sample": ("tessellate", "sample")}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--config", default="configs/default.toml")
+    parser.add_argument("--out", default=None, help="dataset folder (default: a temporary one)")
+    parser.add_argument("--workers", type=int, default=2)
+    args = parser.parse_args(argv)
+    out = Path(args.out or tempfile.mkdtemp(prefix="bench_questions_")) / "dataset"
+    cfg = load_config(args.config, [f'out="{out}"', f"runner.workers={args.workers}", "runner.progress=false",
+                                    "runner.dashboard=false", "pool.enabled=false"])
+    t0 = time.monotonic()
+    if not (out / "drawings.parquet").exists():
+        run(cfg, stages=("models", "drawings"))
+    upstream = time.monotonic() - t0
+    for stale in (out / ".units").glob("questions_*"):
+        shutil.rmtree(stale)
+    t0 = time.monotonic()
+    run(cfg, stages=("questions",))
+    stage_wall = time.monotonic() - t0
+    timings = json.loads((out / "questions" / "timings.json").read_text())
+
+    print(f"\nmodels + drawings: {upstream:.1f} s (not part of the numbers below); workers {args.workers}")
+    print(f"question stage wall time (incl. Dask start-up): {stage_wall:.1f} s\n")
+    print(f"{'task':28s} {'questions':>9s} {'models':>7s} {'wall s':>8s} {'q/s':>8s}")
+    totals = {g: 0.0 for g in PART_GROUPS}
+    for task, t in timings["tasks"].items():
+        qps = t["questions_per_second"] if t["wall_seconds"] >= 0.01 else None  # no per-model work
+        print(f"{task:28s} {t['questions']:9d} {t['models_processed']:7d} {t['wall_seconds']:8.2f} "
+              f"{f'{qps:8.2f}' if qps is not None else '     n/a'}")
+        for group, keys in PART_GROUPS.items():
+            totals[group] += sum(t["unit_parts_seconds"].get(k, 0.0) for k in keys)
+    driver = timings["driver_seconds"]
+    totals["driver write (parquet, manifest hashes)"] = driver.get("write", 0.0)
+    totals["card + contact sheets"] = driver.get("card", 0.0) + driver.get("preview", 0.0)
+    busy = sum(totals.values())
+    print(f"\ntime by part (unit parts summed over workers, driver parts serial): {busy:.2f} s")
+    for part, seconds in totals.items():
+        print(f"  {part:40s} {seconds:8.2f} s  {100 * seconds / busy if busy else 0:5.1f} %")
+    print(json.dumps({"workers": args.workers, "stage_wall_seconds": round(stage_wall, 2), "parts": totals,
+                      "tasks": timings["tasks"]}, indent=1, sort_keys=True), file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

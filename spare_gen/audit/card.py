@@ -1,0 +1,68 @@
+"""The "## Bias audit" section of the dataset card, between markers so a rerun replaces it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from spare_gen.atomic import write_text
+from spare_gen.audit.text import interval, pct
+from spare_gen.questions.card import CARD_NAME
+
+BEGIN = "<!-- spare-gen audit: begin (rewritten by `spare-gen audit`) -->"
+END = "<!-- spare-gen audit: end -->"
+
+
+def _cells(e) -> list[str]:
+    if e is None:
+        return ["-", "-", "-"]
+    return [f"{e['correct']}/{e['total']}", pct(e["accuracy"]), interval(e["ci_family"], " - ")]
+
+
+def section_text(report: dict) -> str:
+    rows = []
+    for r in report["results"]:
+        t, c = _cells(r["evaluations"]["test"]), _cells(r["evaluations"]["cv"])
+        rows.append(f"| `{r['task']}` | `{r['probe']}` | {' | '.join(t)} | {' | '.join(c)} | "
+                    f"{r['verdict'].replace('_', ' ')} |")
+    flagged = report["flagged"]
+    summary = ("**Every probe is within chance.**" if not flagged
+               else f"**Not within chance: {', '.join(f'`{f}`' for f in flagged)}.**")
+    return "\n".join([
+        BEGIN,
+        "## Bias audit",
+        "",
+        "Question-blind probes try to pick the answer without the question (no F, R, T drawings, no query pose): "
+        "`line_stats` (conditional logistic regression on per-drawing ink, line counts and lengths, hidden-line "
+        "shares, extent and bbox aspect), `pixels_16` (the same on 16 x 16 grey thumbnails) and `answer_position` "
+        "(always the most frequent training answer; test split only). Candidates are scored one by one with "
+        "shared weights and the best of the 4 is chosen; for `isometric_to_pose` the probe classifies the "
+        "isometric drawing alone. *test*: fitted on the train split, scored on the test split; "
+        f"*cv*: {report['cv_folds']}-fold cross-validation over the questions of all splits, stratified by "
+        "answer. A probe is *within chance* when the Wilson interval of each accuracy at a family-wise "
+        f"{100 * report['family_confidence']:.0f}% level "
+        f"({100 * report['per_evaluation_confidence']:.2f}% per evaluation, Bonferroni) contains the chance level "
+        f"25%. Seed {report['seed']}; 95% intervals and details in `reports/audit.json`. Few questions give wide "
+        "intervals: the audit can then only rule out large biases.",
+        "",
+        summary,
+        "",
+        "| task | probe | test correct | test accuracy | test family CI | cv correct | cv accuracy | cv family CI "
+        "| verdict |",
+        "|---|---|---|---|---|---|---|---|---|",
+        *rows,
+        END,
+    ])
+
+
+def replace_section(text: str, section: str) -> str:
+    """``text`` with the marked section replaced by ``section``, or ``section`` appended if unmarked."""
+    start, end = text.find(BEGIN), text.find(END)
+    if start != -1 and end > start:
+        return text[:start] + section + text[end + len(END):]
+    return (text.rstrip("\n") + "\n\n" if text.strip() else "") + section + "\n"
+
+
+def write_audit_section(out: Path, report: dict) -> Path:
+    path = Path(out) / CARD_NAME
+    text = path.read_text(encoding="utf-8") if path.is_file() else ""
+    return write_text(path, replace_section(text, section_text(report)))

@@ -1,0 +1,170 @@
+"""``spare-gen audit``: question-blind probes per multiple-choice task; can they pick the answer above chance?
+
+A probe never sees the F, R, T drawings or the query pose, only the answer side:
+
+* ``line_stats`` - conditional logit on per-drawing statistics (ink, line counts and lengths, hidden
+  shares, extent, bbox aspect; ``spare_gen.audit.features``);
+* ``pixels_16`` - conditional logit on 16 x 16 grey thumbnails;
+* ``answer_position`` - always the most frequent training answer (position bias); test evaluation
+  only: holding questions out of an exactly balanced answer set makes the held-out answer the rarer
+  one in training, so a cross-validated majority guess scores below chance by construction.
+
+For three_view_to_isometric and pose_to_isometric a probe scores each candidate drawing with shared
+weights and picks the argmax of the 4; for isometric_to_pose (one drawing, 4 pose choices) it is a
+multinomial classifier of the isometric drawing alone.
+
+Two evaluations per probe: ``test`` (fitted on the train split, scored on the test split) and ``cv``
+(5-fold cross-validation over the questions of all splits, folds stratified by answer, every
+prediction out of fold: more power when the test split is small; no model is shared between
+questions, so folds do not leak).
+Verdict: the Wilson interval of each evaluation's accuracy at a family-wise 95% level (Bonferroni
+over every evaluation that ran, so an unbiased dataset raises a false alarm in at most 5% of audits);
+a probe is "within chance" when every interval contains the chance level 1/4. Plain 95% intervals
+are reported too. Randomness (folds) comes from derive_rng(seed, "audit", task, probe[, "cv"]).
+"""
+
+from __future__ import annotations
+
+import sys
+from enum import Enum
+from pathlib import Path
+
+import numpy as np
+
+from spare_gen.atomic import write_json
+from spare_gen.audit import logit
+from spare_gen.audit.features import LAYOUT, DrawingFeatures, FeatureKind, Layout, needed_svgs, split_features
+from spare_gen.config.schema import TaskName
+from spare_gen.data.evaluate import MULTIPLE_CHOICE, REPORTS_DIR
+from spare_gen.data.stats import CONFIDENCE, wilson
+from spare_gen.data.tables import DrawingVectors, available_tasks
+from spare_gen.questions.tasks import LAYOUTS, SPLITS
+from spare_gen.rng import derive_rng
+
+TRAIN, TEST = "train", "test"
+MIN_TRAIN = 8  # training questions a probe needs (also per cross-validation fold)
+FAMILY_CONFIDENCE = 0.95
+REPORT_NAME = "audit.json"
+
+
+class Probe(str, Enum):
+    LINE_STATS = "line_stats"
+    PIXELS = "pixels_16"
+    ANSWER_POSITION = "answer_position"
+
+
+class Evaluation(str, Enum):
+    TEST = "test"  # train split -> test split
+    CV = "cv"  # k-fold over all splits
+
+
+class Verdict(str, Enum):
+    WITHIN = "within_chance"
+    ABOVE = "above_chance"
+    BELOW = "below_chance"
+    SKIPPED = "skipped"
+
+
+FEATURES = {Probe.LINE_STATS: FeatureKind.STATS, Probe.PIXELS: FeatureKind.PIXELS,
+            Probe.ANSWER_POSITION: FeatureKind.STATS}
+
+
+def fit_predict(probe: Probe, x_train: np.ndarray, y_train: np.ndarray, x_test: np.ndarray, layout: Layout,
+                n_choices: int, rng: np.random.Generator) -> np.ndarray:
+    """Test predictions of ``probe`` fitted on the training questions."""
+    if probe is Probe.ANSWER_POSITION:  # the most frequent training answer (the lowest index on ties)
+        return np.full(len(x_test), int(np.argmax(np.bincount(y_train, minlength=n_choices))))
+    scaler = logit.Standardizer.fit(x_train)
+    x_train, x_test = scaler(x_train), scaler(x_test)
+    if layout is Layout.CLASSES:
+        x_train, x_test = logit.class_design(x_train, n_choices), logit.class_design(x_test, n_choices)
+    l2 = logit.choose_l2(x_train, y_train, rng)
+    return logit.predict(x_test, logit.fit(x_train, y_train, l2))
+
+
+def cross_validated(probe: Probe, x: np.ndarray, y: np.ndarray, layout: Layout, n_choices: int,
+                    rng: np.random.Generator, folds: int = logit.CV_FOLDS) -> np.ndarray:
+    """Out-of-fold predictions for every question."""
+    fold = logit.stratified_folds(y, folds, rng)
+    pred = np.empty(len(y), dtype=np.int64)
+    for f in range(folds):
+        held = fold == f
+        pred[held] = fit_predict(probe, x[~held], y[~held], x[held], layout, n_choices, rng)
+    return pred
+
+
+def run_probe(task: TaskName, probe: Probe, data: dict[str, tuple[np.ndarray, np.ndarray]], seed: int) -> dict:
+    """One probe's raw counts per evaluation (None when there are too few questions); verdicts come later."""
+    n_choices, layout = LAYOUTS[task].n_answers, LAYOUT[task]
+    (x_train, y_train), (x_test, y_test) = data[TRAIN], data[TEST]
+    x_all = np.concatenate([data[s][0] for s in SPLITS])
+    y_all = np.concatenate([data[s][1] for s in SPLITS])
+    counts: dict[str, dict | None] = {Evaluation.TEST.value: None, Evaluation.CV.value: None}
+    if len(y_train) >= MIN_TRAIN and len(y_test):
+        pred = fit_predict(probe, x_train, y_train, x_test, layout, n_choices,
+                           derive_rng(seed, "audit", task.value, probe.value))
+        counts[Evaluation.TEST.value] = {"correct": int((pred == y_test).sum()), "total": int(len(y_test))}
+    if probe is not Probe.ANSWER_POSITION and len(y_all) * (logit.CV_FOLDS - 1) // logit.CV_FOLDS >= MIN_TRAIN:
+        pred = cross_validated(probe, x_all, y_all, layout, n_choices,
+                               derive_rng(seed, "audit", task.value, probe.value, Evaluation.CV.value))
+        counts[Evaluation.CV.value] = {"correct": int((pred == y_all).sum()), "total": int(len(y_all))}
+    return {"task": task.value, "probe": probe.value, "chance": 1.0 / n_choices,
+            "n": {s: int(len(data[s][1])) for s in SPLITS}, "evaluations": counts}
+
+
+def judge(results: list[dict], family_confidence: float = FAMILY_CONFIDENCE) -> float:
+    """Add intervals and verdicts in place; return the per-evaluation confidence of the family-wise level."""
+    ran = [e for r in results for e in r["evaluations"].values() if e is not None]
+    level = 1.0 - (1.0 - family_confidence) / max(len(ran), 1)
+    for r in results:
+        verdicts = []
+        for e in r["evaluations"].values():
+            if e is None:
+                continue
+            plain, family = wilson(e["correct"], e["total"], CONFIDENCE), wilson(e["correct"], e["total"], level)
+            verdict = (Verdict.ABOVE if family.low > r["chance"] else Verdict.BELOW if family.high < r["chance"]
+                       else Verdict.WITHIN)
+            e.update(accuracy=plain.value, ci95=[plain.low, plain.high], ci_family=[family.low, family.high],
+                     verdict=verdict.value)
+            verdicts.append(verdict)
+        r["verdict"] = (Verdict.SKIPPED if not verdicts else Verdict.ABOVE if Verdict.ABOVE in verdicts
+                        else Verdict.BELOW if Verdict.BELOW in verdicts else Verdict.WITHIN).value
+    return level
+
+
+def audit(out: Path, seed: int = 0) -> dict:
+    """Run every probe on every multiple-choice task present in ``out``; the report as a dict."""
+    out = Path(out)
+    tasks = [t for t in available_tasks(out) if t in MULTIPLE_CHOICE]
+    if not tasks:
+        raise FileNotFoundError(f"no multiple-choice question sets under {out / 'questions'} (run the question stage)")
+    features = DrawingFeatures(out, DrawingVectors.load(out, needed_svgs(out, tasks, SPLITS)))
+    results = []
+    for task in tasks:
+        for probe in Probe:
+            data = {s: split_features(out, task, s, FEATURES[probe], features) for s in SPLITS}
+            results.append(run_probe(task, probe, data, seed))
+    level = judge(results)
+    return {"seed": seed, "family_confidence": FAMILY_CONFIDENCE, "per_evaluation_confidence": level,
+            "confidence": CONFIDENCE, "min_train": MIN_TRAIN, "cv_folds": logit.CV_FOLDS, "results": results,
+            "flagged": [f"{r['task']}/{r['probe']}" for r in results
+                        if r["verdict"] in (Verdict.ABOVE.value, Verdict.BELOW.value)]}
+
+
+def main(out: Path, seed: int = 0) -> int:
+    """CLI entry: 0 when every probe is within chance (or skipped), 1 when one is not, 2 on errors."""
+    from spare_gen.audit.card import write_audit_section
+    from spare_gen.audit.text import format_report, warnings
+
+    try:
+        report = audit(Path(out), seed)
+    except (ValueError, FileNotFoundError, KeyError) as exc:
+        print(f"spare-gen audit: error: {exc}", file=sys.stderr)
+        return 2
+    print(format_report(report))
+    for w in warnings(report):
+        print(f"spare-gen audit: WARNING: {w}", file=sys.stderr)
+    json_path = write_json(Path(out) / REPORTS_DIR / REPORT_NAME, report)
+    card_path = write_audit_section(Path(out), report)
+    print(f"report: {json_path}; dataset card section: {card_path}")
+    return 1 if report["flagged"] else 0

@@ -1,0 +1,51 @@
+"""Plain-text rendering of an audit report: the printed table and the warnings."""
+
+from __future__ import annotations
+
+
+def pct(x) -> str:
+    return "-" if x is None else f"{100 * x:.1f}%"
+
+
+def interval(ci, sep: str = ", ") -> str:
+    return "-" if ci is None else f"[{pct(ci[0])}{sep}{pct(ci[1])}]"
+
+
+def _evaluation_cells(e) -> list[str]:
+    if e is None:
+        return ["-", "-", "-"]
+    return [f"{e['correct']}/{e['total']}", pct(e["accuracy"]), interval(e["ci_family"])]
+
+
+def format_report(report: dict) -> str:
+    head = (f"{'task':<26}{'probe':<17}{'test':>8}{'acc':>8}  {'family CI':<17}{'cv':>8}{'acc':>8}  "
+            f"{'family CI':<17}verdict")
+    lines = [head]
+    for r in report["results"]:
+        t = _evaluation_cells(r["evaluations"]["test"])
+        c = _evaluation_cells(r["evaluations"]["cv"])
+        lines.append(f"{r['task']:<26}{r['probe']:<17}{t[0]:>8}{t[1]:>8}  {t[2]:<17}{c[0]:>8}{c[1]:>8}  "
+                     f"{c[2]:<17}{r['verdict']}")
+    lines.append(f"test: train split -> test split; cv: {report['cv_folds']}-fold over all splits. chance 25.0%; "
+                 f"family CI: Wilson at {100 * report['family_confidence']:.0f}% family-wise "
+                 f"({100 * report['per_evaluation_confidence']:.2f}% per evaluation, Bonferroni)")
+    return "\n".join(lines)
+
+
+def warnings(report: dict) -> list[str]:
+    """One line per evaluation whose family-wise interval excludes chance."""
+    out = []
+    for r in report["results"]:
+        for name, e in r["evaluations"].items():
+            if e is None or e["verdict"] == "within_chance":
+                continue
+            where = f"{r['task']}/{r['probe']} ({name})"
+            if e["verdict"] == "above_chance":
+                out.append(f"{where} picks the answer in {e['correct']} of {e['total']} questions "
+                           f"({pct(e['accuracy'])}) without seeing the question; family CI from "
+                           f"{pct(e['ci_family'][0])} is above chance {pct(r['chance'])}: the answers carry a shortcut")
+            else:
+                out.append(f"{where} scores {pct(e['accuracy'])}, below chance {pct(r['chance'])} (family CI up to "
+                           f"{pct(e['ci_family'][1])}): the held-out questions differ from the training ones in a "
+                           f"learnable way")
+    return out

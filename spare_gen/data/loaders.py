@@ -1,0 +1,122 @@
+"""Questions as numpy: drawings decoded from PNG (float32 RGB in [0, 1]) or as vector polylines, per task.
+
+An item is a dict: ``question_id, task, split, model_id, n_primitives`` (None for file models), the
+three input views under ``views`` ({"f", "r", "t"}), and by task ``iso`` (isometric_to_pose),
+``pose`` (pose_to_isometric, 1..8), ``candidates`` (4 drawings in answer order), ``answer`` (0..3),
+``target`` (a drawing, or the (n, 3) float32 point cloud). A PNG drawing is (H, W, 3) float32 and a
+candidate set (4, H, W, 3); a vector drawing is ``{"visible": [(k, 2)], "hidden": [(k, 2)]}`` in canvas px.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from pathlib import Path
+from typing import Iterator
+
+import numpy as np
+from PIL import Image
+
+from spare_gen.config.schema import TaskName
+from spare_gen.data.tables import (
+    CANDIDATE_PREFIX, ISO_PREFIX, POINTS_COLUMN, POSE_COLUMN, TARGET_PREFIX, DrawingVectors, Kind, load_split,
+    three_view_columns,
+)
+from spare_gen.questions.tasks import task_name
+
+# Pillow's bilinear filter widens its support when shrinking, so a downsampled thin line keeps its ink.
+RESAMPLE = Image.Resampling.BILINEAR
+META_COLUMNS = ("question_id", "task", "split", "model_id", "n_primitives")
+
+
+class Source(str, Enum):
+    """Where drawings come from: decoded PNG rasters, or the vector polylines of the tables."""
+
+    PNG = "png"
+    VECTORS = "vectors"
+
+
+def image_size(size: int | tuple[int, int] | None) -> tuple[int, int] | None:
+    """``size`` as (height, width): an int means a square."""
+    if size is None:
+        return None
+    h, w = (size, size) if isinstance(size, int) else tuple(size)
+    if int(h) < 1 or int(w) < 1:
+        raise ValueError(f"image size must be positive, got {size!r}")
+    return int(h), int(w)
+
+
+def read_image(path: str | Path, size: int | tuple[int, int] | None = None) -> np.ndarray:
+    """A PNG as (H, W, 3) float32 RGB in [0, 1], resized to ``size`` (int or (height, width)) if given."""
+    hw = image_size(size)
+    with Image.open(path) as im:
+        rgb = im.convert("RGB")
+    if hw is not None and rgb.size != (hw[1], hw[0]):
+        rgb = rgb.resize((hw[1], hw[0]), RESAMPLE)
+    return np.asarray(rgb, dtype=np.float32) / np.float32(255.0)
+
+
+class QuestionReader:
+    """Turns question rows of one task into items; holds only paths and plain data (picklable)."""
+
+    def __init__(self, out: str | Path, task: TaskName | str, *, size: int | tuple[int, int] | None = None,
+                 source: Source | str = Source.PNG, vectors: DrawingVectors | None = None):
+        self.out = Path(out)
+        self.task = task_name(task)
+        self.size = image_size(size)
+        self.source = Source(source)
+        if self.source is Source.VECTORS and vectors is None:
+            vectors = DrawingVectors.load(self.out)
+        self.vectors = vectors
+
+    def _kind(self) -> Kind:
+        return Kind.PNG if self.source is Source.PNG else Kind.SVG
+
+    def drawing(self, rel_path: str):
+        """One drawing by its path relative to the dataset: an image or a vector dict."""
+        if rel_path is None:
+            raise ValueError(f"a {self.task.value} question names no file for a drawing (PNG output disabled?)")
+        if self.source is Source.PNG:
+            return read_image(self.out / rel_path, self.size)
+        return self.vectors.get(rel_path)
+
+    def drawings(self, rel_paths: list[str]):
+        items = [self.drawing(p) for p in rel_paths]
+        return np.stack(items) if self.source is Source.PNG else items
+
+    def item(self, row: dict) -> dict:
+        """The item of one question row (see the module docstring for its keys)."""
+        kind = self._kind().value
+        item = {k: row.get(k) for k in META_COLUMNS}
+        item["views"] = {v: self.drawing(row[col]) for v, col in three_view_columns(kind).items()}
+        task = self.task
+        if task is TaskName.ISOMETRIC_TO_POSE:
+            item["iso"] = self.drawing(row[f"{ISO_PREFIX}_{kind}"])
+        if task is TaskName.POSE_TO_ISOMETRIC:
+            item["pose"] = int(row[POSE_COLUMN])
+        if task in (TaskName.THREE_VIEW_TO_ISOMETRIC, TaskName.POSE_TO_ISOMETRIC):
+            item["candidates"] = self.drawings(list(row[f"{CANDIDATE_PREFIX}_{kind}"]))
+        if "answer" in row and row["answer"] is not None:
+            item["answer"] = int(row["answer"])
+        if task is TaskName.ISOMETRIC_VIEW_GENERATION:
+            item["target"] = self.drawing(row[f"{TARGET_PREFIX}_{kind}"])
+        if task is TaskName.POINT_CLOUD_GENERATION:
+            item["target"] = np.asarray(row[POINTS_COLUMN], dtype=np.float32).reshape(-1, 3)
+        return item
+
+
+def iter_questions(
+    out: str | Path, task: TaskName | str, split: str, *, size: int | tuple[int, int] | None = None,
+    source: Source | str = "png",
+) -> Iterator[dict]:
+    """Yield every question of a task split as a dict of numpy arrays, in file order."""
+    table = load_split(out, task, split)
+    vectors = DrawingVectors.load(out, svg_paths(table)) if Source(source) is Source.VECTORS else None
+    reader = QuestionReader(out, task, size=size, source=source, vectors=vectors)
+    for row in table.to_pylist():
+        yield reader.item(row)
+
+
+def svg_paths(table) -> list[str]:
+    """Every SVG path a question table names (single paths and candidate lists)."""
+    return [p for col in table.column_names if col.endswith(f"_{Kind.SVG.value}")
+            for v in table.column(col).to_pylist() for p in (v if isinstance(v, list) else [v]) if p]

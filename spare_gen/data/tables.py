@@ -1,0 +1,118 @@
+"""Reading a dataset's tables: question splits, and the vector drawings behind every drawing path.
+
+Question columns come from ``spare_gen.questions.schema``; this module only names the few it reads
+by role (three-view inputs, the isometric input, candidates, targets), so a loader never hard-codes
+a column twice.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from pathlib import Path
+from typing import Iterable
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from spare_gen.config.schema import TaskName
+from spare_gen.questions.files import CUT_VIEWS_NAME, QUESTIONS_DIR, split_path
+from spare_gen.questions.tasks import SPLITS, task_name
+
+VIEWS_NAME = "views.parquet"
+# The three input views in the channel order every loader uses (F, R, T), and their column prefixes.
+THREE_VIEW_PREFIXES = {"f": "front", "r": "right", "t": "top"}
+ISO_PREFIX = "iso"  # isometric_to_pose: the isometric drawing whose pose is asked
+TARGET_PREFIX = "target"  # isometric_view_generation: the drawing to generate
+CANDIDATE_PREFIX = "candidate"  # candidate_svg / candidate_png: lists of 4, in answer order
+POSE_COLUMN = "pose"  # pose_to_isometric: the query pose 1..8
+POINTS_COLUMN = "points"  # point_cloud_generation: (n, 3) float32 target
+VECTOR_COLUMNS = ["svg", "png", "visible", "hidden"]
+
+
+class Kind(str, Enum):
+    """File kinds of a drawing column: ``<prefix>_svg`` and ``<prefix>_png``."""
+
+    SVG = "svg"
+    PNG = "png"
+
+
+def check_split(split: str) -> str:
+    if split not in SPLITS:
+        raise ValueError(f"unknown split {split!r}; choose from {', '.join(SPLITS)}")
+    return split
+
+
+def load_split(out: str | Path, task: TaskName | str, split: str, columns: list[str] | None = None) -> pa.Table:
+    """``<out>/questions/<task>/<split>.parquet`` as a pyarrow Table (paths in it are relative to ``out``)."""
+    task = task_name(task)
+    path = split_path(Path(out), task.value, check_split(split))
+    if not path.is_file():
+        raise FileNotFoundError(f"no question file {path} (run the question stage, or check the task and split)")
+    return pq.read_table(path, columns=columns)
+
+
+def load_split_pandas(out: str | Path, task: TaskName | str, split: str, columns: list[str] | None = None):
+    """``load_split(...).to_pandas()``."""
+    return load_split(out, task, split, columns).to_pandas()
+
+
+def three_view_columns(kind: str = Kind.PNG) -> dict[str, str]:
+    """View name (f, r, t) -> column of its drawing path."""
+    return {view: f"{prefix}_{Kind(kind).value}" for view, prefix in THREE_VIEW_PREFIXES.items()}
+
+
+def available_tasks(out: str | Path) -> list[TaskName]:
+    """Tasks with at least one split file under ``<out>/questions``."""
+    root = Path(out) / QUESTIONS_DIR
+    return [t for t in TaskName if any((root / t.value / f"{s}.parquet").is_file() for s in SPLITS)]
+
+
+class DrawingVectors:
+    """Polylines (canvas px) of every drawing, looked up by its SVG or PNG path relative to the dataset.
+
+    Model drawings come from ``views.parquet``, cut-object drawings (three_view_to_isometric
+    candidates) from ``questions/cut_views.parquet``. Holds plain numpy data only (picklable).
+    """
+
+    def __init__(self, rows: Iterable[dict]):
+        self._by_path: dict[str, tuple[list[np.ndarray], list[np.ndarray]]] = {}
+        for r in rows:
+            lines = (_polylines(r.get("visible")), _polylines(r.get("hidden")))
+            for key in ("svg", "png"):
+                if r.get(key):
+                    self._by_path[r[key]] = lines
+
+    @classmethod
+    def load(cls, out: str | Path, paths: Iterable[str] | None = None) -> "DrawingVectors":
+        """Read the vector tables of ``out``, keeping only ``paths`` when given."""
+        out = Path(out)
+        wanted = None if paths is None else set(paths)
+        rows: list[dict] = []
+        for table_path in (out / VIEWS_NAME, out / QUESTIONS_DIR / CUT_VIEWS_NAME):
+            if not table_path.is_file():
+                continue
+            if wanted is not None and not wanted:
+                continue
+            filters = None if wanted is None else [[("svg", "in", sorted(wanted))], [("png", "in", sorted(wanted))]]
+            rows.extend(pq.read_table(table_path, columns=VECTOR_COLUMNS, filters=filters).to_pylist())
+        return cls(rows)
+
+    def __contains__(self, path: str) -> bool:
+        return path in self._by_path
+
+    def __len__(self) -> int:
+        return len(self._by_path)
+
+    def get(self, path: str) -> dict[str, list[np.ndarray]]:
+        """``{"visible": [(k, 2) float64, ...], "hidden": [...]}`` of the drawing at ``path``."""
+        if path not in self._by_path:
+            raise KeyError(f"no vector drawing for {path!r} in {VIEWS_NAME} or {QUESTIONS_DIR}/{CUT_VIEWS_NAME}")
+        visible, hidden = self._by_path[path]
+        return {"visible": visible, "hidden": hidden}
+
+
+def _polylines(value) -> list[np.ndarray]:
+    if not value:
+        return []
+    return [np.asarray(line, dtype=np.float64).reshape(-1, 2) for line in value]

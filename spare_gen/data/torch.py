@@ -1,0 +1,134 @@
+"""PyTorch datasets of the five tasks in the SPARE3D baseline formulations (needs the ``torch`` extra).
+
+Images are (3, H, W) float32 in [0, 1] stacked along channels in the order F, R, T (then the
+isometric drawing or a candidate). Per task an item holds:
+
+* three_view_to_isometric: ``inputs`` (4, 12, H, W), F, R, T + candidate k for each k; ``answer``.
+* isometric_to_pose: ``inputs`` (12, H, W), F, R, T + the isometric drawing; ``answer`` 0..3 for
+  poses (1, 2, 5, 6).
+* pose_to_isometric: ``inputs`` (4, 12, H, W) as above; ``pose`` (8,) one-hot of poses 1..8; ``answer``.
+* isometric_view_generation: ``inputs`` (9, H, W), ``target`` (3, H, W).
+* point_cloud_generation: ``inputs`` (9, H, W), ``target`` (n, 3) float32 (n = 2025 by default).
+
+Every item also has ``question_id`` (str) and ``n_primitives`` (int64, -1 for file models). A dataset
+holds the rows as plain Python data and opens each PNG only while reading it, so it pickles to
+``DataLoader`` workers.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+try:
+    import torch
+    from torch.utils.data import Dataset
+except ImportError as exc:  # the base install has no torch
+    raise ImportError("spare_gen.data.torch needs PyTorch: pip install 'spare_gen[torch]'") from exc
+
+from spare_gen.config.schema import TaskName
+from spare_gen.data.loaders import QuestionReader
+from spare_gen.data.tables import load_split
+from spare_gen.questions.tasks import ALL_POSES, task_name
+
+N_POSES = len(ALL_POSES)
+VIEW_ORDER = ("f", "r", "t")
+
+
+def _chw(image: np.ndarray) -> torch.Tensor:
+    """(..., H, W, 3) numpy to (..., 3, H, W) tensor."""
+    return torch.from_numpy(np.ascontiguousarray(np.moveaxis(image, -1, -3)))
+
+
+def pose_one_hot(pose: int) -> torch.Tensor:
+    """(8,) float32 one-hot of an isometric pose 1..8."""
+    if pose not in ALL_POSES:
+        raise ValueError(f"unknown isometric pose {pose!r}; choose from 1..8")
+    out = torch.zeros(N_POSES, dtype=torch.float32)
+    out[ALL_POSES.index(pose)] = 1.0
+    return out
+
+
+class QuestionDataset(Dataset):
+    """Map-style dataset of one task split; ``formulate`` turns a numpy item into tensors."""
+
+    task: TaskName
+
+    def __init__(self, out: str | Path, split: str, *, size: int | tuple[int, int] | None = None):
+        self.out = Path(out).resolve()
+        self.split = split
+        self.reader = QuestionReader(self.out, self.task, size=size)
+        self.rows = load_split(self.out, self.task, split).to_pylist()
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def __getitem__(self, index: int) -> dict:
+        item = self.reader.item(self.rows[index])
+        views = torch.cat([_chw(item["views"][v]) for v in VIEW_ORDER], dim=0)  # (9, H, W)
+        n_prim = item["n_primitives"]
+        return {"question_id": item["question_id"],
+                "n_primitives": torch.tensor(-1 if n_prim is None else int(n_prim), dtype=torch.int64),
+                **self.formulate(item, views)}
+
+    def formulate(self, item: dict, views: torch.Tensor) -> dict:
+        raise NotImplementedError
+
+
+def _with_candidates(views: torch.Tensor, candidates: np.ndarray) -> torch.Tensor:
+    """(4, 12, H, W): the 9 view channels followed by each candidate's 3."""
+    cands = _chw(candidates)  # (4, 3, H, W)
+    return torch.cat([views.unsqueeze(0).expand(len(cands), -1, -1, -1), cands], dim=1)
+
+
+def _answer(item: dict) -> torch.Tensor:
+    return torch.tensor(item["answer"], dtype=torch.int64)
+
+
+class ThreeViewToIsometric(QuestionDataset):
+    task = TaskName.THREE_VIEW_TO_ISOMETRIC
+
+    def formulate(self, item, views):
+        return {"inputs": _with_candidates(views, item["candidates"]), "answer": _answer(item)}
+
+
+class IsometricToPose(QuestionDataset):
+    task = TaskName.ISOMETRIC_TO_POSE
+
+    def formulate(self, item, views):
+        return {"inputs": torch.cat([views, _chw(item["iso"])], dim=0), "answer": _answer(item)}
+
+
+class PoseToIsometric(QuestionDataset):
+    task = TaskName.POSE_TO_ISOMETRIC
+
+    def formulate(self, item, views):
+        return {"inputs": _with_candidates(views, item["candidates"]), "pose": pose_one_hot(item["pose"]),
+                "answer": _answer(item)}
+
+
+class IsometricViewGeneration(QuestionDataset):
+    task = TaskName.ISOMETRIC_VIEW_GENERATION
+
+    def formulate(self, item, views):
+        return {"inputs": views, "target": _chw(item["target"])}
+
+
+class PointCloudGeneration(QuestionDataset):
+    task = TaskName.POINT_CLOUD_GENERATION
+
+    def formulate(self, item, views):
+        return {"inputs": views, "target": torch.from_numpy(item["target"])}
+
+
+DATASETS: dict[TaskName, type[QuestionDataset]] = {
+    cls.task: cls for cls in (ThreeViewToIsometric, IsometricToPose, PoseToIsometric, IsometricViewGeneration,
+                              PointCloudGeneration)
+}
+
+
+def task_dataset(out: str | Path, task: TaskName | str, split: str, *,
+                 size: int | tuple[int, int] | None = None) -> QuestionDataset:
+    """The dataset of ``task`` / ``split`` under ``out``, images resized to ``size`` if given."""
+    return DATASETS[task_name(task)](out, split, size=size)

@@ -1,0 +1,105 @@
+"""One view of one model: HLR polylines (model units) to canvas pixels, SVG and PNG files, a views.parquet row."""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from spare_gen.atomic import write_bytes
+from spare_gen.config.schema import HiddenStyle
+from spare_gen.drawings.poses import Framing, Pose
+from spare_gen.drawings.raster import ink_fraction, png_bytes, rasterize
+from spare_gen.drawings.svg import Layer, quantize, svg_document
+
+VISIBLE_COLOR = (0, 0, 0)
+HIDDEN_RED = (255, 0, 0)  # SPARE3D: hidden lines in solid red
+HIDDEN_GREY = (128, 128, 128)
+HIDDEN_DASH = (2.0, 1.5)  # px on, px off (drafting convention: short dashes)
+DRAWINGS_DIR = "drawings"
+
+
+@dataclass(frozen=True)
+class Style:
+    """How to draw: canvas side, colours and widths in output pixels, whether to write PNGs."""
+
+    size: int = 200
+    visible_width: float = 0.7
+    hidden_width: float = 0.35
+    hidden_style: HiddenStyle = HiddenStyle.RED
+    png: bool = True
+
+    @classmethod
+    def from_render(cls, render: dict) -> "Style":
+        """From a ``RenderConfig.model_dump(mode="json")`` dict."""
+        return cls(
+            size=int(render["size"]), visible_width=float(render["visible_width"]),
+            hidden_width=float(render["hidden_width"]), hidden_style=HiddenStyle(render["hidden_style"]),
+            png=bool(render["png"]),
+        )
+
+    def layers(self, visible: list[np.ndarray], hidden: list[np.ndarray]) -> list[Layer]:
+        """Hidden lines first (underneath), then visible lines; groups named for the SVG."""
+        if self.hidden_style is HiddenStyle.RED:
+            hidden_layer = Layer(hidden, HIDDEN_RED, self.hidden_width, None, "hidden")
+        else:
+            hidden_layer = Layer(hidden, HIDDEN_GREY, self.hidden_width, HIDDEN_DASH, "hidden")
+        return [hidden_layer, Layer(visible, VISIBLE_COLOR, self.visible_width, None, "visible")]
+
+
+def to_canvas(lines: list[np.ndarray], framing: Framing, pose: Pose) -> list[np.ndarray]:
+    """Projected model-unit polylines to quantised canvas-pixel polylines (one numpy pass for the view)."""
+    if not lines:
+        return []
+    stacked = quantize(framing.to_canvas(pose, np.concatenate(lines)))
+    ends = np.cumsum([len(a) for a in lines]).tolist()
+    return [stacked[a:b] for a, b in zip([0] + ends[:-1], ends)]
+
+
+def view_paths(model_id: str, view: str) -> tuple[str, str]:
+    """SVG and PNG paths relative to the dataset root."""
+    base = f"{DRAWINGS_DIR}/{model_id}/{view}"
+    return f"{base}.svg", f"{base}.png"
+
+
+def _bbox2d(lines: list[np.ndarray]) -> list[float] | None:
+    if not lines:
+        return None
+    pts = np.concatenate(lines)
+    return [float(v) for v in (*pts.min(axis=0), *pts.max(axis=0))]
+
+
+def render_view(
+    model_id: str, pose: Pose, visible: list[np.ndarray], hidden: list[np.ndarray], framing: Framing,
+    style: Style, out_dir: str | Path, hlr_method: str, hlr_seconds: float = 0.0,
+) -> dict:
+    """Write ``drawings/<model_id>/<view>.svg|png`` atomically and return the views.parquet row."""
+    start = time.perf_counter()
+    both = to_canvas(visible + hidden, framing, pose)  # one numpy pass for the view
+    vis_px, hid_px = both[: len(visible)], both[len(visible):]
+    layers = style.layers(vis_px, hid_px)
+    svg_rel, png_rel = view_paths(model_id, pose.name)
+    svg = svg_document(layers, style.size).encode("utf-8")
+    write_bytes(Path(out_dir) / svg_rel, svg)
+    row = {
+        "model_id": model_id, "view": pose.name, "status": "ok", "error": "", "hlr_method": hlr_method,
+        "svg": svg_rel, "svg_sha256": hashlib.sha256(svg).hexdigest(), "png": None, "png_sha256": None,
+        "ink_fraction": None,
+    }
+    if style.png:
+        image = rasterize(layers, style.size)
+        png = png_bytes(image)
+        write_bytes(Path(out_dir) / png_rel, png)
+        row.update(png=png_rel, png_sha256=hashlib.sha256(png).hexdigest(), ink_fraction=ink_fraction(image))
+    bbox = _bbox2d(both)
+    row.update(
+        visible=[a.tolist() for a in vis_px], hidden=[a.tolist() for a in hid_px],
+        n_visible=len(vis_px), n_hidden=len(hid_px), bbox2d=bbox,
+        extent=0.0 if bbox is None else max(bbox[2] - bbox[0], bbox[3] - bbox[1]),
+        center2d=framing.center2d(pose), camera_rotation=None, camera_position=None,
+        seconds=round(hlr_seconds + time.perf_counter() - start, 6),
+    )
+    return row

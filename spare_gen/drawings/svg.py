@@ -1,0 +1,84 @@
+"""SVG documents from layers of canvas-pixel polylines: fixed stroke widths and deterministic bytes.
+
+A layer is ``(polylines, rgb, width_px, dash or None[, name])``; polylines are (k, 2) arrays in canvas
+pixels (x right, y down, origin at the top-left corner of the canvas). Coordinates are written in
+pixels, so stroke widths are output pixels whatever the model size. Layers are drawn in order (the
+first one underneath); a named layer becomes ``<g id="name">``.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Iterable, NamedTuple, Sequence
+
+import numpy as np
+
+COORD_DECIMALS = 2  # 0.01 px: far below what a raster can show, and short text
+
+
+class Layer(NamedTuple):
+    polylines: Sequence[np.ndarray]
+    color: tuple[int, int, int]
+    width: float  # stroke width in output pixels
+    dash: tuple[float, ...] | None = None  # on/off lengths in pixels, restarting at every polyline
+    name: str | None = None
+
+
+def as_layers(layers: Iterable) -> list[Layer]:
+    """Accept Layer objects or plain ``(polylines, rgb, width, dash[, name])`` tuples."""
+    out = []
+    for layer in layers:
+        layer = layer if isinstance(layer, Layer) else Layer(*layer)
+        if layer.width <= 0:
+            raise ValueError(f"stroke width must be positive, got {layer.width!r}")
+        if layer.dash is not None and (len(layer.dash) == 0 or min(layer.dash) < 0 or sum(layer.dash) <= 0):
+            raise ValueError(f"dash pattern must be non-negative lengths with a positive sum, got {layer.dash!r}")
+        out.append(layer)
+    return out
+
+
+def quantize(points: np.ndarray) -> np.ndarray:
+    """Round to the SVG's precision (and turn -0.0 into 0.0), so SVG, PNG and vectors share one geometry."""
+    return np.round(np.asarray(points, dtype=np.float64), COORD_DECIMALS) + 0.0
+
+
+def _num(v: float) -> str:
+    return f"{float(v):g}"
+
+
+def color_hex(rgb: Sequence[int]) -> str:
+    return "#{:02x}{:02x}{:02x}".format(*(int(c) for c in rgb))
+
+
+@lru_cache(maxsize=1024)
+def _path_format(n: int) -> str:
+    point = f"%.{COORD_DECIMALS}f %.{COORD_DECIMALS}f"
+    return "M" + "L".join([point] * n)
+
+
+def path_data(polyline: np.ndarray) -> str:
+    """``M x y L x y ...`` with fixed decimals (deterministic text for equal inputs)."""
+    return _path_format(len(polyline)) % tuple(np.asarray(polyline, dtype=float).ravel().tolist())
+
+
+def _group(layer: Layer) -> str:
+    attrs = [f'id="{layer.name}"'] if layer.name else []
+    attrs.append(f'stroke="{color_hex(layer.color)}" stroke-width="{_num(layer.width)}"')
+    if layer.dash:
+        attrs.append(f'stroke-dasharray="{",".join(_num(d) for d in layer.dash)}"')
+    paths = "".join(f'<path d="{path_data(p)}"/>\n' for p in layer.polylines if len(p) >= 2)
+    return f"<g {' '.join(attrs)}>\n{paths}</g>\n"
+
+
+def svg_document(layers: Iterable, size: int | tuple[int, int], background: Sequence[int] | None = (255, 255, 255)) -> str:
+    """A standalone SVG (``viewBox`` in canvas pixels) drawing the layers in order over a background."""
+    width, height = (size, size) if isinstance(size, int) else size
+    head = (
+        '<?xml version="1.0" encoding="UTF-8"?>\n'
+        f'<svg xmlns="http://www.w3.org/2000/svg" version="1.1" width="{width}" height="{height}" '
+        f'viewBox="0 0 {width} {height}">\n'
+    )
+    body = f'<rect width="{width}" height="{height}" fill="{color_hex(background)}"/>\n' if background else ""
+    body += '<g fill="none" stroke-linecap="butt" stroke-linejoin="miter">\n'
+    body += "".join(_group(layer) for layer in as_layers(layers))
+    return head + body + "</g>\n</svg>\n"

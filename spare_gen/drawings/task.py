@@ -1,0 +1,73 @@
+"""Drawings stage, worker side: exact HLR in the killable child, the mesh algorithm if that hangs or fails.
+
+Exact HLR can run for minutes on some models (helical threads) and can crash; the child process is
+killed after ``render.exact_timeout_s`` and the model is drawn again with the mesh-based algorithm
+(``HLRBRep_PolyAlgo``) within ``runner.timeout_s``. ``render.hlr = exact | poly`` forces one method.
+"""
+
+from __future__ import annotations
+
+from spare_gen.config.schema import HlrMethod
+from spare_gen.drawings.poses import FIXED_VIEWS, RANDOM_VIEW_PREFIX
+from spare_gen.runner.isolation import Outcome, Status, worker_executor
+
+DRAW_TARGET = "spare_gen.drawings.stage:draw_model"
+
+
+def view_names(random_views: int) -> list[str]:
+    return list(FIXED_VIEWS) + [f"{RANDOM_VIEW_PREFIX}{i:03d}" for i in range(random_views)]
+
+
+def failed_result(model_id: str, status: str, error: str, random_views: int, fallback_reason: str = "",
+                  seconds: float = 0.0) -> dict:
+    """A model that was not drawn: its drawings row and one views row per expected view, with the reason."""
+    model = {
+        "model_id": model_id, "status": status, "error": error, "hlr_method": None,
+        "fallback_reason": fallback_reason, "blank": None, "tiny": None, "duplicate": False,
+        "duplicate_of": None, "usable": False, "seconds": round(seconds, 4),
+    }
+    views = [
+        {"model_id": model_id, "view": v, "status": status, "error": error} for v in view_names(random_views)
+    ]
+    return {"status": status, "model": model, "views": views}
+
+
+def _attempts(mode: HlrMethod, render: dict, runner: dict) -> list[tuple[str, float]]:
+    """(method, timeout) to try in order."""
+    if mode is HlrMethod.POLY:
+        return [(HlrMethod.POLY.value, float(runner["timeout_s"]))]
+    if mode is HlrMethod.EXACT:
+        return [(HlrMethod.EXACT.value, float(runner["timeout_s"]))]
+    return [(HlrMethod.EXACT.value, float(render["exact_timeout_s"])), (HlrMethod.POLY.value, float(runner["timeout_s"]))]
+
+
+def _reason(method: str, outcome: Outcome) -> str:
+    return f"{method} HLR {outcome.status.value}: {outcome.error}"
+
+
+def draw_task(unit: dict, ctx: dict) -> dict:
+    """``unit``: {unit_id, model_id, shape_path[, skip_reason]}; returns {status, model: row, views: [rows]}."""
+    render, model_id = ctx["render"], unit["model_id"]
+    random_views = int(render.get("random_views", 0))
+    if unit.get("skip_reason"):
+        return failed_result(model_id, Status.SKIPPED.value, unit["skip_reason"], random_views)
+    kwargs = {
+        "model_id": model_id, "shape_path": unit["shape_path"], "out_dir": ctx["out_dir"], "render": render,
+        "seed": int(ctx["seed"]), "debug": ctx.get("debug"),
+    }
+    reasons, seconds, outcome = [], 0.0, None
+    for method, timeout in _attempts(HlrMethod(render.get("hlr", "auto")), render, ctx["runner"]):
+        outcome = worker_executor().run(DRAW_TARGET, {**kwargs, "method": method}, timeout)
+        seconds += outcome.seconds
+        if outcome.status is Status.OK:
+            break
+        reasons.append(_reason(method, outcome))
+    assert outcome is not None
+    if outcome.status is not Status.OK:
+        return failed_result(model_id, outcome.status.value, "; ".join(reasons), random_views,
+                             fallback_reason="; ".join(reasons[:-1]), seconds=seconds)
+    model, views = outcome.value["model"], outcome.value["views"]
+    if reasons:  # an earlier method failed: say why, before any per-view reason from the child
+        model["fallback_reason"] = "; ".join(reasons + ([model["fallback_reason"]] if model["fallback_reason"] else []))
+    model["seconds"] = round(seconds, 4)
+    return {"status": model["status"], "model": model, "views": views}

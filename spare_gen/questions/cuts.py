@@ -1,0 +1,151 @@
+"""Cut sets for three-view-to-isometric: four distinct cut objects of one model, drawn like the model.
+
+Runs in the isolated child. Cut ``k`` tries cutters from derive_rng(seed, "questions", task, model_id,
+"cut", k, attempt) until one passes every rule (at most ``max_attempts``). Cut 0 is the source of the
+question's F, R, T and of the correct answer (the four cutters are exchangeable, so this equals a
+random choice; the answer position is assigned later, balanced). Every cut object is drawn with the
+original model's framing (scale and centre) through the drawing stage's own HLR and renderer, so the
+four candidates and the three views share one scale and nothing but geometry tells them apart.
+"""
+
+from __future__ import annotations
+
+import shutil
+import time
+from collections import Counter
+from pathlib import Path
+
+from spare_gen.config.schema import TaskName
+from spare_gen.questions.candidates import Drawing, near_duplicate
+from spare_gen.questions.cutters import random_cutter
+from spare_gen.questions.tasks import FRONT, N_CANDIDATES, RIGHT, TARGET_POSE, TOP, Rejection, pose_view
+from spare_gen.rng import derive_rng
+from spare_gen.runner import testhooks
+
+TASK = TaskName.THREE_VIEW_TO_ISOMETRIC.value
+CUT_VIEWS = (FRONT, RIGHT, TOP, pose_view(TARGET_POSE))
+MIN_REMOVED = 0.02  # a cut removing less than this share of the volume "missed" the model
+MAX_REMOVED = 0.9  # a cut removing more leaves a sliver
+CUTS_DIR = "questions/cuts"
+STAGE = "questions"
+
+
+def cut_dir(model_id: str) -> str:
+    """Folder of a model's cut objects, relative to the dataset root."""
+    return f"{CUTS_DIR}/{model_id}"
+
+
+def _cut_rule(cut, removed: float) -> Rejection | None:
+    """``cut``: a spare_gen.cad.cut.Cut; ``removed``: share of the model's volume it took away."""
+    if not cut.has_faces or removed > MAX_REMOVED:
+        return Rejection.CUT_EMPTY
+    if removed < MIN_REMOVED:
+        return Rejection.CUT_MISSED
+    if not cut.valid:
+        return Rejection.CUT_INVALID
+    return None
+
+
+def draw_cut(shape, name: str, folder: Path, render: dict, framing: dict, method: str, timings: Counter) -> dict:
+    """Draw the CUT_VIEWS of a cut object with a fixed framing; view -> views.parquet-style row."""
+    from spare_gen.cad.hlr import HlrModel
+    from spare_gen.drawings.poses import Framing, pose
+    from spare_gen.drawings.render import Style, render_view
+
+    style = Style.from_render(render)
+    frame = Framing(style.size, float(framing["scale"]), tuple(float(v) for v in framing["center"]))
+    t = time.perf_counter()
+    try:
+        hlr = HlrModel(shape, method, float(render["deflection"]))
+        projected = {v: hlr.project(pose(v).direction, pose(v).x_direction) for v in CUT_VIEWS}
+    except Exception:
+        if method == "poly":
+            raise
+        hlr = HlrModel(shape, "poly", float(render["deflection"]))  # the drawing stage's fallback
+        projected = {v: hlr.project(pose(v).direction, pose(v).x_direction) for v in CUT_VIEWS}
+    timings["hlr"] += time.perf_counter() - t
+    t = time.perf_counter()
+    rows = {v: render_view(name, pose(v), projected[v].visible, projected[v].hidden, frame, style, folder,
+                           getattr(projected[v], "method", hlr.method).value) for v in CUT_VIEWS}
+    timings["render_write"] += time.perf_counter() - t
+    return rows
+
+
+def _drawing_rule(rows: dict, accepted: list[dict], tolerance_px: float, min_extent: float) -> Rejection | None:
+    if any(r["n_visible"] + r["n_hidden"] == 0 or r["extent"] < min_extent for r in rows.values()):
+        return Rejection.CUT_DRAW_FAILED
+    mine = {v: Drawing.from_view(r) for v, r in rows.items()}
+    target = pose_view(TARGET_POSE)
+    if any(near_duplicate(mine[target], other["drawings"][target], tolerance_px) for other in accepted):
+        return Rejection.CUT_DUPLICATE
+    if accepted and all(near_duplicate(mine[v], accepted[0]["drawings"][v], tolerance_px)
+                        for v in (FRONT, RIGHT, TOP)):
+        return Rejection.CUT_AMBIGUOUS
+    return None
+
+
+def _public(rows: dict, prefix: str, framing: dict) -> dict:
+    """View rows with paths relative to the dataset root (polylines and scale kept for the validator)."""
+    out = {}
+    for v, r in rows.items():
+        out[v] = {"svg": f"{prefix}/{r['svg']}", "png": f"{prefix}/{r['png']}" if r["png"] else None,
+                  "png_sha256": r["png_sha256"], "visible": r["visible"], "hidden": r["hidden"],
+                  "hlr_method": r["hlr_method"], "scale": float(framing["scale"])}
+    return out
+
+
+def make_cut_set(
+    model_id: str, shape_path: str, out_dir: str, seed: int, render: dict, framing: dict, hlr_method: str,
+    tolerance_px: float, max_attempts: int, debug: dict | None = None,
+) -> dict:
+    """Four accepted cut objects (STEP + drawings) or a rejection; counters of rejected attempts by rule."""
+    from spare_gen import cad
+    from spare_gen.cad.cut import cut_with, removed_fraction
+    from spare_gen.cad.props import bounding_box, volume
+
+    testhooks.trigger(debug, STAGE, model_id)
+    shape = cad.read_shape(shape_path)
+    bbox = bounding_box(shape)
+    model_volume = volume(shape)
+    if not model_volume > 0:
+        return {"accepted": False, "rule": Rejection.NO_VOLUME.value, "attempt_rejections": {}, "timings": {}}
+    rel = cut_dir(model_id)
+    folder = Path(out_dir) / rel
+    shutil.rmtree(folder, ignore_errors=True)  # leftovers of an interrupted run
+    attempts: Counter = Counter()
+    timings: Counter = Counter()
+    min_extent = float(render["tiny_fraction"]) * int(render["size"])
+    accepted: list[dict] = []
+    for k in range(N_CANDIDATES):
+        for attempt in range(max_attempts):
+            cutter = random_cutter(bbox, derive_rng(seed, "questions", TASK, model_id, "cut", k, attempt))
+            t = time.perf_counter()
+            try:
+                cut = cut_with(shape, cutter)
+                rule = _cut_rule(cut, removed_fraction(model_volume, cut))
+            except Exception:
+                rule = Rejection.CUT_FAILED
+            timings["boolean"] += time.perf_counter() - t
+            if rule is None:
+                try:
+                    rows = draw_cut(cut.shape, f"cut{k}", folder, render, framing, hlr_method, timings)
+                    rule = _drawing_rule(rows, accepted, tolerance_px, min_extent)
+                except Exception:
+                    rule = Rejection.CUT_DRAW_FAILED
+            if rule is not None:
+                attempts[rule.value] += 1
+                continue
+            t = time.perf_counter()
+            step = f"{rel}/cut{k}.step"
+            cad.write_step(cut.shape, Path(out_dir) / step, name=f"{model_id}_cut{k}")
+            timings["render_write"] += time.perf_counter() - t
+            accepted.append({"cutter": cutter, "step": step, "attempt": attempt, "views": _public(rows, rel, framing),
+                             "drawings": {v: Drawing.from_view(r) for v, r in rows.items()}})
+            break
+        else:
+            shutil.rmtree(folder, ignore_errors=True)
+            return {"accepted": False, "rule": Rejection.CUT_ATTEMPTS_EXHAUSTED.value,
+                    "attempt_rejections": dict(attempts), "timings": dict(timings)}
+    for c in accepted:
+        del c["drawings"]
+    return {"accepted": True, "cuts": accepted, "attempt_rejections": dict(attempts), "timings": dict(timings)}

@@ -1,0 +1,52 @@
+"""Files referenced by questions: collecting their paths from rows, hashing them, the manifest table."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import Iterable
+
+import pyarrow as pa
+
+from spare_gen.models.schema import rows_to_table
+from spare_gen.questions.schema import MANIFEST_SCHEMA, path_columns
+
+QUESTIONS_DIR = "questions"
+MANIFEST_NAME = "files.parquet"
+SUMMARY_NAME = "summary.json"
+TIMINGS_NAME = "timings.json"
+CUT_VIEWS_NAME = "cut_views.parquet"
+
+
+def sha256_file(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def split_path(out: Path, task: str, split: str) -> Path:
+    return out / QUESTIONS_DIR / task / f"{split}.parquet"
+
+
+def row_paths(row: dict, task) -> list[str]:
+    """Every file path a question row names, in column order."""
+    paths: list[str] = []
+    for col in path_columns(task):
+        value = row.get(col)
+        if value is None:
+            continue
+        paths.extend(value if isinstance(value, (list, tuple)) else [value])
+    return paths
+
+
+def manifest_table(out: Path, paths: Iterable[str]) -> pa.Table:
+    """(path, sha256, bytes) of each distinct path, sorted by path."""
+    rows = []
+    for rel in sorted(set(paths)):
+        full = out / rel
+        if not full.is_file():
+            raise FileNotFoundError(f"a question references {rel!r}, which does not exist under {out}")
+        rows.append({"path": rel, "sha256": sha256_file(full), "bytes": full.stat().st_size})
+    return rows_to_table(rows, MANIFEST_SCHEMA)

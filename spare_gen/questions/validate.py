@@ -1,0 +1,94 @@
+"""``spare-gen validate <out>``: re-check every dataset rule and every file hash on a finished dataset.
+
+Works from the files alone (question Parquet, manifest, summary, models/drawings/views tables), so it
+catches a dataset edited by hand: a deleted or changed file, two identical candidates, a model in two
+splits, an unbalanced answer column, a wrong answer.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pyarrow.parquet as pq
+
+from spare_gen.questions.checks import CHECKS, Dataset
+from spare_gen.questions.files import CUT_VIEWS_NAME, MANIFEST_NAME, QUESTIONS_DIR, SUMMARY_NAME, split_path
+from spare_gen.questions.tasks import SPLITS, TASKS
+
+VECTOR_COLUMNS = ["model_id", "view", "svg", "png", "png_sha256", "visible", "hidden"]
+
+
+def _rows(path: Path, **kw) -> list[dict]:
+    return pq.read_table(path, **kw).to_pylist()
+
+
+def load(out: Path) -> tuple[Dataset | None, list[str]]:
+    """The dataset, or None and the reasons it cannot be loaded."""
+    out = Path(out)
+    summary_path = out / QUESTIONS_DIR / SUMMARY_NAME
+    if not summary_path.is_file():
+        return None, [f"load: {summary_path} does not exist (no question stage output here)"]
+    summary = json.loads(summary_path.read_text())
+    problems: list[str] = []
+    rows: dict[str, dict[str, list[dict]]] = {}
+    for task in TASKS:
+        task_dir = out / QUESTIONS_DIR / task.value
+        if task.value not in summary["produced"]:
+            if task_dir.exists() and any(task_dir.glob("*.parquet")):
+                problems.append(f"load: {task_dir} has question files the summary does not list")
+            continue
+        rows[task.value] = {}
+        for split in SPLITS:
+            path = split_path(out, task.value, split)
+            if path.is_file():
+                rows[task.value][split] = _rows(path)
+            elif summary["produced"][task.value].get(split, 0):
+                problems.append(f"load: {path} does not exist")
+            else:
+                rows[task.value][split] = []  # an empty split has no file
+    model_ids = sorted({r["model_id"] for splits in rows.values() for rs in splits.values() for r in rs})
+    manifest = {r["path"]: r["sha256"] for r in _rows(out / QUESTIONS_DIR / MANIFEST_NAME)}
+    drawings = {r["model_id"]: r for r in _rows(out / "drawings.parquet",
+                                                 columns=["model_id", "usable", "blank", "tiny", "duplicate", "scale"])}
+    n_primitives = {r["model_id"]: r["n_primitives"]
+                    for r in _rows(out / "models.parquet", columns=["model_id", "n_primitives"])}
+    views: dict[str, dict[str, dict]] = {}
+    for r in _rows(out / "views.parquet", columns=VECTOR_COLUMNS, filters=[("model_id", "in", model_ids)]
+                   if model_ids else None):
+        views.setdefault(r["model_id"], {})[r["view"]] = r
+    cut_views = {r["svg"]: r for r in _rows(out / QUESTIONS_DIR / CUT_VIEWS_NAME)}
+    ds = Dataset(out, summary, rows, manifest, drawings, n_primitives, views, cut_views)
+    ds.by_svg = {**{v["svg"]: v for mv in views.values() for v in mv.values()}, **cut_views}
+    return ds, problems
+
+
+def validate(out: str | Path) -> list[str]:
+    """Every rule violation found in the dataset at ``out`` (empty: the dataset is valid)."""
+    try:
+        ds, problems = load(Path(out))
+    except (OSError, ValueError, KeyError) as exc:
+        return [f"load: cannot read the dataset at {out}: {type(exc).__name__}: {exc}"]
+    if ds is None:
+        return problems
+    for check in CHECKS:
+        try:
+            problems += check(ds)
+        except (KeyError, TypeError, ValueError) as exc:
+            problems.append(f"{check.__name__}: malformed dataset ({type(exc).__name__}: {exc})")
+    return problems
+
+
+def main(out: Path) -> int:
+    """Print each violation; exit code 1 if any, else 0 with a one-line OK."""
+    problems = validate(out)
+    for p in problems:
+        print(p)
+    if problems:
+        print(f"spare-gen validate: {len(problems)} violation(s) in {out}", file=sys.stderr)
+        return 1
+    ds, _ = load(Path(out))
+    n = sum(len(r) for splits in ds.rows.values() for r in splits.values())
+    print(f"OK: {out}: {n} questions in {len(ds.rows)} tasks, {len(ds.manifest)} files, all rules hold")
+    return 0

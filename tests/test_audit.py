@@ -1,0 +1,173 @@
+"""Bias audit: question-blind probes are within chance on fair data and flag a planted shortcut."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from synthetic_dataset import make_dataset
+
+from spare_gen.audit import logit
+from spare_gen.audit.card import BEGIN, END, replace_section
+from spare_gen.audit.features import line_stats
+from spare_gen.audit.probes import audit, judge, main
+from spare_gen.cli import main as cli_main
+from spare_gen.config.schema import TaskName
+from spare_gen.questions.schema import question_schema
+from spare_gen.rng import derive_rng
+
+MC_TASKS = ("three_view_to_isometric", "isometric_to_pose", "pose_to_isometric")
+SPLITS = {"train": 40, "val": 4, "test": 24}
+
+
+@pytest.fixture(scope="module")
+def fair(tmp_path_factory):
+    return make_dataset(tmp_path_factory.mktemp("fair") / "out", split_sizes=SPLITS)
+
+
+@pytest.fixture(scope="module")
+def biased(tmp_path_factory):
+    return make_dataset(tmp_path_factory.mktemp("biased") / "out", split_sizes=SPLITS, biased=True)
+
+
+def test_line_stats_by_hand():
+    rgb = np.full((10, 10, 3), 255, np.uint8)
+    rgb[0, :4] = 0  # 4 black pixels
+    rgb[1, :2] = (255, 0, 0)  # 2 red pixels
+    visible = [np.array([[0.0, 0.0], [3.0, 4.0]]), np.array([[1.0, 1.0], [1.0, 2.0]])]  # lengths 5 and 1
+    hidden = [np.array([[0.0, 4.0], [2.0, 4.0]])]  # length 2
+    s = dict(zip(["ink", "coloured", "dark", "nv", "nh", "hshare", "lv", "lh", "lshare", "extent", "aspect", "fill"],
+                 line_stats(visible, hidden, rgb)))
+    assert s["ink"] == pytest.approx(0.06) and s["coloured"] == pytest.approx(0.02)
+    assert s["dark"] == pytest.approx((4 * 3 * 255 + 2 * 2 * 255) / (300 * 255))
+    assert (s["nv"], s["nh"], s["hshare"]) == (2, 1, pytest.approx(1 / 3))
+    assert (s["lv"], s["lh"], s["lshare"]) == (pytest.approx(6.0), pytest.approx(2.0), pytest.approx(0.25))
+    assert s["extent"] == pytest.approx(0.4)  # bbox 3 x 4 px on a 10 px canvas
+    assert s["aspect"] == pytest.approx(np.log(4 / 5)) and s["fill"] == pytest.approx(0.12)
+
+
+def test_conditional_logit_learns_a_planted_rule_and_not_noise():
+    rng = derive_rng(0, "test", "logit")
+    x = rng.standard_normal((200, 4, 3))
+    y = np.argmax(x[:, :, 1], axis=1)  # the answer is the candidate with the largest feature 1
+    w = logit.fit(x[:100], y[:100], 1e-3)
+    assert np.argmax(np.abs(w)) == 1 and w[1] > 0
+    assert (logit.predict(x[100:], w) == y[100:]).mean() == 1.0
+    noise = rng.integers(0, 4, 200)
+    acc = (logit.predict(x[100:], logit.fit(x[:100], noise[:100], 1.0)) == noise[100:]).mean()
+    assert acc < 0.4  # 100 fair questions: 40% is more than 3 standard errors above 25%
+    folds = logit.stratified_folds(np.repeat(np.arange(4), 10), 5, rng)
+    assert np.bincount(folds).tolist() == [8] * 5
+    for label in range(4):
+        assert np.bincount(folds[label * 10:(label + 1) * 10], minlength=5).tolist() == [2] * 5
+
+
+def test_verdicts_use_bonferroni_wilson_intervals():
+    results = [{"task": "t", "probe": p, "chance": 0.25,
+                "evaluations": {"test": {"correct": c, "total": 10}, "cv": None}}
+               for p, c in (("a", 10), ("b", 2), ("c", 0), ("d", 5))]
+    level = judge(results)
+    assert level == pytest.approx(1 - 0.05 / 4)
+    # 10/10: Wilson lower bound n / (n + z^2), z = the 1 - 0.0125 / 2 normal quantile (98.75% two-sided)
+    z2 = 2.4977054744 ** 2
+    assert results[0]["evaluations"]["test"]["ci_family"][0] == pytest.approx(10 / (10 + z2), abs=1e-6)
+    assert results[2]["evaluations"]["test"]["ci_family"][1] == pytest.approx(z2 / (10 + z2), abs=1e-6)  # 0/10
+    assert [r["verdict"] for r in results] == ["above_chance", "within_chance", "within_chance", "within_chance"]
+    results.append({"task": "t", "probe": "e", "chance": 0.25, "evaluations": {"test": None, "cv": None}})
+    judge(results)
+    assert results[-1]["verdict"] == "skipped"
+
+
+def test_every_probe_is_within_chance_on_fair_data(fair):
+    report = audit(fair, seed=0)
+    assert {r["task"] for r in report["results"]} == set(MC_TASKS)
+    assert len(report["results"]) == 9 and report["flagged"] == []
+    for r in report["results"]:
+        assert r["verdict"] == "within_chance", r
+        assert r["evaluations"]["test"]["total"] == 24
+        if r["probe"] != "answer_position":
+            assert r["evaluations"]["cv"]["total"] == 68
+    assert report["per_evaluation_confidence"] == pytest.approx(1 - 0.05 / 15)
+    assert audit(fair, seed=0) == report  # seeded: the same report again
+
+
+def test_a_planted_shortcut_is_flagged(biased, capsys):
+    (biased / "README.md").write_text("# Card\n\nSome text.\n")
+    assert main(biased, seed=1) == 1
+    captured = capsys.readouterr()
+    assert "WARNING: three_view_to_isometric/line_stats (test) picks the answer" in captured.err
+    report = json.loads((biased / "reports" / "audit.json").read_text())
+    by = {(r["task"], r["probe"]): r for r in report["results"]}
+    for task in MC_TASKS:  # more visible lines / more hidden lines give the answer away
+        assert by[(task, "line_stats")]["verdict"] == "above_chance"
+        assert by[(task, "line_stats")]["evaluations"]["test"]["accuracy"] >= 0.8
+        assert by[(task, "answer_position")]["verdict"] == "within_chance"
+    card = (biased / "README.md").read_text()
+    assert card.startswith("# Card\n\nSome text.\n\n" + BEGIN) and "## Bias audit" in card
+    assert "Not within chance: `three_view_to_isometric/line_stats`" in card
+    assert "at a family-wise 95% level (99.67% per evaluation, Bonferroni)" in card  # 3 x 2 + 3 evaluations
+    assert cli_main(["audit", str(biased), "--seed", "1"]) == 1  # a rerun replaces the section
+    card_again = (biased / "README.md").read_text()
+    assert card_again.count(BEGIN) == 1 and card_again.count(END) == 1 and card_again == card
+
+
+def test_card_section_replacement():
+    section = f"{BEGIN}\nnew\n{END}"
+    assert replace_section("", section) == section + "\n"
+    text = f"# T\n\n{BEGIN}\nold\n{END}\n\n## Later\n"
+    assert replace_section(text, section) == f"# T\n\n{section}\n\n## Later\n"
+
+
+def test_audit_errors_without_questions(tmp_path, capsys):
+    assert main(tmp_path) == 2
+    assert "no multiple-choice question sets" in capsys.readouterr().err
+
+
+# ---- the default config's real dataset --------------------------------------------------------------------
+
+
+def test_real_dataset_is_within_chance(small_dataset, tmp_path):
+    copy = tmp_path / "copy"  # write the reports and card section into a copy, not the shared dataset
+    copy.mkdir()
+    (copy / "questions").symlink_to(small_dataset / "questions")
+    (copy / "drawings").symlink_to(small_dataset / "drawings")
+    (copy / "views.parquet").symlink_to(small_dataset / "views.parquet")
+    assert main(copy) == 0
+    report = json.loads((copy / "reports" / "audit.json").read_text())
+    assert [r["verdict"] for r in report["results"]] == ["within_chance"] * 9
+    assert all(r["evaluations"]["cv"]["total"] == 12 for r in report["results"] if r["probe"] != "answer_position")
+
+
+def real_drawing_questions(dataset, dest, answer_rule, n_train=40, n_test=24):
+    """three_view_to_isometric questions over the real isometric drawings, answers set by ``answer_rule``."""
+    views = pq.read_table(dataset / "views.parquet", columns=["model_id", "view", "svg", "png", "ink_fraction"])
+    rows = [r for r in views.to_pylist() if r["view"] in {"1", "2", "3", "4", "5", "6", "7", "8"}]
+    order = derive_rng(0, "test", "real-questions").permutation(len(rows))
+    groups = [[rows[i] for i in order[4 * q:4 * q + 4]] for q in range(n_train + n_test)]
+    dest.mkdir()
+    (dest / "drawings").symlink_to(dataset / "drawings")
+    (dest / "views.parquet").symlink_to(dataset / "views.parquet")
+    schema = question_schema(TaskName.THREE_VIEW_TO_ISOMETRIC)
+    for split, qs in (("train", groups[:n_train]), ("test", groups[n_train:])):
+        recs = [{"question_id": f"q-{split}-{i}", "task": "three_view_to_isometric", "split": split,
+                 "model_id": g[0]["model_id"], "candidate_svg": [c["svg"] for c in g],
+                 "candidate_png": [c["png"] for c in g], "answer": answer_rule(i, g)} for i, g in enumerate(qs)]
+        (dest / "questions" / "three_view_to_isometric").mkdir(parents=True, exist_ok=True)
+        table = pa.table({f.name: [r.get(f.name) for r in recs] for f in schema}, schema=schema)
+        pq.write_table(table, dest / "questions" / "three_view_to_isometric" / f"{split}.parquet")
+    return dest
+
+
+def test_real_drawings_with_the_most_ink_as_answer_are_flagged(small_dataset, tmp_path):
+    most_ink = real_drawing_questions(small_dataset, tmp_path / "ink",
+                                      lambda i, g: int(np.argmax([c["ink_fraction"] for c in g])))
+    report = audit(most_ink)
+    by = {r["probe"]: r for r in report["results"]}
+    assert by["line_stats"]["verdict"] == "above_chance"
+    assert by["line_stats"]["evaluations"]["test"]["accuracy"] >= 0.75
+    # the same drawings with answers that ignore them stay within chance
+    fair = real_drawing_questions(small_dataset, tmp_path / "fair", lambda i, g: i % 4)
+    assert [r["verdict"] for r in audit(fair)["results"]] == ["within_chance"] * 3

@@ -1,0 +1,123 @@
+"""Near-duplicate drawing rule, pose-symmetry checks, cutters and surface sampling (pure, fast)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from spare_gen.questions.candidates import (
+    Drawing, chamfer, distinct_triples, drawing_distance, duplicate_matrix, near_duplicate, sample_polylines,
+)
+from spare_gen.questions.cutters import CENTER_JITTER, random_cutter
+from spare_gen.questions.pointcloud import sample_surface
+from spare_gen.questions.symmetry import candidate_poses, check_isometric_to_pose, check_pose_to_isometric
+from spare_gen.rng import derive_rng
+
+
+def test_sample_polylines_spacing_and_ends():
+    pts = sample_polylines([[[0, 0], [2, 0]]], step=0.5)
+    assert pts.tolist() == [[0, 0], [0.5, 0], [1, 0], [1.5, 0], [2, 0]]
+    assert sample_polylines([], 0.5).shape == (0, 2)
+    assert sample_polylines([[[3, 4]]], 0.5).tolist() == [[3, 4]]  # a lone point is kept
+
+
+def test_chamfer_of_parallel_lines_is_their_gap():
+    a = sample_polylines([[[0, 0], [100, 0]]])
+    b = sample_polylines([[[0, 3], [100, 3]]])
+    assert chamfer(a, b) == pytest.approx(3.0)
+    assert chamfer(a, a) == 0.0
+    assert chamfer(a, np.zeros((0, 2))) == math.inf and chamfer(np.zeros((0, 2)), np.zeros((0, 2))) == 0.0
+
+
+def test_chamfer_is_symmetric_and_counts_a_missing_line():
+    square = [[[0, 0], [10, 0], [10, 10], [0, 10], [0, 0]]]
+    with_diag = square + [[[0, 0], [10, 10]]]
+    a, b = sample_polylines(square), sample_polylines(with_diag)
+    assert chamfer(a, b) == pytest.approx(chamfer(b, a))
+    # a lies on b (0 one way); a diagonal point (x, x) is min(x, 10 - x) from the square's edges
+    inside = (b[:, 0] > 0) & (b[:, 0] < 10) & (b[:, 1] > 0) & (b[:, 1] < 10)
+    expected = np.minimum(b[inside, 0], 10 - b[inside, 0]).sum() / len(b) / 2
+    assert expected == pytest.approx(0.33, abs=0.01)
+    assert chamfer(a, b) == pytest.approx(expected, abs=0.01)
+
+
+def _drawing(visible, hidden=(), sha=""):
+    return Drawing(sample_polylines(visible), sample_polylines(hidden), sha)
+
+
+def test_near_duplicate_by_tolerance_hidden_lines_and_hash():
+    a = _drawing([[[0, 0], [100, 0]]], [[[0, 50], [100, 50]]])
+    shifted = _drawing([[[0, 1], [100, 1]]], [[[0, 51], [100, 51]]])
+    assert drawing_distance(a, shifted) == pytest.approx(1.0)
+    assert near_duplicate(a, shifted, 1.5) and not near_duplicate(a, shifted, 0.5)
+    no_hidden = _drawing([[[0, 0], [100, 0]]])
+    assert not near_duplicate(a, no_hidden, 1.5)  # differs only in its red hidden line: a different drawing
+    far = _drawing([[[0, 80], [100, 80]]], [], "abc")
+    assert near_duplicate(_drawing([[[0, 0], [1, 1]]], [], "abc"), far, 1.5)  # identical PNG bytes
+
+
+def test_duplicate_matrix_and_distinct_triples():
+    lines = [_drawing([[[0, y], [100, y]]]) for y in (0, 0.2, 30, 60, 90)]
+    dup = duplicate_matrix(lines, 1.5)
+    assert dup[0, 1] and dup[1, 0] and dup.sum() == 2 and not dup.diagonal().any()
+    # query 2: the others are 0,1,3,4; 0 and 1 coincide, so a triple takes at most one of them
+    assert distinct_triples(dup, 2) == [(0, 3, 4), (1, 3, 4)]
+
+
+def _views(ys_by_pose: dict[int, float]) -> dict[str, dict]:
+    return {str(p): {"visible": [[[0, y], [100, y]]], "hidden": [], "png_sha256": ""} for p, y in ys_by_pose.items()}
+
+
+def test_isometric_to_pose_rejects_coinciding_pose_drawings():
+    distinct = _views({p: 10.0 * p for p in range(1, 9)})
+    assert check_isometric_to_pose(distinct, 1.5)["accepted"]
+    same_2_6 = _views({**{p: 10.0 * p for p in range(1, 9)}, 6: 20.0})
+    result = check_isometric_to_pose(same_2_6, 1.5)
+    assert not result["accepted"] and result["rule"] == "poses_coincide" and result["coinciding"] == [[2, 6]]
+
+
+def test_pose_to_isometric_feasible_poses_and_candidates():
+    # poses 1-4 coincide, 5-8 coincide: no pose has 3 distinct others
+    two_groups = _views({p: 0.0 if p <= 4 else 50.0 for p in range(1, 9)})
+    assert not check_pose_to_isometric(two_groups, 1.5)["accepted"]
+    # 1-4 coincide, 5-8 distinct: every pose works (a query from 1-4 takes 5-8 as distractors)
+    mixed = _views({p: 0.0 if p <= 4 else 10.0 * p for p in range(1, 9)})
+    result = check_pose_to_isometric(mixed, 1.5)
+    assert result["accepted"] and result["feasible_poses"] == list(range(1, 9))
+    poses = candidate_poses(result["duplicates"], 2, derive_rng(0, "c"))
+    assert poses[0] == 2 and len(set(poses)) == 4 and sum(p <= 4 for p in poses) == 1
+
+
+def test_random_cutter_is_placed_near_the_centre_and_sized_to_the_box():
+    bbox = (0.0, 0.0, 0.0, 10.0, 4.0, 2.0)
+    kinds = set()
+    for i in range(200):
+        c = random_cutter(bbox, derive_rng(0, "cut", i))
+        kinds.add(c["type"])
+        t = np.asarray(c["translation"])
+        assert np.all(np.abs(t - [5, 2, 1]) <= CENTER_JITTER * np.array([10, 4, 2]) + 1e-9)
+        assert c["rotation"]["axis"] in "xyz" and c["rotation"]["degrees"] in (0, 90, 180, 270)
+        assert all(0 < v <= 1.2 * 10 for v in c["params"].values() if v > 0)
+    assert kinds == {"sphere", "box", "cone", "torus"}
+    assert random_cutter(bbox, derive_rng(0, "cut", 3)) == random_cutter(bbox, derive_rng(0, "cut", 3))
+    with pytest.raises(ValueError, match="empty bounding box"):
+        random_cutter((0, 0, 0, 0, 0, 0), derive_rng(0, "x"))
+
+
+def test_sample_surface_is_area_weighted_and_on_the_triangles():
+    # two triangles in the z=0 plane with areas 0.5 and 4.5 (ratio 1:9)
+    vertices = np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0], [10, 0, 0], [13, 0, 0], [10, 3, 0]], dtype=float)
+    faces = np.array([[0, 1, 2], [3, 4, 5]])
+    pts = sample_surface(vertices, faces, 20000, derive_rng(0, "pc"))
+    assert pts.shape == (20000, 3) and np.all(pts[:, 2] == 0)
+    small = pts[:, 0] < 5
+    assert small.mean() == pytest.approx(0.1, abs=0.01)
+    assert np.all(pts[small, 0] + pts[small, 1] <= 1 + 1e-12) and np.all(pts[small, :2] >= 0)
+    big = pts[~small]
+    assert np.all((big[:, 0] - 10) + big[:, 1] <= 3 + 1e-9) and np.all(big[:, 0] >= 10) and np.all(big[:, 1] >= 0)
+    again = sample_surface(vertices, faces, 20000, derive_rng(0, "pc"))
+    assert np.array_equal(pts, again)
+    with pytest.raises(ValueError, match="total area"):
+        sample_surface(vertices, np.zeros((0, 3), int), 5, derive_rng(0, "pc"))
