@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import numpy as np
-import pytest
 
 from drawings_shapes import BOX, HOLED_BOX, program, prim, render_config, write_model
 from spare_gen.drawings.stage import draw_model
@@ -47,14 +46,13 @@ def test_through_hole_shows_hidden_lines_where_occluded(tmp_path):
     assert views["f"]["n_hidden"] == 0
     rim = max(as_arrays(views["f"]["visible"]), key=len)
     np.testing.assert_allclose(np.hypot(rim[:, 0] - SIZE / 2, rim[:, 1] - SIZE / 2), r_px, atol=0.05)
-    # across the hole (T, R): two hidden straight lines, the hole's silhouette, at +-r from the centre
-    for view, column in (("t", 0), ("r", 1)):
+    # across the hole (T, R): two hidden straight lines along Y, the hole's silhouette, at +-r from the centre
+    for view, across in (("t", 0), ("r", 1)):  # T: vertical lines (x = const), R: horizontal (y = const)
         hidden = as_arrays(views[view]["hidden"])
         assert len(hidden) == 2 and all(len(h) == 2 for h in hidden)
-        offsets = sorted(float(h[0, column] - (SIZE / 2 if column == 0 else SIZE / 2)) for h in hidden)
-        if column == 0:
-            np.testing.assert_allclose(offsets, [-r_px, r_px], atol=0.02)
-            assert all(h[0, 0] == h[1, 0] for h in hidden)  # vertical lines along Y
+        assert all(h[0, across] == h[1, across] for h in hidden)
+        offsets = sorted(float(h[0, across]) - SIZE / 2 for h in hidden)
+        np.testing.assert_allclose(offsets, [-r_px, r_px], atol=0.02)
     assert all(views[v]["n_hidden"] > 0 for v in "12345678")
 
 

@@ -18,7 +18,7 @@ from spare_gen.config import load_config
 from spare_gen.questions.candidates import Drawing, near_duplicate
 from spare_gen.questions.files import row_paths, sha256_file
 from spare_gen.questions.select import split_sizes
-from spare_gen.questions.tasks import SPLITS, TASKS, pose_view
+from spare_gen.questions.tasks import SPLITS, pose_view
 from spare_gen.questions.validate import main as validate_main
 from spare_gen.questions.validate import validate
 
@@ -32,6 +32,8 @@ def config_args(out: Path, *extra: str) -> list[str]:
     return [f'out="{out}"', "runner.progress=false", "runner.dashboard=false", "runner.workers=1",
             "models.csg.count=36", "pool.enabled=false", f"questions.counts={{{counts}}}",
             f"questions.duplicate_tolerance_px={TOLERANCE}", *extra]
+
+
 
 
 @pytest.fixture(scope="module")

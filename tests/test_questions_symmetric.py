@@ -15,6 +15,8 @@ from spare_gen.config import load_config
 from spare_gen.questions.validate import validate
 
 
+
+
 def _box(dx, dy, dz, t=(0, 0, 0)):
     return {"type": "box", "params": {"dx": dx, "dy": dy, "dz": dz}, "translation": list(t)}
 

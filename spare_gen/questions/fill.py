@@ -11,7 +11,6 @@ from __future__ import annotations
 import math
 import time
 from collections import Counter
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -24,27 +23,6 @@ from spare_gen.questions.task import question_task
 from spare_gen.runner.stage import run_stage
 
 MIN_ACCEPTANCE = 0.25  # never over-provision a round by more than 4x
-
-
-class StageContext(Mapping):
-    """A read-only ctx that Dask scatters as one object.
-
-    ``client.scatter(dict)`` scatters each value under a content-hash key; equal values (the seed, the
-    output folder) then share keys across run_stage calls, and a key released by the previous call
-    while the next one scatters it makes tasks fail with "lost dependencies".
-    """
-
-    def __init__(self, data: Mapping):
-        self._data = dict(data)
-
-    def __getitem__(self, key):
-        return self._data[key]
-
-    def __iter__(self):
-        return iter(self._data)
-
-    def __len__(self) -> int:
-        return len(self._data)
 
 
 @dataclass
@@ -77,14 +55,12 @@ def _units(task: TaskName, model_ids: list[str], inputs: Inputs, out: Path) -> l
 def run_units(client, task: TaskName, model_ids: list[str], inputs: Inputs, ctx: dict, out: Path,
               progress: bool, round_: int = 1) -> dict[str, dict]:
     """model_id -> unit result; the generation task without per-model work accepts every usable model.
-
-    The ctx goes as one ``StageContext`` object tagged with the task and round (see its docstring).
     """
     if task is TaskName.ISOMETRIC_VIEW_GENERATION:
         return {m: {"model_id": m, "accepted": True} for m in model_ids}
     if not model_ids:
         return {}
-    ctx = StageContext({**ctx, "task": task.value, "round": round_})
+    ctx = {**ctx, "task": task.value, "round": round_}
     rows = run_stage(client, f"questions_{task.value}", question_task, _units(task, model_ids, inputs, out), ctx,
                      out, progress=progress)
     return {r["model_id"]: r for r in rows}
