@@ -199,4 +199,4 @@ def run_questions(client, config: Config, out: Path) -> str:
     write_json(out / QUESTIONS_DIR / TIMINGS_NAME, _timings(fills, written, parts))
     produced = {t: sum(v.values()) for t, v in summary["produced"].items()}
     rejected = sum(sum(v.values()) for v in summary["rejected_models"].values())
-    return f"questions: {produced}; {len(paths)} files; models rejected by rule {rejected}"
+    return f"questions: {produced}; {len(paths)} files; {rejected} candidate models rejected (counts by rule in README.md)"
