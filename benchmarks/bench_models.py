@@ -1,6 +1,6 @@
 """Model stage throughput: models per second on the embedded cluster (1 and 2 workers), and CSG rejections.
 
-Usage: python benchmarks/bench_models.py [COUNT]   (default 90, the default config's model count)
+Usage: python benchmarks/bench_models.py [COUNT]   (default 240, the default config's model count)
 Prints ratios measured in this one run; machines here are noisy, so compare within a run only.
 """
 
@@ -28,7 +28,7 @@ def one_run(count: int, workers: int, out: Path) -> tuple[float, list[dict]]:
 
 
 def main() -> None:
-    count = int(sys.argv[1]) if len(sys.argv) > 1 else 90
+    count = int(sys.argv[1]) if len(sys.argv) > 1 else 240
     with tempfile.TemporaryDirectory() as tmp:
         t1, rows = one_run(count, 1, Path(tmp) / "w1")
         t2, _ = one_run(count, 2, Path(tmp) / "w2")
