@@ -1,6 +1,6 @@
 """Point-cloud targets: points sampled uniformly by area on a model's triangulated surface.
 
-``sample_surface`` is pure numpy (a Generator in, points out); ``model_points`` runs in the isolated
+``sample_surface`` is trimesh's sampler driven by a passed Generator; ``model_points`` runs in the isolated
 child (it reads the B-rep and tessellates it through spare_gen.cad).
 """
 
@@ -17,26 +17,16 @@ from spare_gen.rng import derive_rng
 DEFLECTION_FRACTION = 0.001
 
 
-def triangle_areas(vertices: np.ndarray, faces: np.ndarray) -> np.ndarray:
-    a, b, c = (vertices[faces[:, i]] for i in range(3))
-    return 0.5 * np.linalg.norm(np.cross(b - a, c - a), axis=1)
-
-
 def sample_surface(vertices: np.ndarray, faces: np.ndarray, count: int, rng: np.random.Generator) -> np.ndarray:
-    """``count`` points uniform by area on the triangles: area-weighted face choice, uniform barycentrics."""
-    vertices = np.asarray(vertices, dtype=np.float64)
-    faces = np.asarray(faces, dtype=np.int64)
-    areas = triangle_areas(vertices, faces) if len(faces) else np.zeros(0)
-    total = float(areas.sum())
+    """``count`` points uniform by area on the triangles (trimesh's area-weighted sampler, driven by ``rng``)."""
+    import trimesh
+
+    mesh = trimesh.Trimesh(np.asarray(vertices, dtype=np.float64), np.asarray(faces, dtype=np.int64), process=False)
+    total = float(mesh.area) if len(mesh.faces) else 0.0
     if not total > 0:
-        raise ValueError(f"cannot sample a surface of total area {total!r} ({len(faces)} triangles)")
-    cumulative = np.cumsum(areas)
-    chosen = np.minimum(np.searchsorted(cumulative, rng.random(count) * total, side="right"), len(faces) - 1)
-    u, v = rng.random(count), rng.random(count)
-    flip = u + v > 1.0
-    u[flip], v[flip] = 1.0 - u[flip], 1.0 - v[flip]
-    a, b, c = (vertices[faces[chosen, i]] for i in range(3))
-    return a + u[:, None] * (b - a) + v[:, None] * (c - a)
+        raise ValueError(f"cannot sample a surface of total area {total!r} ({len(mesh.faces)} triangles)")
+    points, _ = trimesh.sample.sample_surface(mesh, count, seed=rng)
+    return np.asarray(points, dtype=np.float64)
 
 
 def model_points(model_id: str, shape_path: str, count: int, seed: int, task: str) -> dict:
