@@ -11,7 +11,6 @@ import time
 from pathlib import Path
 
 import pyarrow.parquet as pq
-import pytest
 
 from pipelines.regenerate import run
 from spare_gen.config import load_config

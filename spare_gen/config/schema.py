@@ -6,7 +6,7 @@ Unknown keys, wrong types and out-of-range values are rejected before any work s
 from __future__ import annotations
 
 from enum import Enum
-from typing import Annotated, Literal
+from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field
 

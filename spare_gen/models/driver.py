@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 
 import pyarrow as pa
 
 from spare_gen.atomic import write_parquet
+from spare_gen.filehash import sha256_file
 from spare_gen.config.schema import Config, ModelSource
 from spare_gen.models.csg import primitive_counts_for
 from spare_gen.models.files import discover
@@ -32,7 +32,7 @@ def model_units(config: Config) -> list[dict]:
 
 
 def _sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest() if path.exists() else ""
+    return sha256_file(path) if path.exists() else ""
 
 
 def run_models(client, config: Config, out: Path) -> pa.Table:

@@ -7,6 +7,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from spare_gen.filehash import sha256_file  # noqa: F401  (re-exported)
+
 ABC_NAME = re.compile(r"^(\d{8})_[0-9a-f]+_step_\d{3}$", re.IGNORECASE)
 
 
@@ -18,13 +20,6 @@ class FileItem:
     sha256: str
     skip_reason: str = ""
 
-
-def sha256_file(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
 
 
 def _safe_id(text: str) -> str:

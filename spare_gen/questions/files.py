@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
+
+from spare_gen.filehash import sha256_file  # noqa: F401  (re-exported)
 from typing import Iterable
 
 import pyarrow as pa
@@ -17,13 +18,6 @@ SUMMARY_NAME = "summary.json"
 TIMINGS_NAME = "timings.json"
 CUT_VIEWS_NAME = "cut_views.parquet"
 
-
-def sha256_file(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
 
 
 def split_path(out: Path, task: str, split: str) -> Path:

@@ -48,6 +48,7 @@ __all__ = [
     "Matchups",
     "PairType",
     "QualityFactor",
+    "quality_factor",
     "Ranking",
     "agreement_scores",
     "comparison_components",
