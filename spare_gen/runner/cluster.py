@@ -38,7 +38,8 @@ def open_client(scheduler: str = "", workers: int = 0, dashboard: bool = True, q
             n_workers=n,
             threads_per_worker=1,
             processes=True,
-            dashboard_address=":0" if dashboard else None,
+            dashboard_address=":0",  # a free port; never the shared default 8787
+            scheduler_kwargs=None if dashboard else {"dashboard": False},
             silence_logs=logging.ERROR,
         )
         client = Client(cluster)
