@@ -263,10 +263,10 @@ def test_metric_directions_from_mapping_or_registry():
     ("rows", "columns", "message"),
     [
         ([("p1", "a")], ["pair_id", "rater_id"], r"missing columns \['choice'\]"),
-        ([("p1", "a", "LEFT"), ("p1", "b", "")], None, r"bad choice values '', 'LEFT'"),
-        ([("p1", "a", "left"), ("nope", "a", "left")], None, r"unknown pair ids 'nope'"),
-        ([("p1", "a", "left"), ("p1", "a", "right")], None, r"same pair twice.*'p1@a'"),
-        ([("p1", "", "left")], None, r"1 rows with an empty pair_id or rater_id"),
+        ([("p1", "a", "LEFT"), ("p1", "b", "")], None, r"bad choices \['', 'LEFT'\]"),
+        ([("p1", "a", "left"), ("nope", "a", "left")], None, r"unknown pair ids \['nope'\]"),
+        ([("p1", "a", "left"), ("p1", "a", "right")], None, r"repeated answers for \(pair_id, rater_id\) \[\('p1', 'a'\)\]"),
+        ([("p1", "", "left")], None, r"empty rater_id on lines \[2\]"),
     ],
 )
 def test_annotation_validation_errors_are_one_line(rows, columns, message):

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from spare_gen.wireframes.corruptions import CorruptionKind, Severity
-from spare_gen.wireframes.pairs import ANSWER_COLUMNS, Choice, PairType
+from spare_gen.wireframes.pairs import ANSWER_COLUMNS, Choice, PairType, answer_problems
 
 
 class Item(str, Enum):
@@ -82,22 +82,10 @@ def validate_annotations(annotations: pd.DataFrame, pairs: pd.DataFrame | None =
     Returns a copy with the three columns as str, in a stable order (pair_id, rater_id).
     """
     require_columns(annotations, ANNOTATION_COLUMNS, "annotations")
-    table = annotations.loc[:, list(ANNOTATION_COLUMNS)].astype(str)
-    bad_choice = set(table["choice"]) - set(CHOICES)
-    if bad_choice:
-        raise ValueError(f"annotations have bad choice values {_listing(bad_choice)}; choose from {', '.join(CHOICES)}")
-    empty = table[(table["pair_id"] == "") | (table["rater_id"] == "")]
-    if len(empty):
-        rows = _listing(empty.index)
-        raise ValueError(f"annotations have {len(empty)} rows with an empty pair_id or rater_id (rows {rows})")
-    if pairs is not None:
-        unknown = set(table["pair_id"]) - set(pairs["pair_id"].astype(str))
-        if unknown:
-            raise ValueError(f"annotations name unknown pair ids {_listing(unknown)}")
-    dup = table.duplicated(["pair_id", "rater_id"], keep=False)
-    if dup.any():
-        keys = (table.loc[dup, "pair_id"] + "@" + table.loc[dup, "rater_id"]).unique()
-        raise ValueError(f"annotations answer the same pair twice for one rater (pair@rater): {_listing(keys)}")
+    table = annotations.loc[:, list(ANNOTATION_COLUMNS)].astype(str).apply(lambda column: column.str.strip())
+    problems = answer_problems(table, pairs)
+    if problems:
+        raise ValueError("annotations: " + "; ".join(problems))
     return table.sort_values(["pair_id", "rater_id"], kind="stable").reset_index(drop=True)
 
 

@@ -238,6 +238,31 @@ def _listed(values, limit: int = 5) -> str:
     return f"{values[:limit]}{more}"
 
 
+def answer_problems(answers: pd.DataFrame, pairs: pd.DataFrame | None = None) -> list[str]:
+    """Every problem of an answers table (str columns pair_id, rater_id, choice), as short phrases.
+
+    Line numbers are those of the CSV file (header on line 1). Unknown pair ids are checked when
+    ``pairs`` is given.
+    """
+    problems = []
+    for column in ("pair_id", "rater_id"):
+        empty = np.flatnonzero(answers[column] == "") + 2  # +2: header line, 1-based lines
+        if len(empty):
+            problems.append(f"empty {column} on lines {_listed(empty.tolist())}")
+    if pairs is not None:
+        unknown = sorted(set(answers["pair_id"]) - set(pairs["pair_id"].astype(str)) - {""})
+        if unknown:
+            problems.append(f"unknown pair ids {_listed(unknown)}")
+    bad = sorted(set(answers["choice"]) - {c.value for c in Choice})
+    if bad:
+        problems.append(f"bad choices {_listed(bad)} (choose from left, right, equal)")
+    twice = answers[answers.duplicated(["pair_id", "rater_id"])]
+    if len(twice):
+        repeated = [tuple(pair) for pair in twice[["pair_id", "rater_id"]].values.tolist()]
+        problems.append(f"repeated answers for (pair_id, rater_id) {_listed(repeated)}")
+    return problems
+
+
 def read_annotations(path: str | os.PathLike, pairs: pd.DataFrame) -> pd.DataFrame:
     """Read and validate an answers CSV (see :data:`ANNOTATION_FORMAT`); return it joined with its pairs.
 
@@ -249,21 +274,7 @@ def read_annotations(path: str | os.PathLike, pairs: pd.DataFrame) -> pd.DataFra
     if missing:
         raise ValueError(f"answers file {str(path)!r} lacks columns {missing}; needs {list(ANSWER_COLUMNS)}")
     answers = answers[list(ANSWER_COLUMNS)].apply(lambda column: column.str.strip())
-    problems = []
-    for column in ("pair_id", "rater_id"):
-        empty = np.flatnonzero(answers[column] == "") + 2  # +2: header line, 1-based lines
-        if len(empty):
-            problems.append(f"empty {column} on lines {_listed(empty.tolist())}")
-    unknown = sorted(set(answers["pair_id"]) - set(pairs["pair_id"]) - {""})
-    if unknown:
-        problems.append(f"unknown pair ids {_listed(unknown)}")
-    bad = sorted(set(answers["choice"]) - {c.value for c in Choice})
-    if bad:
-        problems.append(f"bad choices {_listed(bad)} (choose from left, right, equal)")
-    twice = answers[answers.duplicated(["pair_id", "rater_id"])]
-    if len(twice):
-        repeated = [tuple(pair) for pair in twice[["pair_id", "rater_id"]].values.tolist()]
-        problems.append(f"repeated answers for (pair_id, rater_id) {_listed(repeated)}")
+    problems = answer_problems(answers, pairs)
     if problems:
         raise ValueError(f"answers file {str(path)!r}: " + "; ".join(problems))
     return answers.merge(pairs, on="pair_id", how="left", validate="many_to_one")
