@@ -57,6 +57,8 @@ def run(config: Config, *, stages: tuple[str, ...] = ("models", "drawings", "que
 
             summaries["questions"] = run_questions(client, config, out)
             say(summaries["questions"])
+            summaries["audit"] = _audit(out, config.seed)
+            say(summaries["audit"])
         if "pool" in stages and config.pool.enabled:
             from pipelines.pool import run_pool
 
@@ -65,6 +67,20 @@ def run(config: Config, *, stages: tuple[str, ...] = ("models", "drawings", "que
     write_manifest(out, config, started, _now(), summaries)
     say(f"done in {time.monotonic() - t0:.1f} s; output in {out}")
     return summaries
+
+
+def _audit(out: Path, seed: int) -> str:
+    """The bias audit, so every dataset card carries it (the question stage rewrites the card)."""
+    from spare_gen.audit.probes import audit_and_record
+    from spare_gen.audit.text import warnings
+
+    try:
+        report, _, _ = audit_and_record(out, seed)
+    except (ValueError, FileNotFoundError) as exc:
+        return f"audit: not run ({exc})"
+    if report["flagged"]:
+        return "audit: WARNING, probes not within chance: " + "; ".join(warnings(report))
+    return f"audit: all {len(report['results'])} question-blind probes within chance"
 
 
 def stage_summaries(out: Path) -> dict:

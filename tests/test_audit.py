@@ -130,6 +130,8 @@ def test_audit_errors_without_questions(tmp_path, capsys):
 
 
 def test_real_dataset_is_within_chance(small_dataset, tmp_path):
+    card = (small_dataset / "README.md").read_text()  # the main job audits and records it in the card
+    assert "## Bias audit" in card and "**Every probe is within chance.**" in card
     copy = tmp_path / "copy"  # write the reports and card section into a copy, not the shared dataset
     copy.mkdir()
     (copy / "questions").symlink_to(small_dataset / "questions")

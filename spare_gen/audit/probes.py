@@ -151,20 +151,26 @@ def audit(out: Path, seed: int = 0) -> dict:
                         if r["verdict"] in (Verdict.ABOVE.value, Verdict.BELOW.value)]}
 
 
+def audit_and_record(out: Path, seed: int = 0) -> tuple[dict, Path, Path]:
+    """Run the audit, write ``reports/audit.json`` and the dataset card's audit section; (report, json, card)."""
+    from spare_gen.audit.card import write_audit_section
+
+    report = audit(Path(out), seed)
+    json_path = write_json(Path(out) / REPORTS_DIR / REPORT_NAME, report)
+    return report, json_path, write_audit_section(Path(out), report)
+
+
 def main(out: Path, seed: int = 0) -> int:
     """CLI entry: 0 when every probe is within chance (or skipped), 1 when one is not, 2 on errors."""
-    from spare_gen.audit.card import write_audit_section
     from spare_gen.audit.text import format_report, warnings
 
     try:
-        report = audit(Path(out), seed)
+        report, json_path, card_path = audit_and_record(Path(out), seed)
     except (ValueError, FileNotFoundError, KeyError) as exc:
         print(f"spare-gen audit: error: {exc}", file=sys.stderr)
         return 2
     print(format_report(report))
     for w in warnings(report):
         print(f"spare-gen audit: WARNING: {w}", file=sys.stderr)
-    json_path = write_json(Path(out) / REPORTS_DIR / REPORT_NAME, report)
-    card_path = write_audit_section(Path(out), report)
     print(f"report: {json_path}; dataset card section: {card_path}")
     return 1 if report["flagged"] else 0
