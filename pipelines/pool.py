@@ -1,15 +1,11 @@
 """The pool job: ground-truth wireframes, corrupted variants with pictures, annotation pairs, a contact sheet.
 
-``run_pool`` assumes the models stage already ran (``models.parquet`` exists); ``main`` is
-``spare-gen pool``: models, then the pool, with ``dataset.json`` written as ``pipelines.regenerate``
-writes it.
+``run_pool`` assumes the models stage already ran (``models.parquet`` exists). ``spare-gen pool`` is
+``pipelines.regenerate.run`` with the models and pool stages.
 """
 
 from __future__ import annotations
 
-import datetime as dt
-import sys
-import time
 from pathlib import Path
 
 import pyarrow as pa
@@ -43,10 +39,6 @@ def write_preview(out: Path, wireframes: pa.Table, corruptions: pa.Table) -> Pat
     return write_bytes(out / PREVIEW, contact_sheet(cells, kinds, severities, title))
 
 
-def _now() -> str:
-    return dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
-
-
 def run_pool(client, config: Config, out: Path) -> str:
     """Wireframes, corruptions and pairs of the first ``pool.models`` usable models; returns a summary line."""
     out = Path(out)
@@ -55,26 +47,3 @@ def run_pool(client, config: Config, out: Path) -> str:
     pairs = run_pairs(config, out, corruptions)
     write_preview(out, wireframes, corruptions)
     return summary(wireframes, corruptions, pairs)
-
-
-def main(config: Config) -> dict:
-    """``spare-gen pool``: the models stage, then the pool (whatever ``pool.enabled`` says); returns summaries."""
-    from pipelines.regenerate import stage_summaries, write_manifest
-    from spare_gen.models.driver import run_models
-    from spare_gen.models.driver import summary as models_summary
-    from spare_gen.runner.cluster import open_client
-
-    out = Path(config.out)
-    out.mkdir(parents=True, exist_ok=True)
-    started, t0 = _now(), time.monotonic()
-    summaries = stage_summaries(out)  # keep what other jobs recorded in this dataset
-    write_manifest(out, config, started, None, summaries)
-    say = lambda msg: print(f"spare-gen: {msg}", file=sys.stderr)  # noqa: E731
-    with open_client(config.runner.scheduler, config.runner.workers, config.runner.dashboard) as client:
-        summaries["models"] = models_summary(run_models(client, config, out))
-        say(summaries["models"])
-        summaries["pool"] = run_pool(client, config, out)
-        say(summaries["pool"])
-    write_manifest(out, config, started, _now(), summaries)
-    say(f"done in {time.monotonic() - t0:.1f} s; output in {out}")
-    return summaries

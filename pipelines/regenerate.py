@@ -1,72 +1,92 @@
-"""The main job: regenerate a dataset (models, drawings, question sets, and the corrupted pool if enabled)."""
+"""The main job: regenerate a dataset (models, drawings, question sets, and the corrupted pool if enabled).
+
+``spare-gen run`` runs the enabled stages in order; ``spare-gen pool`` is the same job with the models and
+pool stages. Before any work the output folder must be writable; after the stages, files that no table
+references any more (left by a run with other settings) are removed, and dataset.json records every
+table's hash for ``spare-gen validate``.
+"""
 
 from __future__ import annotations
 
-import datetime as dt
-import json
+import contextlib
+import shutil
 import sys
 import time
 from pathlib import Path
 
-from spare_gen.atomic import write_json
 from spare_gen.config.schema import Config
+from spare_gen.inventory import remove_unreferenced
+from spare_gen.manifest import now, stage_summaries, write_manifest, write_run_record
 from spare_gen.models.driver import run_models
 from spare_gen.models.driver import summary as models_summary
+from spare_gen.preflight import check_output_folder
 from spare_gen.runner.cluster import open_client
-from spare_gen.versions import package_versions
+
+STAGES = ("models", "drawings", "questions", "pool")
+POOL_STAGES = ("models", "pool")
 
 
-def _now() -> str:
-    return dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+def say(msg: str) -> None:
+    print(f"spare-gen: {msg}", file=sys.stderr)
 
 
-def write_manifest(out: Path, config: Config, started: str, finished: str | None, stages: dict) -> None:
-    write_json(
-        out / "dataset.json",
-        {
-            "config": config.model_dump(mode="json"),
-            "seed": config.seed,
-            "versions": package_versions(),
-            "started": started,
-            "finished": finished,
-            "stages": stages,
-        },
-    )
-
-
-def run(config: Config, *, stages: tuple[str, ...] = ("models", "drawings", "questions", "pool")) -> dict:
+def run(config: Config, *, stages: tuple[str, ...] = STAGES) -> dict:
     """Run the enabled stages in order on the configured Dask cluster; return per-stage summaries."""
     out = Path(config.out)
-    out.mkdir(parents=True, exist_ok=True)
-    started, t0 = _now(), time.monotonic()
-    summaries: dict[str, str] = {}
-    write_manifest(out, config, started, None, summaries)
-    say = lambda msg: print(f"spare-gen: {msg}", file=sys.stderr)  # noqa: E731
-    with open_client(config.runner.scheduler, config.runner.workers, config.runner.dashboard) as client:
-        if "models" in stages:
-            table = run_models(client, config, out)
-            summaries["models"] = models_summary(table)
-            say(summaries["models"])
-        if "drawings" in stages and config.render.enabled:
-            from spare_gen.drawings.driver import run_drawings, summary
-
-            summaries["drawings"] = summary(run_drawings(client, config, out))
-            say(summaries["drawings"])
-        if "questions" in stages and config.questions.enabled and config.render.enabled:
-            from spare_gen.questions.driver import run_questions
-
-            summaries["questions"] = run_questions(client, config, out)
-            say(summaries["questions"])
-            summaries["audit"] = _audit(out, config.seed)
-            say(summaries["audit"])
-        if "pool" in stages and config.pool.enabled:
-            from pipelines.pool import run_pool
-
-            summaries["pool"] = run_pool(client, config, out)
-            say(summaries["pool"])
-    write_manifest(out, config, started, _now(), summaries)
+    created = not out.exists()
+    check_output_folder(out)
+    started, t0 = now(), time.monotonic()
+    try:
+        client_cm = open_client(config.runner.scheduler, config.runner.workers, config.runner.dashboard)
+        client = client_cm.__enter__()
+    except BaseException:
+        if created:  # nothing was written: leave no empty folder behind
+            shutil.rmtree(out, ignore_errors=True)
+        raise
+    summaries = stage_summaries(out)  # keep what earlier runs recorded for stages not run now
+    write_manifest(out, config, summaries, complete=False)
+    write_run_record(out, config, started, None, None, "running")
+    outcome = "interrupted"
+    try:
+        with contextlib.ExitStack() as stack:
+            stack.push(client_cm)
+            _run_stages(client, config, out, stages, summaries)
+        stale = remove_unreferenced(out)
+        if stale:
+            say(f"removed {len(stale)} file(s) an earlier run with other settings left (e.g. {stale[0]})")
+        write_manifest(out, config, summaries, complete=True)
+        outcome = "complete"
+    except BaseException as exc:
+        outcome = f"stopped: {type(exc).__name__}"
+        raise
+    finally:
+        seconds = round(time.monotonic() - t0, 3)
+        write_run_record(out, config, started, now(), seconds, outcome)
     say(f"done in {time.monotonic() - t0:.1f} s; output in {out}")
     return summaries
+
+
+def _run_stages(client, config: Config, out: Path, stages: tuple[str, ...], summaries: dict) -> None:
+    def record(name: str, text: str) -> None:
+        summaries[name] = text
+        say(text)
+        write_manifest(out, config, summaries, complete=False)
+
+    if "models" in stages:
+        record("models", models_summary(run_models(client, config, out)))
+    if "drawings" in stages and config.render.enabled:
+        from spare_gen.drawings.driver import run_drawings, summary
+
+        record("drawings", summary(run_drawings(client, config, out)))
+    if "questions" in stages and config.questions.enabled and config.render.enabled:
+        from spare_gen.questions.driver import run_questions
+
+        record("questions", run_questions(client, config, out))
+        record("audit", _audit(out, config.seed))
+    if "pool" in stages and config.pool.enabled:
+        from pipelines.pool import run_pool
+
+        record("pool", run_pool(client, config, out))
 
 
 def _audit(out: Path, seed: int) -> str:
@@ -81,8 +101,3 @@ def _audit(out: Path, seed: int) -> str:
     if report["flagged"]:
         return "audit: WARNING, probes not within chance: " + "; ".join(warnings(report))
     return f"audit: all {len(report['results'])} question-blind probes within chance"
-
-
-def stage_summaries(out: Path) -> dict:
-    path = out / "dataset.json"
-    return json.loads(path.read_text()).get("stages", {}) if path.exists() else {}

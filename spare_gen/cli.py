@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
+import signal
 import sys
 from pathlib import Path
 
@@ -11,6 +13,35 @@ from spare_gen.config import ConfigError, load_config
 
 DEFAULT_CONFIG = "configs/default.toml"
 STAGES = ("models", "drawings", "questions", "pool")
+EXIT_BAD_INPUT = 2
+EXIT_MACHINE = 75  # EX_TEMPFAIL: the machine failed (disk full, killed processes); rerun to finish
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report Ctrl-C
+
+
+def _stop_on_first_sigint(signum, frame):
+    """The first Ctrl-C stops the run; further ones must not interrupt its clean shutdown."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    logging.getLogger("distributed").setLevel(logging.CRITICAL)  # workers going away is expected now
+    raise KeyboardInterrupt
+
+
+def _run_job(config, stages: tuple[str, ...]) -> int:
+    from pipelines.regenerate import run
+    from spare_gen.runner.stage import MachineFailure
+
+    previous = signal.signal(signal.SIGINT, _stop_on_first_sigint)
+    try:
+        run(config, stages=stages)
+    except KeyboardInterrupt:
+        print(f"spare-gen: interrupted; finished units are kept: rerun the same command to resume "
+              f"(output in {config.out})", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except MachineFailure as exc:
+        print(f"spare-gen: {exc}", file=sys.stderr)
+        return EXIT_MACHINE
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    return 0
 
 
 def _config_args(p: argparse.ArgumentParser) -> None:
@@ -92,20 +123,16 @@ def main(argv: list[str] | None = None) -> int:
                 print(json.dumps(config.model_dump(mode="json"), indent=2))
                 return 0
             if args.command == "pool":
-                from pipelines.pool import main as pool_main
+                from pipelines.regenerate import POOL_STAGES
 
-                pool_main(config)
-                return 0
+                return _run_job(config, POOL_STAGES)
             stages = tuple(s.strip() for s in args.stages.split(",") if s.strip())
             bad = [s for s in stages if s not in STAGES]
             if bad:
                 raise ConfigError(f"--stages: unknown stage {bad[0]!r}; choose from {', '.join(STAGES)}")
-            from pipelines.regenerate import run
-
-            run(config, stages=stages)
-            return 0
+            return _run_job(config, stages)
         if args.command == "validate":
-            from spare_gen.questions.validate import main as validate_main
+            from spare_gen.validate import main as validate_main
 
             return validate_main(Path(args.out))
         if args.command == "metric-report":
@@ -132,10 +159,10 @@ def main(argv: list[str] | None = None) -> int:
             return audit_main(Path(args.out), seed=args.seed)
     except ConfigError as exc:
         print(f"spare-gen: {exc}", file=sys.stderr)
-        return 2
-    except (FileNotFoundError, ValueError) as exc:
+        return EXIT_BAD_INPUT
+    except (FileNotFoundError, ValueError) as exc:  # incl. an unusable output folder, an unreachable scheduler
         print(f"spare-gen: error: {exc}", file=sys.stderr)
-        return 2
+        return EXIT_BAD_INPUT
     return 0
 
 

@@ -1,12 +1,14 @@
-"""Versions of spare_gen and the libraries that shape its output, recorded in every dataset.json."""
+"""Versions of spare_gen and of every library that decides its output bytes, recorded in dataset.json."""
 
 from __future__ import annotations
 
 import platform
 from importlib.metadata import PackageNotFoundError, version
 
-PACKAGES = ("spare_gen", "cadquery-ocp-novtk", "numpy", "scipy", "trimesh", "pyarrow", "pillow", "svgwrite",
-            "dask", "distributed", "pandas")
+# OCCT (geometry, HLR, STEP), numpy/scipy/trimesh (numbers, sampling), pyarrow (+ its zstd) Parquet bytes,
+# pillow + aggdraw PNG bytes, pandas (tables built through it), dask/distributed (none, recorded for support).
+PACKAGES = ("spare_gen", "cadquery-ocp-novtk", "numpy", "scipy", "trimesh", "pyarrow", "pillow", "aggdraw",
+            "pandas", "dask", "distributed")
 
 
 def package_versions() -> dict[str, str]:

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -42,3 +45,50 @@ def small_dataset(tmp_path_factory) -> Path:
                       [f'out="{out}"', "runner.progress=false", "runner.dashboard=false"])
     run(cfg)
     return out
+
+
+# Files that record how and how long a run went, not what it produced (the README's "Guarantees").
+BOOKKEEPING = ("run.json", "timings/", "questions/timings.json")
+
+
+def file_hashes(root: Path) -> dict[str, str]:
+    """sha256 of every file under ``root`` (relative POSIX paths), run bookkeeping left out."""
+    out = {}
+    for p in sorted(Path(root).rglob("*")):
+        rel = p.relative_to(root).as_posix()
+        if p.is_file() and not rel.startswith(BOOKKEEPING) and rel not in BOOKKEEPING:
+            out[rel] = hashlib.sha256(p.read_bytes()).hexdigest()
+    return out
+
+
+def differing_files(a: Path, b: Path, ignore: tuple[str, ...] = ()) -> list[str]:
+    """Files that differ between two dataset folders (missing on one side counts), for an assert message."""
+    ha, hb = file_hashes(a), file_hashes(b)
+    return sorted(k for k in set(ha) | set(hb) if ha.get(k) != hb.get(k) and k not in ignore)
+
+
+def _start(args: list[str], log: Path) -> subprocess.Popen:
+    return subprocess.Popen(args, cwd=REPO, stdout=open(log, "w"), stderr=subprocess.STDOUT, start_new_session=True)
+
+
+@pytest.fixture
+def remote_scheduler(tmp_path):
+    """A real ``dask scheduler`` and a ``dask worker`` with 2 worker processes, on 127.0.0.1."""
+    sched_file = tmp_path / "scheduler.json"
+    procs = [_start([sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1", "--port", "0",
+                     "--dashboard-address", ":0", "--scheduler-file", str(sched_file)], tmp_path / "scheduler.log")]
+    deadline = time.monotonic() + 60
+    while not sched_file.exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert sched_file.exists(), (tmp_path / "scheduler.log").read_text()
+    address = json.loads(sched_file.read_text())["address"]
+    procs.append(_start([sys.executable, "-m", "distributed.cli.dask_worker", address, "--nthreads", "1",
+                         "--nworkers", "2", "--host", "127.0.0.1", "--no-dashboard"], tmp_path / "worker.log"))
+    from distributed import Client
+
+    with Client(address, timeout="30s") as client:
+        client.wait_for_workers(2, timeout=60)
+    yield address
+    for p in reversed(procs):
+        os.killpg(p.pid, 15)
+        p.wait(timeout=30)

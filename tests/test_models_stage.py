@@ -83,7 +83,7 @@ def test_size_limit_skips_with_reason(tmp_path, shared_cad):
 def test_hang_and_crash_are_recorded_and_the_run_goes_on(tmp_path):
     rows = _run_models(tmp_path / "out", "models.csg.count=6", "runner.timeout_s=4",
                        'debug.hang=["csg_000001"]', 'debug.crash=["models:csg_000003"]')
-    assert rows["csg_000001"]["status"] == "timeout" and "timed out after 4 s" in rows["csg_000001"]["error"]
+    assert rows["csg_000001"]["status"] == "timeout" and "CPU budget of 4 s" in rows["csg_000001"]["error"]
     assert rows["csg_000003"]["status"] == "crashed" and "SIGABRT" in rows["csg_000003"]["error"]
     assert [rows[f"csg_{i:06d}"]["status"] for i in (0, 2, 4, 5)] == ["ok"] * 4
 

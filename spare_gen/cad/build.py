@@ -15,9 +15,10 @@ from OCP.BRepPrimAPI import (
     BRepPrimAPI_MakeTorus,
 )
 from OCP.gp import gp_Ax1, gp_Ax2, gp_Dir, gp_Pnt, gp_Trsf, gp_Vec
-from OCP.TopAbs import TopAbs_SOLID
+from OCP.BRep import BRep_Builder
+from OCP.TopAbs import TopAbs_EDGE, TopAbs_FACE, TopAbs_SOLID, TopAbs_ShapeEnum
 from OCP.TopExp import TopExp_Explorer
-from OCP.TopoDS import TopoDS_Shape
+from OCP.TopoDS import TopoDS_Compound, TopoDS_Shape
 
 AXES = {"x": (1.0, 0.0, 0.0), "y": (0.0, 1.0, 0.0), "z": (0.0, 0.0, 1.0)}
 
@@ -90,17 +91,37 @@ def build_csg(program: Mapping[str, Any]) -> TopoDS_Shape:
     return shape
 
 
-def solids(shape: TopoDS_Shape) -> list[TopoDS_Shape]:
+def _explore(shape: TopoDS_Shape, kind: TopAbs_ShapeEnum, avoid: TopAbs_ShapeEnum | None = None) -> list[TopoDS_Shape]:
+    exp = TopExp_Explorer(shape, kind) if avoid is None else TopExp_Explorer(shape, kind, avoid)
     out = []
-    exp = TopExp_Explorer(shape, TopAbs_SOLID)
     while exp.More():
         out.append(exp.Current())
         exp.Next()
     return out
 
 
+def solids(shape: TopoDS_Shape) -> list[TopoDS_Shape]:
+    return _explore(shape, TopAbs_SOLID)
+
+
+def loose_parts(shape: TopoDS_Shape) -> list[TopoDS_Shape]:
+    """Faces outside every solid and edges outside every face (a file may hold them beside its solids)."""
+    return _explore(shape, TopAbs_FACE, TopAbs_SOLID) + _explore(shape, TopAbs_EDGE, TopAbs_FACE)
+
+
+def compound(parts: list[TopoDS_Shape]) -> TopoDS_Compound:
+    result, builder = TopoDS_Compound(), BRep_Builder()
+    builder.MakeCompound(result)
+    for part in parts:
+        builder.Add(result, part)
+    return result
+
+
 def fuse_all(shape: TopoDS_Shape) -> TopoDS_Shape:
-    """Fuse overlapping solids into one (before HLR), leaving single-solid or solid-less shapes as they are."""
+    """Fuse overlapping solids into one (before HLR), keeping loose faces and edges beside them.
+
+    Single-solid or solid-less shapes are returned as they are.
+    """
     parts = solids(shape)
     if len(parts) < 2:
         return shape
@@ -110,4 +131,5 @@ def fuse_all(shape: TopoDS_Shape) -> TopoDS_Shape:
         if not fuse.IsDone():
             return shape
         result = fuse.Shape()
-    return result
+    loose = loose_parts(shape)
+    return compound([result, *loose]) if loose else result

@@ -55,19 +55,35 @@ def _read_xde(reader, path: Path, kind: str) -> TopoDS_Shape:
     return shape
 
 
+STEP_HEADER_BYTES = 8192  # ISO 10303-21 puts "ISO-10303-21;" first, but comments may come before it
+_STEP_MAGIC = re.compile(rb"^\s*(?:/\*.*?\*/\s*)*ISO-10303-21\s*;", re.DOTALL)
+
+
+def is_step_text(head: bytes) -> bool:
+    """True if ``head`` (the first bytes of a file) starts like an ISO 10303-21 exchange file.
+
+    White space and ``/* ... */`` comments may precede the ``ISO-10303-21;`` keyword.
+    """
+    return _STEP_MAGIC.match(head) is not None
+
+
 def read_shape(path: str | os.PathLike) -> TopoDS_Shape:
     """Read a STEP, IGES or BREP file by its suffix; raise CadReadError naming the file and the problem."""
     path = Path(path)
     if not path.exists():
         raise CadReadError(f"{path}: file does not exist")
-    if path.stat().st_size == 0:
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(STEP_HEADER_BYTES)
+    except OSError as exc:  # permission denied, a folder, an I/O error: this file's fault, not the run's
+        raise CadReadError(f"{path.name}: cannot be read ({exc.strerror or exc})") from None
+    if not head:
         raise CadReadError(f"{path.name}: file is empty (0 bytes)")
     suffix = path.suffix.lower()
     if suffix in STEP_SUFFIXES:
-        with open(path, "rb") as fh:
-            head = fh.read(64)
-        if b"ISO-10303-21" not in head:
-            raise CadReadError(f"{path.name}: not a STEP file (no ISO-10303-21 header)")
+        if not is_step_text(head):
+            raise CadReadError(f"{path.name}: not a STEP file (no ISO-10303-21 header in the first "
+                               f"{STEP_HEADER_BYTES} bytes)")
         return _read_xde(STEPControl_Reader(), path, "STEP")
     if suffix in IGES_SUFFIXES:
         return _read_xde(IGESControl_Reader(), path, "IGES")
@@ -83,6 +99,16 @@ def read_shape(path: str | os.PathLike) -> TopoDS_Shape:
 _STEP_TIMESTAMP = re.compile(rb"(FILE_NAME\('[^']*',)'[^']*'")
 # OCCT names products "<name> <n>" with a per-process write counter: replace it by the plain name.
 _STEP_PRODUCT = re.compile(rb"PRODUCT\('[^']*',\s*'[^']*'")
+# OCCT numbers assembly usages with another per-process counter: renumber them 1, 2, ... in file order.
+_STEP_NAUO = re.compile(rb"NEXT_ASSEMBLY_USAGE_OCCURRENCE\('[^']*'")
+
+
+def canonical_step(data: bytes, product: bytes) -> bytes:
+    """STEP bytes with every per-process value replaced (timestamp, product names, usage ids)."""
+    data = _STEP_TIMESTAMP.sub(rb"\1'2000-01-01T00:00:00'", data, count=1)
+    data = _STEP_PRODUCT.sub(b"PRODUCT('" + product + b"','" + product + b"'", data)
+    counter = iter(range(1, 1 << 62))
+    return _STEP_NAUO.sub(lambda _: b"NEXT_ASSEMBLY_USAGE_OCCURRENCE('%d'" % next(counter), data)
 
 
 def write_step(shape: TopoDS_Shape, path: str | os.PathLike, name: str = "spare_gen") -> Path:
@@ -96,10 +122,7 @@ def write_step(shape: TopoDS_Shape, path: str | os.PathLike, name: str = "spare_
             raise CadReadError(f"{Path(path).name}: STEP transfer failed")
         if w.Write(str(tmp)) != IFSelect_RetDone:
             raise CadReadError(f"{Path(path).name}: STEP write failed")
-        data = tmp.read_bytes()
-        data = _STEP_TIMESTAMP.sub(rb"\1'2000-01-01T00:00:00'", data, count=1)
-        data = _STEP_PRODUCT.sub(b"PRODUCT('" + product + b"','" + product + b"'", data)
-        tmp.write_bytes(data)
+        tmp.write_bytes(canonical_step(tmp.read_bytes(), product))
 
     return with_tmp_path(path, writer)
 

@@ -23,7 +23,9 @@ class ModelSource(str, Enum):
 class RunnerConfig(_Section):
     scheduler: str = Field("", description="tcp://HOST:PORT of a running Dask scheduler; empty = embedded LocalCluster")
     workers: Annotated[int, Field(ge=0, le=512)] = Field(0, description="LocalCluster workers; 0 = one per core")
-    timeout_s: Annotated[float, Field(gt=0, le=86400)] = Field(60.0, description="hard limit per model and stage")
+    timeout_s: Annotated[float, Field(gt=0, le=86400)] = Field(
+        60.0, description="CPU-time budget per unit and stage (CPU, not wall time: results must not depend on load)"
+    )
     progress: bool = True
     dashboard: bool = True
 
@@ -71,7 +73,7 @@ class RenderConfig(_Section):
     hidden_style: HiddenStyle = HiddenStyle.RED
     hlr: HlrMethod = HlrMethod.AUTO
     exact_timeout_s: Annotated[float, Field(gt=0, le=3600)] = Field(
-        20.0, description="per-model budget for exact HLR before the mesh fallback"
+        20.0, description="per-model CPU-time budget for exact HLR before the mesh fallback"
     )
     deflection: Annotated[float, Field(gt=0, le=0.1)] = Field(
         0.002, description="curve discretisation tolerance, as a fraction of the model's bounding-box diagonal"
@@ -121,8 +123,16 @@ class PoolConfig(_Section):
 
 
 class DebugConfig(_Section):
-    hang: list[str] = Field(default_factory=list, description="unit ids (or stage:unit) that sleep forever (tests)")
-    crash: list[str] = Field(default_factory=list, description="unit ids (or stage:unit) that call os.abort() (tests)")
+    """Test hooks (spare_gen.runner.testhooks): entries are <unit_id>, <stage>:<unit_id> or <stage>-<phase>:<unit_id>."""
+
+    hang: list[str] = Field(default_factory=list, description="units whose child call burns CPU forever (tests)")
+    crash: list[str] = Field(default_factory=list, description="units whose child calls os.abort() (tests)")
+    sigkill: list[str] = Field(default_factory=list, description="units whose child is SIGKILLed (machine fault)")
+    enospc: list[str] = Field(default_factory=list, description="units whose child hits 'no space left' (machine fault)")
+    broken_hlr: list[str] = Field(default_factory=list, description="units whose exact HLR gets a far-away point")
+    transient_attempts: Annotated[int, Field(ge=0, le=1000)] = Field(
+        1, description="machine-fault hooks fire on this many attempts of a unit (more than the retries: persistent)"
+    )
 
 
 class Config(_Section):

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -74,10 +73,9 @@ def _bbox2d(lines: list[np.ndarray]) -> list[float] | None:
 
 def render_view(
     model_id: str, pose: Pose, visible: list[np.ndarray], hidden: list[np.ndarray], framing: Framing,
-    style: Style, out_dir: str | Path, hlr_method: str, hlr_seconds: float = 0.0,
+    style: Style, out_dir: str | Path, hlr_method: str,
 ) -> dict:
     """Write ``drawings/<model_id>/<view>.svg|png`` atomically and return the views.parquet row."""
-    start = time.perf_counter()
     both = to_canvas(visible + hidden, framing, pose)  # one numpy pass for the view
     vis_px, hid_px = both[: len(visible)], both[len(visible):]
     layers = style.layers(vis_px, hid_px)
@@ -100,6 +98,5 @@ def render_view(
         n_visible=len(vis_px), n_hidden=len(hid_px), bbox2d=bbox,
         extent=0.0 if bbox is None else max(bbox[2] - bbox[0], bbox[3] - bbox[1]),
         center2d=framing.center2d(pose), camera_rotation=None, camera_position=None,
-        seconds=round(hlr_seconds + time.perf_counter() - start, 6),
     )
     return row

@@ -28,7 +28,6 @@ VIEWS_SCHEMA = pa.schema(
         ("svg_sha256", pa.string()),
         ("camera_rotation", pa.list_(pa.list_(pa.float64(), 3), 3)),  # world-to-camera rows (right, up, back)
         ("camera_position", pa.list_(pa.float64(), 3)),  # bbox centre + bbox diagonal x view direction
-        ("seconds", pa.float64()),
     ]
 )
 
@@ -50,10 +49,9 @@ DRAWINGS_SCHEMA = pa.schema(
         ("duplicate_of", pa.string()),
         ("front_png_sha256", pa.string()),
         ("usable", pa.bool_()),  # ok and not blank, tiny or duplicate
-        ("seconds", pa.float64()),
     ]
 )
 
-TIMING_COLUMNS = ("seconds",)
+TIMING_COLUMNS: tuple[str, ...] = ()  # timings live in <out>/timings/drawings.json
 
 __all__ = ["DRAWINGS_SCHEMA", "POLYLINES", "TIMING_COLUMNS", "VIEWS_SCHEMA", "rows_to_table"]

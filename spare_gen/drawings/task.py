@@ -1,8 +1,10 @@
 """Drawings stage, worker side: exact HLR in the killable child, the mesh algorithm if that hangs or fails.
 
 Exact HLR can run for minutes on some models (helical threads) and can crash; the child process is
-killed after ``render.exact_timeout_s`` and the model is drawn again with the mesh-based algorithm
-(``HLRBRep_PolyAlgo``) within ``runner.timeout_s``. ``render.hlr = exact | poly`` forces one method.
+killed after ``render.exact_timeout_s`` seconds of CPU time (not wall time: the choice must not depend
+on the machine's load) and the model is drawn again with the mesh-based algorithm (``HLRBRep_PolyAlgo``)
+within ``runner.timeout_s``. ``render.hlr = exact | poly`` forces one method. A machine failure (a killed
+child, a full disk) is not a reason to fall back: it is returned as ``transient`` and retried.
 """
 
 from __future__ import annotations
@@ -24,12 +26,12 @@ def failed_result(model_id: str, status: str, error: str, random_views: int, fal
     model = {
         "model_id": model_id, "status": status, "error": error, "hlr_method": None,
         "fallback_reason": fallback_reason, "blank": None, "tiny": None, "duplicate": False,
-        "duplicate_of": None, "usable": False, "seconds": round(seconds, 4),
+        "duplicate_of": None, "usable": False,
     }
     views = [
         {"model_id": model_id, "view": v, "status": status, "error": error} for v in view_names(random_views)
     ]
-    return {"status": status, "model": model, "views": views}
+    return {"status": status, "model": model, "views": views, "seconds": round(seconds, 4)}
 
 
 def _attempts(mode: HlrMethod, render: dict, runner: dict) -> list[tuple[str, float]]:
@@ -53,12 +55,14 @@ def draw_task(unit: dict, ctx: dict) -> dict:
         return failed_result(model_id, Status.SKIPPED.value, unit["skip_reason"], random_views)
     kwargs = {
         "model_id": model_id, "shape_path": unit["shape_path"], "out_dir": ctx["out_dir"], "render": render,
-        "seed": int(ctx["seed"]), "debug": ctx.get("debug"),
+        "seed": int(ctx["seed"]),
     }
     reasons, seconds, outcome = [], 0.0, None
     for method, timeout in _attempts(HlrMethod(render.get("hlr", "auto")), render, ctx["runner"]):
-        outcome = worker_executor().run(DRAW_TARGET, {**kwargs, "method": method}, timeout)
+        outcome = worker_executor().run(DRAW_TARGET, {**kwargs, "method": method}, timeout, phase=method)
         seconds += outcome.seconds
+        if outcome.status is Status.TRANSIENT:
+            return {"status": Status.TRANSIENT.value, "error": outcome.error}
         if outcome.status is Status.OK:
             break
         reasons.append(_reason(method, outcome))
@@ -69,5 +73,5 @@ def draw_task(unit: dict, ctx: dict) -> dict:
     model, views = outcome.value["model"], outcome.value["views"]
     if reasons:  # an earlier method failed: say why, before any per-view reason from the child
         model["fallback_reason"] = "; ".join(reasons + ([model["fallback_reason"]] if model["fallback_reason"] else []))
-    model["seconds"] = round(seconds, 4)
-    return {"status": model["status"], "model": model, "views": views}
+    timing = {**outcome.value["timing"], "wall_seconds": round(seconds, 4)}
+    return {"status": model["status"], "model": model, "views": views, "timing": timing}

@@ -7,7 +7,6 @@ from pathlib import Path
 import pyarrow as pa
 
 from spare_gen.atomic import write_parquet
-from spare_gen.filehash import sha256_file
 from spare_gen.config.schema import Config, ModelSource
 from spare_gen.models.csg import primitive_counts_for
 from spare_gen.models.files import discover
@@ -31,10 +30,6 @@ def model_units(config: Config) -> list[dict]:
     ]
 
 
-def _sha256(path: Path) -> str:
-    return sha256_file(path) if path.exists() else ""
-
-
 def run_models(client, config: Config, out: Path) -> pa.Table:
     units = model_units(config)
     ctx = {
@@ -47,7 +42,7 @@ def run_models(client, config: Config, out: Path) -> pa.Table:
     rows = run_stage(client, "models", model_task, units, ctx, out, progress=config.runner.progress)
     for row in rows:
         if row["source"] == "csg" and row["status"] == "ok":
-            row["sha256"] = _sha256(out / row["step_path"])
+            row["sha256"] = row["step_sha256"]
     table = rows_to_table(rows, MODELS_SCHEMA)
     write_parquet(out / "models.parquet", table)
     return table

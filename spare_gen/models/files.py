@@ -55,6 +55,14 @@ def list_paths(root: str | Path, suffixes: list[str], list_file: str | Path = ""
     )
 
 
+def _digest(path: Path) -> str:
+    """SHA-256 of a file, or "" if it cannot be read (the model stage then records why, as a failed row)."""
+    try:
+        return sha256_file(path)
+    except OSError:
+        return ""
+
+
 def discover(
     root: str | Path, suffixes: list[str], max_mb: float, limit: int = 0, list_file: str | Path = ""
 ) -> list[FileItem]:
@@ -71,7 +79,7 @@ def discover(
     for p in paths:
         size = p.stat().st_size if p.is_file() else 0
         mid = model_id_for(p, root)
-        digest = sha256_file(p) if p.is_file() and size <= max_mb * 1e6 else ""
+        digest = _digest(p) if p.is_file() and size <= max_mb * 1e6 else ""
         if mid in seen_id:
             mid = f"{mid}_{(digest or hashlib.sha256(str(p).encode()).hexdigest())[:8]}"
         seen_id.add(mid)

@@ -11,9 +11,9 @@ from enum import Enum
 from pathlib import Path
 
 from spare_gen import cad
+from spare_gen.filehash import sha256_file
 from spare_gen.models.csg import primitives_volume, random_program
 from spare_gen.rng import derive_rng
-from spare_gen.runner import testhooks
 
 
 class Rejection(str, Enum):
@@ -31,6 +31,15 @@ def model_paths(out_dir: str, model_id: str) -> tuple[Path, Path]:
     return base / f"{model_id}.step", base / f"{model_id}.brep"
 
 
+def write_model_files(shape, out_dir: str, model_id: str) -> dict:
+    """STEP (for users) and BREP (exact, for later stages), with their paths and content hashes."""
+    step, brep = model_paths(out_dir, model_id)
+    cad.write_step(shape, step, name=model_id)
+    cad.write_brep(shape, brep)
+    return {"step_path": f"models/{step.name}", "step_sha256": sha256_file(step),
+            "brep_path": f"models/{brep.name}", "brep_sha256": sha256_file(brep)}
+
+
 def check_csg(shape, program: dict, min_volume_fraction: float) -> tuple[Rejection | None, dict]:
     stats = cad.shape_stats(shape)
     if stats["n_solids"] == 0 or stats["volume"] <= 1e-9:
@@ -46,10 +55,9 @@ def check_csg(shape, program: dict, min_volume_fraction: float) -> tuple[Rejecti
 
 def make_csg_model(
     model_id: str, index: int, n_primitives: int, seed: int, out_dir: str, max_attempts: int,
-    min_volume_fraction: float, debug: dict | None = None,
+    min_volume_fraction: float,
 ) -> dict:
     """Draw CSG programs from derive_rng(seed, "csg", index, attempt) until one passes every rule."""
-    testhooks.trigger(debug, "models", model_id)
     rejections: Counter[str] = Counter()
     for attempt in range(max_attempts):
         program = random_program(n_primitives, derive_rng(seed, "csg", index, attempt))
@@ -62,15 +70,11 @@ def make_csg_model(
         if reason is not None:
             rejections[reason.value] += 1
             continue
-        step, brep = model_paths(out_dir, model_id)
-        cad.write_step(shape, step, name=model_id)
-        cad.write_brep(shape, brep)
         return {
             "csg": json.dumps(program, sort_keys=True),
             "attempts": attempt + 1,
             "rejections": json.dumps(dict(sorted(rejections.items()))),
-            "step_path": f"models/{step.name}",
-            "brep_path": f"models/{brep.name}",
+            **write_model_files(shape, out_dir, model_id),
             **stats,
         }
     raise RuntimeError(
@@ -79,14 +83,10 @@ def make_csg_model(
     )
 
 
-def load_file_model(model_id: str, path: str, out_dir: str, debug: dict | None = None) -> dict:
+def load_file_model(model_id: str, path: str, out_dir: str) -> dict:
     """Read one CAD file and store it as STEP (for users) and BREP (exact and fast, for later stages)."""
-    testhooks.trigger(debug, "models", model_id)
     shape = cad.read_shape(path)
     stats = cad.shape_stats(shape)
     if stats["n_faces"] == 0:
         raise cad.CadReadError(f"{Path(path).name}: the file holds no faces (nothing to draw)")
-    step, brep = model_paths(out_dir, model_id)
-    cad.write_step(shape, step, name=model_id)
-    cad.write_brep(shape, brep)
-    return {"step_path": f"models/{step.name}", "brep_path": f"models/{brep.name}", **stats}
+    return {**write_model_files(shape, out_dir, model_id), **stats}

@@ -21,12 +21,11 @@ def model_task(unit: dict, ctx: dict) -> dict:
         kwargs = {
             "model_id": unit["model_id"], "index": unit["index"], "n_primitives": unit["n_primitives"],
             "seed": ctx["seed"], "out_dir": ctx["out_dir"], "max_attempts": ctx["csg"]["max_attempts"],
-            "min_volume_fraction": ctx["csg"]["min_volume_fraction"], "debug": ctx.get("debug"),
+            "min_volume_fraction": ctx["csg"]["min_volume_fraction"]
         }
     else:
         target = "spare_gen.models.stage:load_file_model"
-        kwargs = {"model_id": unit["model_id"], "path": unit["source_path"], "out_dir": ctx["out_dir"],
-                  "debug": ctx.get("debug")}
+        kwargs = {"model_id": unit["model_id"], "path": unit["source_path"], "out_dir": ctx["out_dir"]}
     outcome = worker_executor().run(target, kwargs, ctx["timeout_s"])
     row = {**base, "status": outcome.status.value, "error": outcome.error, "seconds": round(outcome.seconds, 4)}
     if outcome.status is Status.OK:

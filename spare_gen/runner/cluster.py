@@ -5,8 +5,49 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import signal
 import sys
 from typing import Iterator
+
+CONNECT_TIMEOUT_S = 15
+WORKER_WAIT_S = 60
+
+
+class ClusterError(ValueError):
+    """A Dask scheduler that cannot be reached or whose workers cannot run spare_gen (one line)."""
+
+
+def _worker_check() -> str:
+    """Runs on every worker: can it import the stage runner (and so spare_gen)?"""
+    import spare_gen.runner.stage  # noqa: F401
+
+    return "ok"
+
+
+def _check_workers(client, scheduler: str) -> None:
+    try:
+        client.wait_for_workers(1, timeout=WORKER_WAIT_S)
+    except Exception:
+        raise ClusterError(f"Dask scheduler {scheduler}: no worker joined within {WORKER_WAIT_S} s") from None
+    try:
+        client.run(_worker_check)
+    except Exception as exc:
+        raise ClusterError(f"Dask scheduler {scheduler}: its workers cannot run spare_gen "
+                           f"({type(exc).__name__}: {exc}); install spare_gen on every worker") from None
+
+
+@contextlib.contextmanager
+def _workers_ignore_sigint() -> Iterator[None]:
+    """Worker processes started inside inherit an ignored SIGINT: Ctrl-C stops the client, which stops them."""
+    try:
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    except ValueError:  # not the main thread: nothing to do
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def default_workers() -> int:
@@ -25,7 +66,15 @@ def open_client(scheduler: str = "", workers: int = 0, dashboard: bool = True, q
 
     say = (lambda *a: None) if quiet else (lambda *a: print(*a, file=sys.stderr))
     if scheduler:
-        client = Client(scheduler, timeout="30s")
+        try:
+            client = Client(scheduler, timeout=f"{CONNECT_TIMEOUT_S}s")
+        except (OSError, TimeoutError) as exc:
+            raise ClusterError(f"cannot reach the Dask scheduler {scheduler} ({type(exc).__name__}: {exc})") from None
+        try:
+            _check_workers(client, scheduler)
+        except ClusterError:
+            client.close()
+            raise
         say(f"spare-gen: connected to Dask scheduler {scheduler} ({len(client.scheduler_info()['workers'])} workers)")
         try:
             yield client
@@ -34,14 +83,15 @@ def open_client(scheduler: str = "", workers: int = 0, dashboard: bool = True, q
         return
     n = workers or default_workers()
     with dask.config.set({"distributed.worker.daemon": False, "distributed.admin.system-monitor.gil.enabled": False}):
-        cluster = LocalCluster(
-            n_workers=n,
-            threads_per_worker=1,
-            processes=True,
-            dashboard_address=":0",  # a free port; never the shared default 8787
-            scheduler_kwargs=None if dashboard else {"dashboard": False},
-            silence_logs=logging.ERROR,
-        )
+        with _workers_ignore_sigint():
+            cluster = LocalCluster(
+                n_workers=n,
+                threads_per_worker=1,
+                processes=True,
+                dashboard_address=":0",  # a free port; never the shared default 8787
+                scheduler_kwargs=None if dashboard else {"dashboard": False},
+                silence_logs=logging.CRITICAL,  # a Ctrl-C or a lost worker is reported once, by spare-gen
+            )
         client = Client(cluster)
         link = client.dashboard_link if dashboard else "off"
         say(f"spare-gen: embedded Dask LocalCluster with {n} worker(s), 1 thread each; dashboard {link}")

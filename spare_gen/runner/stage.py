@@ -1,9 +1,21 @@
-"""Run one stage as Dask tasks, one unit (model) each, keeping only completed units (resume-safe).
+"""Run one stage as Dask tasks, one unit each, keeping only completed units (resume-safe).
 
-Each finished unit is written atomically to ``<out>/.units/<stage>/<unit_id>.json`` by the worker
-that ran it; a rerun skips units whose file exists, so a killed run resumes where it stopped and a
-failed or lost worker costs only its unit. Results are returned in ``unit_id`` order, whatever the
-number of workers or the order in which they finished.
+The contract of a stage: a list of units (JSON-able dicts with a unique ``unit_id``), the settings the
+stage depends on, and a task ``(unit, settings) -> result`` that runs on a Dask worker and sends its
+OpenCASCADE work to the worker's killable child (``spare_gen.runner.isolation``) by ``"module:function"``
+name, which keeps OCP out of the Dask worker itself.
+
+Each finished unit is written atomically to ``<out>/.units/<stage>/<unit_id>.json`` by the worker that
+ran it, with a fingerprint of everything that decides its result: the stage settings, the unit's own
+payload, and the content hash of the shape file it reads (``shape_path``). A rerun reuses a unit only if
+that fingerprint is unchanged; anything else reruns it, and since its outputs' hashes feed the units
+downstream, everything downstream of it too.
+
+A result with status ``transient`` (the machine failed: a killed child, a full disk, a lost worker) is
+never written: the unit is retried up to ``MACHINE_RETRIES`` times, and if it still fails the stage
+raises ``MachineFailure`` after every other unit is done, so the next run retries just those.
+Timings (``TIMING_KEYS``) are kept out of the unit files and the tables: they go to
+``<out>/timings/<stage>.json``, so equal configs give equal bytes everywhere else.
 """
 
 from __future__ import annotations
@@ -15,57 +27,133 @@ import sys
 import time
 from collections import Counter
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 from spare_gen.atomic import write_json
+from spare_gen.filehash import sha256_file
+from spare_gen.runner import testhooks
+from spare_gen.runner.isolation import Status
 
 Task = Callable[[dict, dict], dict]
 
+MACHINE_RETRIES = 2
+TIMING_KEYS = ("seconds", "task_seconds", "cpu_seconds", "timing", "timings")
+# Settings keys that never change a result: where to write, how to report, test hooks.
+_NOT_SETTINGS = ("out_dir", "runner", "debug")
+UNITS_DIR = ".units"
+TIMINGS_DIR = "timings"
+
+
+class MachineFailure(RuntimeError):
+    """Units that failed because of the machine (not their input) even after retries; nothing was recorded."""
+
 
 def unit_dir(out_dir: str | os.PathLike, stage: str) -> Path:
-    return Path(out_dir) / ".units" / stage
+    return Path(out_dir) / UNITS_DIR / stage
 
 
 def _unit_path(out_dir: str | os.PathLike, stage: str, unit_id: str) -> Path:
     return unit_dir(out_dir, stage) / f"{unit_id}.json"
 
 
+def _canonical(obj: Any) -> bytes:
+    if hasattr(obj, "model_dump"):  # a pydantic settings section
+        obj = obj.model_dump(mode="json")
+    return json.dumps(obj, sort_keys=True, default=str, separators=(",", ":")).encode()
+
+
 def ctx_fingerprint(ctx: dict) -> str:
-    """Hash of the settings a stage depends on: a unit done under other settings is not reused on resume."""
-    relevant = {k: v for k, v in ctx.items() if k not in ("out_dir", "runner")}
-    if isinstance(ctx.get("runner"), dict):  # only the time limit of the runner changes results
+    """Hash of the settings a stage depends on (the runner's CPU budget included: it can decide a result)."""
+    relevant = {k: v for k, v in ctx.items() if k not in _NOT_SETTINGS}
+    if isinstance(ctx.get("runner"), dict):
         relevant["timeout_s"] = ctx["runner"].get("timeout_s")
-    text = json.dumps(relevant, sort_keys=True, default=str)
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
+    return hashlib.sha256(_canonical(relevant)).hexdigest()[:16]
 
 
-def execute_unit(task: Task, unit: dict, ctx: dict, out_dir: str, stage: str) -> dict:
-    """Runs on a worker: the task, then its result file (the unit counts as done only once that exists)."""
+def unit_fingerprint(settings_fp: str, unit: dict, shape_hashes: dict[str, str], out_dir: str = "") -> str:
+    """Hash of the settings, the unit's payload and the content of the shape file it reads.
+
+    Paths inside ``out_dir`` count relative to it, so a dataset's bookkeeping does not depend on where it is.
+    """
+    digest = hashlib.sha256(settings_fp.encode())
+    payload = _canonical(unit)
+    digest.update(payload.replace(out_dir.encode(), b"<out>") if out_dir else payload)
+    shape = unit.get("shape_path")
+    if shape:
+        digest.update(shape_hashes.get(shape, "").encode())
+    return digest.hexdigest()[:24]
+
+
+def _shape_hashes(units: list[dict]) -> dict[str, str]:
+    paths = sorted({u["shape_path"] for u in units if u.get("shape_path")})
+    return {p: (sha256_file(Path(p)) if Path(p).is_file() else "") for p in paths}
+
+
+def _split_timing(result: dict) -> tuple[dict, dict]:
+    timing = {k: result[k] for k in TIMING_KEYS if k in result}
+    return {k: v for k, v in result.items() if k not in TIMING_KEYS}, timing
+
+
+def execute_unit(task: Task, unit: dict, ctx: dict, out_dir: str, stage: str, fingerprint: str,
+                 attempt: int = 0) -> dict:
+    """Runs on a worker: the task, then its unit file (the unit counts as done only once that exists).
+
+    A transient result, or an OSError while writing the unit file, is returned but never written.
+    """
     start = time.monotonic()
-    try:
-        result = task(unit, ctx)
-    except Exception as exc:  # the task wrapper itself failed: record, never lose the run
-        result = {"status": "failed", "error": f"{type(exc).__name__}: {exc}"}
+    with testhooks.unit_context(stage, unit["unit_id"], attempt, ctx.get("debug")):
+        try:
+            result = task(unit, ctx)
+        except OSError as exc:  # the worker could not read or write: the machine's fault
+            result = {"status": Status.TRANSIENT.value, "error": f"{type(exc).__name__}: {exc}"}
+        except Exception as exc:  # the task wrapper itself failed: record, never lose the run
+            result = {"status": Status.FAILED.value, "error": f"{type(exc).__name__}: {exc}"}
     result.setdefault("unit_id", unit["unit_id"])
     result.setdefault("task_seconds", round(time.monotonic() - start, 4))
-    result["ctx_fingerprint"] = ctx_fingerprint(ctx)
-    write_json(_unit_path(out_dir, stage, unit["unit_id"]), result)
+    if result.get("status") == Status.TRANSIENT.value:
+        return result
+    stored, _ = _split_timing(result)
+    try:
+        write_json(_unit_path(out_dir, stage, unit["unit_id"]), {**stored, "unit_fingerprint": fingerprint})
+    except OSError as exc:
+        return {**result, "status": Status.TRANSIENT.value, "error": f"writing the unit file: {exc}"}
     return result
 
 
-def load_done(out_dir: str | os.PathLike, stage: str, unit_ids: list[str], fingerprint: str) -> dict[str, dict]:
-    """Finished units of this stage made under the same settings (others run again)."""
+def load_done(out_dir: str | os.PathLike, stage: str, fingerprints: dict[str, str]) -> dict[str, dict]:
+    """Finished units of this stage whose fingerprint is unchanged (others run again)."""
     done = {}
-    for uid in unit_ids:
+    for uid, fingerprint in fingerprints.items():
         path = _unit_path(out_dir, stage, uid)
-        if path.exists():
-            try:
-                result = json.loads(path.read_text())
-            except (OSError, json.JSONDecodeError):
-                continue  # unreadable: run again
-            if result.get("ctx_fingerprint") == fingerprint:
-                done[uid] = result
+        if not path.exists():
+            continue
+        try:
+            result = json.loads(path.read_text())
+        except (OSError, json.JSONDecodeError):
+            continue  # unreadable: run again
+        if result.pop("unit_fingerprint", None) == fingerprint:
+            done[uid] = result
     return done
+
+
+def _write_timings(out_dir: str, stage: str, timings: dict[str, dict]) -> None:
+    if not timings:
+        return
+    path = Path(out_dir) / TIMINGS_DIR / f"{stage}.json"
+    previous = {}
+    if path.exists():
+        try:
+            previous = json.loads(path.read_text())
+        except (OSError, json.JSONDecodeError):
+            previous = {}
+    try:
+        write_json(path, {**previous, **timings})
+    except OSError:  # timings are a report, never a reason to fail a run
+        pass
+
+
+def _lost_worker(uid: str, exc: BaseException) -> dict:
+    return {"unit_id": uid, "status": Status.TRANSIENT.value, "error": f"worker lost ({type(exc).__name__}: {exc})"}
 
 
 def run_stage(
@@ -78,7 +166,10 @@ def run_stage(
     *,
     progress: bool = True,
 ) -> list[dict]:
-    """Run ``task(unit, ctx)`` for every unit not already done; return all results sorted by unit_id."""
+    """Run ``task(unit, ctx)`` for every unit not already done; return all results sorted by unit_id.
+
+    Raises MachineFailure if some units still failed because of the machine after ``MACHINE_RETRIES``.
+    """
     from distributed import as_completed
     from tqdm.auto import tqdm
 
@@ -87,25 +178,54 @@ def run_stage(
     if len(set(ids)) != len(ids):
         dup = [k for k, v in Counter(ids).items() if v > 1][:5]
         raise ValueError(f"stage {stage}: duplicate unit ids {dup}")
-    results = load_done(out_dir, stage, ids, ctx_fingerprint(ctx))
-    todo = [u for u in units if u["unit_id"] not in results]
-    if results:
+    settings_fp = ctx_fingerprint(ctx)
+    shapes = _shape_hashes(units)
+    fingerprints = {u["unit_id"]: unit_fingerprint(settings_fp, u, shapes, out_dir) for u in units}
+    results = load_done(out_dir, stage, fingerprints)
+    todo = {u["unit_id"]: u for u in units if u["unit_id"] not in results}
+    if results and todo:
         print(f"spare-gen: {stage}: {len(results)} of {len(units)} units already done, resuming", file=sys.stderr)
+    timings: dict[str, dict] = {}
+    failed_machine: dict[str, dict] = {}
     if todo:
-        # ctx is small: pass it by value (scatter(broadcast=True) was seen to hang with busy workers)
-        futures = [
-            client.submit(execute_unit, task, u, ctx, out_dir, stage, key=f"{stage}-{u['unit_id']}", pure=False)
-            for u in todo
-        ]
-        bar = tqdm(total=len(units), initial=len(results), desc=stage, unit="model", disable=not progress,
+        def submit(uid: str, attempt: int):
+            # ctx is small: pass it by value (scatter(broadcast=True) was seen to hang with busy workers)
+            return client.submit(execute_unit, task, todo[uid], ctx, out_dir, stage, fingerprints[uid], attempt,
+                                 key=f"{stage}-{uid}-{attempt}", pure=False)
+
+        attempts = {uid: 0 for uid in todo}
+        futures = {submit(uid, 0): uid for uid in todo}
+        bar = tqdm(total=len(units), initial=len(results), desc=stage, unit="unit", disable=not progress,
                    file=sys.stderr, dynamic_ncols=True)
         try:
-            for fut in as_completed(futures):
-                res = fut.result()
-                results[res["unit_id"]] = res
+            pending = as_completed(list(futures))
+            for fut in pending:
+                uid = futures[fut]
+                try:
+                    res = fut.result()
+                except Exception as exc:  # the worker died (KilledWorker) or the connection broke
+                    res = _lost_worker(uid, exc)
+                if res.get("status") == Status.TRANSIENT.value:
+                    if attempts[uid] < MACHINE_RETRIES:
+                        attempts[uid] += 1
+                        retry = submit(uid, attempts[uid])
+                        futures[retry] = uid
+                        pending.add(retry)
+                        continue
+                    failed_machine[uid] = res
+                else:
+                    results[uid] = res  # timings stay in memory for the caller's report
+                    timings[uid] = _split_timing(res)[1]
                 bar.update(1)
         finally:
             bar.close()
+            _write_timings(out_dir, stage, timings)
+    if failed_machine:
+        uid, res = next(iter(sorted(failed_machine.items())))
+        raise MachineFailure(
+            f"{stage}: {len(failed_machine)} unit(s) failed because of the machine, not their input "
+            f"(e.g. {uid}: {res.get('error')}); nothing was recorded for them: fix the cause and rerun "
+            f"the same command to finish")
     return [results[uid] for uid in sorted(results)]
 
 

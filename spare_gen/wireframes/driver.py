@@ -43,8 +43,7 @@ def pool_models(out: Path, count: int) -> list[dict]:
 
 def wireframe_task(unit: dict, ctx: dict) -> dict:
     """Worker side: extract one ground truth in the killable OCCT child and make its row."""
-    kwargs = {"model_id": unit["model_id"], "shape_path": unit["shape_path"],
-              "deflection": ctx["deflection"], "debug": ctx.get("debug")}  # fmt: skip
+    kwargs = {"model_id": unit["model_id"], "shape_path": unit["shape_path"], "deflection": ctx["deflection"]}
     outcome = worker_executor().run(EXTRACT_TARGET, kwargs, ctx["timeout_s"])
     row = {"model_id": unit["model_id"], "status": outcome.status.value, "error": outcome.error}
     if outcome.status is Status.OK:

@@ -28,7 +28,6 @@ WIREFRAMES_SCHEMA = pa.schema(
         ("centre", pa.list_(pa.float64(), 3)),  # model units = vertices * scale + centre
         ("scale", pa.float64()),  # model-space bounding-box diagonal of the wireframe
         ("dropped_edges", pa.string()),  # JSON {reason: count} of B-rep edges without a line
-        ("seconds", pa.float64()),
     ]
 )
 

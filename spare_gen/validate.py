@@ -1,0 +1,49 @@
+"""``spare-gen validate <out>``: every table and file the dataset lists, then every question-set rule.
+
+Tables are checked against the SHA-256 values dataset.json recorded when the run finished (an edit to
+views.parquet is caught), and every file any table names must exist with the hash that table records
+(a deleted drawing no question uses is caught too). Question rules: ``spare_gen.questions.validate``.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from spare_gen import inventory
+from spare_gen.manifest import read_manifest
+from spare_gen.questions import validate as questions_validate
+from spare_gen.questions.files import QUESTIONS_DIR, SUMMARY_NAME
+
+
+def validate(out: str | Path) -> list[str]:
+    """Every problem found in the dataset at ``out`` (empty: valid)."""
+    out = Path(out)
+    if not out.is_dir():
+        return [f"load: {out} is not a folder"]
+    manifest = read_manifest(out)
+    if not manifest:
+        return [f"load: {out / inventory.MANIFEST_FILE} is missing or unreadable (not a spare_gen dataset?)"]
+    if not manifest.get("complete"):
+        return [f"load: the run that wrote {out} did not finish (dataset.json says complete: false); rerun it"]
+    try:
+        problems = inventory.check(out, manifest.get("tables", {}))
+    except (OSError, ValueError) as exc:
+        return [f"files: cannot read the tables of {out}: {type(exc).__name__}: {exc}"]
+    if (out / QUESTIONS_DIR / SUMMARY_NAME).is_file():
+        problems += questions_validate.validate(out)
+    return problems
+
+
+def main(out: Path) -> int:
+    """Print each problem; exit code 1 if any, else 0 with a one-line OK."""
+    problems = validate(out)
+    for p in problems:
+        print(p)
+    if problems:
+        print(f"spare-gen validate: {len(problems)} problem(s) in {out}", file=sys.stderr)
+        return 1
+    manifest = read_manifest(Path(out))
+    n_files = len(inventory.referenced_files(Path(out)))
+    print(f"OK: {out}: {len(manifest['tables'])} tables and {n_files} files as recorded; all rules hold")
+    return 0

@@ -1,0 +1,302 @@
+"""Regeneration you can trust: same bytes everywhere, honest resume, machine faults retried, bad input one line.
+
+Guards the seven defects of the stage-contract issue: STEP counters (byte identity on the shared CAD files),
+load-dependent HLR budgets (CPU-time budgets; 1 vs 2 workers vs a remote cluster), stale resume (four
+settings/input changes, each compared with a fresh run), transient faults recorded as final (SIGKILL and
+ENOSPC hooks), broken HLR marked ok (planted far point), bad input (one line, exit code), validate coverage.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from pipelines.regenerate import run
+from spare_gen.config import load_config
+from spare_gen.runner.cluster import open_client
+from spare_gen.validate import validate
+from tests.conftest import REPO, differing_files, spare_gen_cli
+
+# A small run of every stage: 12 models, 2 questions per task, a 2-model pool.
+SMALL = [
+    "models.csg.count=12", "questions.allow_fewer=true", "pool.models=2",
+    *[f"questions.counts.{t}=2" for t in ("three_view_to_isometric", "isometric_to_pose", "pose_to_isometric",
+                                          "isometric_view_generation", "point_cloud_generation")],
+]
+QUIET = ["runner.progress=false", "runner.dashboard=false"]
+# Files that record the config itself (test hooks included): they differ when only the hooks differ.
+CONFIG_RECORDS = ("dataset.json", "README.md")
+
+
+@pytest.fixture(scope="module")
+def shared_cluster():
+    """One embedded 2-worker cluster for this module's small runs (saves a cluster start per run)."""
+    with open_client("", 2, dashboard=False, quiet=True) as client:
+        yield client.scheduler.address
+
+
+def _run(out: Path, *overrides: str, scheduler: str = "", stages=("models", "drawings", "questions", "pool")):
+    placement = [f'runner.scheduler="{scheduler}"'] if scheduler else []
+    cfg = load_config(None, [f'out="{out}"', *QUIET, *placement, *overrides])
+    run(cfg, stages=stages)
+    return out
+
+
+def _assert_same(a: Path, b: Path, ignore: tuple[str, ...] = ()) -> None:
+    diff = differing_files(a, b, ignore)
+    assert not diff, f"{len(diff)} file(s) differ between {a} and {b}: {diff[:20]}"
+
+
+# --------------------------------------------------------------------------------------------- same bytes
+
+
+@pytest.mark.slow
+def test_default_config_gives_the_same_bytes_on_one_worker_and_on_a_remote_cluster(small_dataset, tmp_path,
+                                                                                    remote_scheduler):
+    config = REPO / "configs" / "default.toml"
+    one = tmp_path / "one_worker"
+    run(load_config(config, [f'out="{one}"', *QUIET, "runner.workers=1"]))
+    _assert_same(small_dataset, one)
+    remote = tmp_path / "remote"
+    proc = spare_gen_cli("run", "-c", str(config), "--out", str(remote), "--no-progress",
+                         "--scheduler", remote_scheduler)
+    assert proc.returncode == 0, proc.stderr
+    _assert_same(small_dataset, remote)
+
+
+@pytest.mark.slow
+def test_shared_cad_files_give_the_same_bytes_twice(tmp_path, shared_cad, shared_cluster):
+    common = ['models.source="files"', f'models.files.root="{shared_cad}"', "render.exact_timeout_s=4"]
+    a = _run(tmp_path / "a", *common, scheduler=shared_cluster, stages=("models", "drawings"))
+    b = _run(tmp_path / "b", *common, "runner.workers=1", stages=("models", "drawings"))
+    _assert_same(a, b)
+    multi = [r for r in pq.read_table(a / "models.parquet").to_pylist() if (r["n_solids"] or 0) > 1]
+    assert multi, "the shared CAD files include multi-body shapes"
+    step = (a / multi[0]["step_path"]).read_text(errors="replace")
+    assert "NEXT_ASSEMBLY_USAGE_OCCURRENCE('1'" in step  # renumbered from 1 in every file
+
+
+# ------------------------------------------------------------------------------------------ honest resume
+
+
+@pytest.mark.slow
+def test_rerun_after_a_settings_change_matches_a_fresh_run(tmp_path, shared_cluster):
+    reused = _run(tmp_path / "reused", *SMALL, scheduler=shared_cluster)
+    changes = ["models.csg.primitive_counts=[3,4]", "render.visible_width=1.2", "pool.deflection=0.02"]
+    for k in range(len(changes)):
+        settings = [*SMALL, *changes[: k + 1]]
+        _run(reused, *settings, scheduler=shared_cluster)
+        fresh = _run(tmp_path / f"fresh{k}", *settings, scheduler=shared_cluster)
+        _assert_same(reused, fresh)
+    assert validate(reused) == []
+
+
+@pytest.mark.slow
+def test_rerun_after_a_cad_file_is_edited_in_place_matches_a_fresh_run(tmp_path, shared_cad, shared_cluster):
+    folder = tmp_path / "cad"
+    folder.mkdir()
+    for name in ("bug3883_xr2-ct-214_l-bracket.stp", "io1-ug-214.stp"):
+        shutil.copy(shared_cad / name, folder / name)
+    files = ['models.source="files"', f'models.files.root="{folder}"', "pool.models=0"]
+    stages = ("models", "drawings", "pool")
+    reused = _run(tmp_path / "reused", *files, scheduler=shared_cluster, stages=stages)
+    before = pq.read_table(reused / "views.parquet").to_pylist()
+    (folder / "io1-ug-214.stp").write_bytes((shared_cad / "ANC101.stp").read_bytes())  # edited in place
+    _run(reused, *files, scheduler=shared_cluster, stages=stages)
+    fresh = _run(tmp_path / "fresh", *files, scheduler=shared_cluster, stages=stages)
+    _assert_same(reused, fresh, ignore=())
+    after = pq.read_table(reused / "views.parquet").to_pylist()
+    assert [r["svg_sha256"] for r in after if r["model_id"] == "io1-ug-214"] != \
+        [r["svg_sha256"] for r in before if r["model_id"] == "io1-ug-214"]
+
+
+# -------------------------------------------------------------------------------------------- machine faults
+
+
+@pytest.mark.slow
+def test_machine_faults_are_retried_and_never_recorded(tmp_path, shared_cluster):
+    reference = _run(tmp_path / "reference", *SMALL, scheduler=shared_cluster)
+    hooks = ['debug.sigkill=["drawings:csg_000002"]', 'debug.enospc=["models:csg_000004", "wireframes:csg_000001"]']
+    faulty = _run(tmp_path / "faulty", *SMALL, *hooks, scheduler=shared_cluster)  # first attempts fail, retries pass
+    _assert_same(reference, faulty, ignore=CONFIG_RECORDS)
+
+    persistent = tmp_path / "persistent"
+    base = ["run", "--out", str(persistent), "--no-progress", "--scheduler", shared_cluster,
+            *[a for s in SMALL for a in ("--set", s)]]
+    always = [a for s in [*hooks, "debug.transient_attempts=99"] for a in ("--set", s)]
+    proc = spare_gen_cli(*base, *always)
+    assert proc.returncode == 75, proc.stderr
+    assert "Traceback" not in proc.stderr
+    last = proc.stderr.strip().splitlines()[-1]
+    assert "failed because of the machine" in last and "rerun the same command" in last
+    assert not (persistent / ".units" / "models" / "csg_000004.json").exists()  # never recorded as done
+    assert (persistent / ".units" / "models" / "csg_000003.json").exists()  # the rest was
+    proc = spare_gen_cli(*base)  # the disk has room again
+    assert proc.returncode == 0, proc.stderr
+    assert "already done, resuming" in proc.stderr
+    _assert_same(reference, persistent)
+
+
+# ------------------------------------------------------------------------------------------ no wrong "ok"
+
+
+def test_a_broken_exact_hlr_result_falls_back_and_no_ok_view_leaves_its_box(tmp_path, shared_cluster):
+    from spare_gen.drawings.stage import BOX_MARGIN
+
+    out = _run(tmp_path / "out", "models.csg.count=4", 'debug.broken_hlr=["drawings:csg_000001"]',
+               scheduler=shared_cluster, stages=("models", "drawings"))
+    drawings = {r["model_id"]: r for r in pq.read_table(out / "drawings.parquet").to_pylist()}
+    assert drawings["csg_000001"]["hlr_method"] == "poly" and "no plausible drawing" in \
+        drawings["csg_000001"]["fallback_reason"]
+    assert drawings["csg_000001"]["status"] == "ok" and drawings["csg_000002"]["hlr_method"] == "exact"
+    size = 200
+    for view in pq.read_table(out / "views.parquet").to_pylist():
+        assert view["status"] == "ok"
+        pts = np.concatenate([np.asarray(p) for p in view["visible"] + view["hidden"]])
+        # every line on the canvas: the frame is sized to the model, not to a stray point
+        assert pts.min() >= -BOX_MARGIN * size and pts.max() <= (1 + BOX_MARGIN) * size, view["model_id"]
+
+
+def test_plausibility_check_on_real_hlr_output(tmp_path):
+    from drawings_shapes import L_BLOCK, write_model
+    from spare_gen.cad import read_shape
+    from spare_gen.cad.hlr import HlrModel
+    from spare_gen.drawings.poses import fixed_poses
+    from spare_gen.drawings.stage import _plant_far_point, plausible_lines, projected_box
+
+    hlr = HlrModel(read_shape(write_model(L_BLOCK, tmp_path, "l")), "exact")
+    for pose in fixed_poses():
+        box = projected_box(hlr.bbox, pose)
+        lines = hlr.project(pose.direction, pose.x_direction)
+        assert plausible_lines(lines, box), pose.name
+        assert not plausible_lines(_plant_far_point(lines, box), box), pose.name
+
+
+# ------------------------------------------------------------------------------------------------ bad input
+
+
+def _as_nobody(cmd: list[str]) -> list[str]:
+    """Run as an ordinary user: root reads and writes anywhere, so permission cases need one."""
+    return ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--", *cmd]
+
+
+@pytest.fixture
+def public_tmp():
+    """A temporary folder an ordinary user can enter (pytest's own is private to root)."""
+    folder = Path(tempfile.mkdtemp(prefix="spare_gen-test-"))
+    folder.chmod(0o777)
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_bad_cad_inputs_become_rows_and_loose_edges_are_drawn(public_tmp, shared_cad, shared_cluster):
+    from OCP.BRepBuilderAPI import BRepBuilderAPI_MakeEdge  # test-only shape building
+
+    from spare_gen import cad
+    from spare_gen.cad.build import compound, loose_parts
+    from OCP.gp import gp_Pnt
+
+    folder = public_tmp / "cad"
+    folder.mkdir()
+    folder.chmod(0o755)
+    text = (shared_cad / "io1-ug-214.stp").read_bytes()
+    comment = b"/* exported by a tool that writes a long licence comment before the header: " + b"x" * 60 + b" */\n"
+    assert len(comment) > 100
+    (folder / "commented.step").write_bytes(comment + text)
+    solids = cad.read_shape(shared_cad / "red_cube_blue_cylinder.step")
+    far_edge = BRepBuilderAPI_MakeEdge(gp_Pnt(0, 0, 60), gp_Pnt(40, 40, 100)).Edge()
+    cad.write_brep(compound([solids, far_edge]), folder / "solids_and_edge.brep")
+    assert loose_parts(cad.read_shape(folder / "solids_and_edge.brep"))
+    for p in folder.iterdir():
+        p.chmod(0o644)
+    out = _run(public_tmp / "out", 'models.source="files"', f'models.files.root="{folder}"',
+               scheduler=shared_cluster, stages=("models", "drawings"))
+    rows = {r["model_id"]: r for r in pq.read_table(out / "models.parquet").to_pylist()}
+    assert rows["commented"]["status"] == "ok", rows["commented"]["error"]
+    assert rows["solids_and_edge"]["status"] == "ok" and rows["solids_and_edge"]["n_solids"] == 2
+    drawings = {r["model_id"]: r for r in pq.read_table(out / "drawings.parquet").to_pylist()}
+    assert drawings["solids_and_edge"]["status"] == "ok"
+    assert drawings["solids_and_edge"]["bbox"][5] >= 99.0  # the loose edge (up to z = 100) is drawn
+
+    # An unreadable file (as an ordinary user: root reads anything) is found, hashed and loaded as the
+    # model stage does it, and becomes one failed row's error instead of stopping the run.
+    secret = folder / "secret.step"
+    secret.write_bytes(text)
+    secret.chmod(0)
+    script = (
+        "from spare_gen.models.files import discover\n"
+        "from spare_gen.models.stage import load_file_model\n"
+        f"items = discover({str(folder)!r}, ['.step'], 50.0)\n"
+        "item = next(i for i in items if i.model_id == 'secret')\n"
+        "try:\n"
+        f"    load_file_model('secret', str(item.path), {str(public_tmp / 'out2')!r})\n"
+        "except ValueError as exc:\n"
+        "    print(exc)\n"
+    )
+    import sys
+
+    proc = subprocess.run(_as_nobody([sys.executable, "-c", script]), cwd=public_tmp, capture_output=True,
+                          text=True, timeout=120, env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(REPO)})
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "secret.step: cannot be read (Permission denied)", proc.stdout
+
+
+def spare_gen_cli_args(*args: str) -> list[str]:
+    import sys
+
+    return [sys.executable, "-m", "spare_gen.cli", *args]
+
+
+def test_unusable_output_folder_and_unreachable_scheduler_are_one_line_exit_2(public_tmp):
+    tmp_path = public_tmp
+    blocker = tmp_path / "a_file"
+    blocker.write_text("not a folder")
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    locked.chmod(0o555)
+    cases = {
+        "inside a file": (["--out", str(blocker / "out")], "cannot be created"),
+        "read-only": (["--out", str(locked)], "not writable (Permission denied)"),
+        "unreachable scheduler": (["--out", str(tmp_path / "o"), "--scheduler", "tcp://127.0.0.1:9"],
+                                  "cannot reach the Dask scheduler tcp://127.0.0.1:9"),
+    }
+    for name, (args, expected) in cases.items():
+        cmd = spare_gen_cli_args("run", "--no-progress", *args)
+        if name == "read-only":  # root may write anywhere: run as an ordinary user
+            cmd = _as_nobody(cmd)
+        proc = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=120,
+                              env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "PYTHONPATH": str(REPO)})
+        assert proc.returncode == 2, (name, proc.stderr)
+        lines = proc.stderr.strip().splitlines()
+        assert len(lines) == 1 and expected in lines[0] and "Traceback" not in proc.stderr, (name, proc.stderr)
+    assert list(locked.iterdir()) == [] and not (tmp_path / "o").exists()
+
+
+# -------------------------------------------------------------------------------------------------- validate
+
+
+def test_validate_catches_an_edited_table_and_a_deleted_unreferenced_drawing(small_dataset, tmp_path):
+    assert validate(small_dataset) == []
+    edited = tmp_path / "edited"
+    shutil.copytree(small_dataset, edited)
+    views = pq.read_table(edited / "views.parquet")
+    extents = views.column("extent").to_pylist()
+    extents[0] = extents[0] + 1.0
+    pq.write_table(views.set_column(views.schema.get_field_index("extent"), "extent", pa.array(extents)),
+                   edited / "views.parquet")
+    assert any("views.parquet changed" in p for p in validate(edited))
+
+    deleted = tmp_path / "deleted"
+    shutil.copytree(small_dataset, deleted)
+    used = set(pq.read_table(deleted / "questions" / "files.parquet").column("path").to_pylist())
+    unused = next(r["png"] for r in pq.read_table(deleted / "views.parquet").to_pylist() if r["png"] not in used)
+    (deleted / unused).unlink()
+    problems = validate(deleted)
+    assert any(unused in p and "does not exist" in p for p in problems), problems
