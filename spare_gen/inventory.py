@@ -3,7 +3,8 @@
 One rule, used by the manifest, ``validate`` and the clean-up after a run: a Parquet column names files
 when its name is ``path``, ``svg``, ``png`` or ends with ``_path``, ``_svg``, ``_png``, ``_step``,
 ``_json``; the file's SHA-256, when the table keeps it, is in ``sha256`` (for ``path``) or
-``<name without _path>_sha256``. Bookkeeping (``.units/``, ``timings/``, ``run.json``) is not part of a dataset.
+``<name without _path>_sha256``. Bookkeeping (``.units/``, ``timings/``, ``run.json``) is not part of a dataset; ``reports/`` holds analyses made
+from it later (audit, metric report, rankings), which are not its tables.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from spare_gen.filehash import sha256_file
 MANIFEST_FILE = "dataset.json"
 RUN_FILE = "run.json"
 BOOKKEEPING = (".units", "timings", RUN_FILE)  # resume state and timings: not dataset content
+REPORTS_DIR = "reports"  # analyses made from a dataset later (audit, metric report, rankings): not its tables
 FILE_COLUMN_NAMES = ("path", "svg", "png")
 FILE_COLUMN_SUFFIXES = ("_path", "_svg", "_png", "_step", "_json")
 # Folders whose files exist only because a table references them: anything else there is stale.
@@ -47,7 +49,7 @@ def dataset_files(out: Path) -> Iterator[str]:
 
 def tables(out: Path) -> list[str]:
     """The dataset's Parquet tables (relative paths, sorted): its data, recorded in dataset.json by hash."""
-    return [rel for rel in dataset_files(out) if rel.endswith(".parquet")]
+    return [rel for rel in dataset_files(out) if rel.endswith(".parquet") and not rel.startswith(f"{REPORTS_DIR}/")]
 
 
 def is_file_column(name: str) -> bool:

@@ -62,9 +62,14 @@ def file_hashes(root: Path) -> dict[str, str]:
 
 
 def differing_files(a: Path, b: Path, ignore: tuple[str, ...] = ()) -> list[str]:
-    """Files that differ between two dataset folders (missing on one side counts), for an assert message."""
+    """Files that differ between two dataset folders (missing on one side counts), for an assert message.
+
+    ``ignore``: paths, or folder prefixes ending in "/", left out of the comparison.
+    """
     ha, hb = file_hashes(a), file_hashes(b)
-    return sorted(k for k in set(ha) | set(hb) if ha.get(k) != hb.get(k) and k not in ignore)
+    return sorted(k for k in set(ha) | set(hb)
+                  if ha.get(k) != hb.get(k) and k not in ignore and not k.startswith(tuple(i for i in ignore
+                                                                                            if i.endswith("/"))))
 
 
 def _start(args: list[str], log: Path) -> subprocess.Popen:

@@ -33,6 +33,9 @@ SMALL = [
 QUIET = ["runner.progress=false", "runner.dashboard=false"]
 # Files that record the config itself (test hooks included): they differ when only the hooks differ.
 CONFIG_RECORDS = ("dataset.json", "README.md")
+# The resume cache: after a settings change it still holds entries for units the new settings do not use
+# (reused if those settings come back); it is not part of the dataset.
+RESUME_CACHE = (".units/",)
 
 
 @pytest.fixture(scope="module")
@@ -94,7 +97,7 @@ def test_rerun_after_a_settings_change_matches_a_fresh_run(tmp_path, shared_clus
         settings = [*SMALL, *changes[: k + 1]]
         _run(reused, *settings, scheduler=shared_cluster)
         fresh = _run(tmp_path / f"fresh{k}", *settings, scheduler=shared_cluster)
-        _assert_same(reused, fresh)
+        _assert_same(reused, fresh, ignore=RESUME_CACHE)
     assert validate(reused) == []
 
 
@@ -111,7 +114,7 @@ def test_rerun_after_a_cad_file_is_edited_in_place_matches_a_fresh_run(tmp_path,
     (folder / "io1-ug-214.stp").write_bytes((shared_cad / "ANC101.stp").read_bytes())  # edited in place
     _run(reused, *files, scheduler=shared_cluster, stages=stages)
     fresh = _run(tmp_path / "fresh", *files, scheduler=shared_cluster, stages=stages)
-    _assert_same(reused, fresh, ignore=())
+    _assert_same(reused, fresh, ignore=RESUME_CACHE)
     after = pq.read_table(reused / "views.parquet").to_pylist()
     assert [r["svg_sha256"] for r in after if r["model_id"] == "io1-ug-214"] != \
         [r["svg_sha256"] for r in before if r["model_id"] == "io1-ug-214"]
@@ -120,9 +123,15 @@ def test_rerun_after_a_cad_file_is_edited_in_place_matches_a_fresh_run(tmp_path,
 # -------------------------------------------------------------------------------------------- machine faults
 
 
+@pytest.fixture(scope="module")
+def small_reference(tmp_path_factory, shared_cluster) -> Path:
+    """An uninterrupted run of SMALL, to compare interrupted or faulty runs with."""
+    return _run(tmp_path_factory.mktemp("small") / "reference", *SMALL, scheduler=shared_cluster)
+
+
 @pytest.mark.slow
-def test_machine_faults_are_retried_and_never_recorded(tmp_path, shared_cluster):
-    reference = _run(tmp_path / "reference", *SMALL, scheduler=shared_cluster)
+def test_machine_faults_are_retried_and_never_recorded(tmp_path, shared_cluster, small_reference):
+    reference = small_reference
     hooks = ['debug.sigkill=["drawings:csg_000002"]', 'debug.enospc=["models:csg_000004", "wireframes:csg_000001"]']
     faulty = _run(tmp_path / "faulty", *SMALL, *hooks, scheduler=shared_cluster)  # first attempts fail, retries pass
     _assert_same(reference, faulty, ignore=CONFIG_RECORDS)
@@ -142,6 +151,37 @@ def test_machine_faults_are_retried_and_never_recorded(tmp_path, shared_cluster)
     assert proc.returncode == 0, proc.stderr
     assert "already done, resuming" in proc.stderr
     _assert_same(reference, persistent)
+
+
+@pytest.mark.slow
+def test_ctrl_c_is_a_clean_stop_and_the_rerun_equals_an_uninterrupted_run(tmp_path, small_reference):
+    import os
+    import signal
+    import sys
+    import time
+
+    out = tmp_path / "interrupted"
+    cmd = [sys.executable, "-m", "spare_gen.cli", "run", "--out", str(out), "--no-progress",
+           "--set", "runner.dashboard=false", *[a for s in SMALL for a in ("--set", s)]]
+    proc = subprocess.Popen(cmd, cwd=REPO, start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    units = out / ".units" / "drawings"
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline and not (units.exists() and len(list(units.glob("*.json"))) >= 3):
+        time.sleep(0.05)
+    os.killpg(proc.pid, signal.SIGINT)  # what a terminal does on Ctrl-C: the whole foreground group
+    _, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 130, stderr
+    assert "Traceback" not in stderr
+    assert stderr.strip().splitlines()[-1].startswith("spare-gen: interrupted; finished units are kept: rerun")
+    done = {p.stem for p in units.glob("*.json")}
+    assert 3 <= len(done) < 12, "the interrupt should land mid-stage"
+    for p in units.glob("*.json"):  # in-flight units are simply not done: nothing crashed or fell back
+        text = p.read_text()
+        assert '"crashed"' not in text and "SIGINT" not in text and '"poly"' not in text, p.name
+    rerun = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=600)
+    assert rerun.returncode == 0, rerun.stderr
+    _assert_same(small_reference, out)
 
 
 # ------------------------------------------------------------------------------------------ no wrong "ok"

@@ -17,6 +17,8 @@ def _child(target: str, kwargs: dict, timeout: float) -> dict:
     outcome = worker_executor().run(target, kwargs, timeout)
     if outcome.status is Status.OK:
         result = dict(outcome.value)
+    elif outcome.status is Status.TRANSIENT:  # the machine's fault: the stage runner retries, never records
+        return {"status": Status.TRANSIENT.value, "error": outcome.error}
     else:
         result = {"accepted": False, "rule": Rejection.UNIT_FAILED.value,
                   "error": f"{outcome.status.value}: {outcome.error}"}
