@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
+from spare_gen.annotate.answers_format import ANSWERS_FORMAT
 from spare_gen.atomic import write_text
 from spare_gen.rng import derive_rng
 from spare_gen.wireframes.corruptions import Severity
@@ -72,18 +73,7 @@ Annotation tool input (written by export_annotation_csv): UTF-8 CSV with header
     pair_id,left_image,right_image
 one row per pair in showing order; images are paths relative to the dataset root.
 
-Answers (read by read_annotations, `spare-gen rank OUT ANSWERS`): a UTF-8 CSV file, or a folder of
-them (every *.csv in it, e.g. OUT/annotations/ written by `spare-gen annotate`), with header
-    pair_id,rater_id,choice[,is_repeat,shown_swapped,answered_at,response_ms,position]
-one row per judgement; pair_id from pairs.parquet, rater_id any non-empty string, and choice one of
-left, right, equal (which side looks closer to the superimposed ground truth), always relative to
-the pair's stored left_id/right_id in pairs.parquet, whatever side the tool showed it on.
-Optional columns (written by `spare-gen annotate`): is_repeat 0/1 (1 = the rater's second judgement
-of the same pair_id: kept for self-consistency, left out of the ranking; missing = 0), shown_swapped
-0/1 (the tool showed stored left on the right), answered_at (ISO 8601 UTC), response_ms (time on
-the pair), position (index in the rater's session). A rater answers each pair_id at most once with
-is_repeat=0 and at most once with is_repeat=1; pool repeat pairs have their own pair_id.
-"""
+""" + ANSWERS_FORMAT
 
 
 def _check_variants(variants: pd.DataFrame) -> None:

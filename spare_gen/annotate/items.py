@@ -1,0 +1,95 @@
+"""What the browser may see of a pair: geometry and overlay pictures, never ids, kinds or severities.
+
+Reads pairs.parquet, corruptions.parquet (vertices, edges, overlay_png) and wireframes.parquet
+(the ground truths). Picture paths come from the ``overlay_png`` column (relative to the dataset
+root) and are served under position-based URLs, so no file name reaches the page.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow.parquet as pq
+
+from spare_gen.annotate.plan import PAIRS_FILE, Step
+from spare_gen.wireframes.pairs import Side
+
+CORRUPTIONS_FILE = "corruptions.parquet"
+WIREFRAMES_FILE = "wireframes.parquet"
+PAIR_INPUT_COLUMNS = ("pair_id", "model_id", "left_id", "right_id", "pair_type")
+VARIANT_INPUT_COLUMNS = ("corruption_id", "vertices", "edges", "overlay_png")
+GT_INPUT_COLUMNS = ("model_id", "vertices", "edges")
+DECIMALS = 5  # coordinates sent to the browser (normalised: bounding-box diagonal 1)
+
+
+@dataclass(frozen=True)
+class Graph:
+    vertices: list[list[float]]
+    edges: list[list[int]]
+
+    def as_json(self) -> dict:
+        return {"vertices": self.vertices, "edges": self.edges}
+
+
+def _graph(vertices, edges) -> Graph:
+    v = np.asarray([np.asarray(p, dtype=float) for p in vertices], dtype=float).reshape(-1, 3)
+    e = np.asarray([np.asarray(p, dtype=np.int64) for p in edges], dtype=np.int64).reshape(-1, 2)
+    return Graph(np.round(v, DECIMALS).tolist(), e.tolist())
+
+
+def _read(path: Path, columns: tuple[str, ...] | None, required: tuple[str, ...]) -> pd.DataFrame:
+    """``columns`` of a Parquet file (None: all), after checking that it exists and has ``required``."""
+    if not path.is_file():
+        raise FileNotFoundError(f"annotate needs {path}, which does not exist (run `spare-gen pool` first)")
+    missing = [c for c in required if c not in pq.read_schema(path).names]
+    if missing:
+        raise ValueError(f"{path} is missing columns {missing}")
+    return pd.read_parquet(path, columns=None if columns is None else list(columns))
+
+
+class Pool:
+    """The pool's pairs and geometry, loaded once at server start."""
+
+    def __init__(self, out: Path):
+        self.out = Path(out)
+        self.pairs = _read(self.out / PAIRS_FILE, None, PAIR_INPUT_COLUMNS)
+        self.seed = int(self.pairs["seed"].iloc[0]) if "seed" in self.pairs.columns and len(self.pairs) else 0
+        variants = _read(self.out / CORRUPTIONS_FILE, VARIANT_INPUT_COLUMNS, VARIANT_INPUT_COLUMNS)
+        truths = _read(self.out / WIREFRAMES_FILE, GT_INPUT_COLUMNS, GT_INPUT_COLUMNS)
+        self._pair = {str(r.pair_id): r for r in self.pairs.itertuples(index=False)}
+        self._variant = {str(r.corruption_id): r for r in variants.itertuples(index=False)}
+        self._truth = {str(r.model_id): r for r in truths.itertuples(index=False)}
+        unknown = sorted((set(self.pairs["left_id"].astype(str)) | set(self.pairs["right_id"].astype(str))) - set(self._variant))
+        if unknown:
+            raise ValueError(f"{self.out / PAIRS_FILE} names variants missing from {CORRUPTIONS_FILE}: {unknown[:5]}")
+
+    def pair(self, pair_id: str):
+        return self._pair[pair_id]
+
+    def shown_ids(self, step: Step) -> tuple[str, str]:
+        """(variant shown left, variant shown right) for a step."""
+        p = self._pair[step.pair_id]
+        return (str(p.right_id), str(p.left_id)) if step.shown_swapped else (str(p.left_id), str(p.right_id))
+
+    def payload(self, step: Step) -> dict:
+        """Ground truth and the two shown candidates as vertex/edge lists (nothing else about them)."""
+        p = self._pair[step.pair_id]
+        truth = self._truth.get(str(p.model_id))
+        shown = self.shown_ids(step)
+        out = {"gt": _graph(truth.vertices, truth.edges).as_json() if truth is not None else None}
+        for side, vid in zip((Side.LEFT.value, Side.RIGHT.value), shown):
+            v = self._variant[vid]
+            out[side] = _graph(v.vertices if v.vertices is not None else [], v.edges if v.edges is not None else []).as_json()
+        return out
+
+    def picture(self, step: Step, side: Side) -> Path | None:
+        """The overlay picture file of the candidate shown on ``side`` (None when the pool has none)."""
+        vid = self.shown_ids(step)[0 if side is Side.LEFT else 1]
+        rel = self._variant[vid].overlay_png
+        if rel is None or (isinstance(rel, float) and np.isnan(rel)) or not str(rel):
+            return None
+        path = self.out / str(rel)
+        return path if path.is_file() else None
