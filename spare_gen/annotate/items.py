@@ -8,6 +8,7 @@ root) and are served under position-based URLs, so no file name reaches the page
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
 from pathlib import Path
 
 import numpy as np
@@ -21,8 +22,17 @@ CORRUPTIONS_FILE = "corruptions.parquet"
 WIREFRAMES_FILE = "wireframes.parquet"
 PAIR_INPUT_COLUMNS = ("pair_id", "model_id", "left_id", "right_id", "pair_type")
 VARIANT_INPUT_COLUMNS = ("corruption_id", "vertices", "edges", "overlay_png")
+GT_PICTURE_COLUMN = "gt_png"  # optional: the ground truth alone, drawn like the overlays
 GT_INPUT_COLUMNS = ("model_id", "vertices", "edges")
 DECIMALS = 5  # coordinates sent to the browser (normalised: bounding-box diagonal 1)
+
+
+class Picture(StrEnum):
+    """The pictures of a step: each shown candidate over the ground truth, and the ground truth alone."""
+
+    LEFT = "left"
+    RIGHT = "right"
+    GT = "gt"
 
 
 @dataclass(frozen=True)
@@ -40,14 +50,15 @@ def _graph(vertices, edges) -> Graph:
     return Graph(np.round(v, DECIMALS).tolist(), e.tolist())
 
 
-def _read(path: Path, columns: tuple[str, ...] | None, required: tuple[str, ...]) -> pd.DataFrame:
-    """``columns`` of a Parquet file (None: all), after checking that it exists and has ``required``."""
+def _read(path: Path, columns: tuple[str, ...] | None, required: tuple[str, ...], optional: tuple[str, ...] = ()):
+    """``columns`` (None: all) and those of ``optional`` present of a Parquet file, which must have ``required``."""
     if not path.is_file():
         raise FileNotFoundError(f"annotate needs {path}, which does not exist (run `spare-gen pool` first)")
-    missing = [c for c in required if c not in pq.read_schema(path).names]
+    names = pq.read_schema(path).names
+    missing = [c for c in required if c not in names]
     if missing:
         raise ValueError(f"{path} is missing columns {missing}")
-    return pd.read_parquet(path, columns=None if columns is None else list(columns))
+    return pd.read_parquet(path, columns=None if columns is None else [*columns, *(c for c in optional if c in names)])
 
 
 class Pool:
@@ -57,7 +68,7 @@ class Pool:
         self.out = Path(out)
         self.pairs = _read(self.out / PAIRS_FILE, None, PAIR_INPUT_COLUMNS)
         self.seed = int(self.pairs["seed"].iloc[0]) if "seed" in self.pairs.columns and len(self.pairs) else 0
-        variants = _read(self.out / CORRUPTIONS_FILE, VARIANT_INPUT_COLUMNS, VARIANT_INPUT_COLUMNS)
+        variants = _read(self.out / CORRUPTIONS_FILE, VARIANT_INPUT_COLUMNS, VARIANT_INPUT_COLUMNS, (GT_PICTURE_COLUMN,))
         truths = _read(self.out / WIREFRAMES_FILE, GT_INPUT_COLUMNS, GT_INPUT_COLUMNS)
         self._pair = {str(r.pair_id): r for r in self.pairs.itertuples(index=False)}
         self._variant = {str(r.corruption_id): r for r in variants.itertuples(index=False)}
@@ -85,10 +96,11 @@ class Pool:
             out[side] = _graph(v.vertices if v.vertices is not None else [], v.edges if v.edges is not None else []).as_json()
         return out
 
-    def picture(self, step: Step, side: Side) -> Path | None:
-        """The overlay picture file of the candidate shown on ``side`` (None when the pool has none)."""
-        vid = self.shown_ids(step)[0 if side is Side.LEFT else 1]
-        rel = self._variant[vid].overlay_png
+    def picture(self, step: Step, which: Picture) -> Path | None:
+        """The picture file of a shown candidate or of the ground truth (None when the pool has none)."""
+        left, right = self.shown_ids(step)
+        variant = self._variant[right if which is Picture.RIGHT else left]
+        rel = getattr(variant, GT_PICTURE_COLUMN if which is Picture.GT else "overlay_png", None)
         if rel is None or (isinstance(rel, float) and np.isnan(rel)) or not str(rel):
             return None
         path = self.out / str(rel)

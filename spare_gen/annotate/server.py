@@ -19,10 +19,10 @@ from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from spare_gen.annotate.items import Pool
+from spare_gen.annotate.items import Picture, Pool
 from spare_gen.annotate.plan import ANNOTATIONS_DIR, Settings, Step, check_rater, check_settings, load_or_make_plan
 from spare_gen.annotate.store import append_answer, read_positions, stored_choice, utc_now
-from spare_gen.wireframes.pairs import Choice, Side
+from spare_gen.wireframes.pairs import Choice
 
 STATIC_DIR = Path(__file__).parent / "static"
 MAX_RESPONSE_MS = 24 * 3600 * 1000
@@ -74,9 +74,9 @@ class App:
         if not done:
             step = s.steps[position]
             pictures = {
-                side.value: (f"/api/picture?rater={s.rater}&position={position}&side={side.value}"
-                             if self.pool.picture(step, side) is not None else None)
-                for side in (Side.LEFT, Side.RIGHT)
+                which.value: (f"/api/picture?rater={s.rater}&position={position}&which={which.value}"
+                              if self.pool.picture(step, which) is not None else None)
+                for which in Picture
             }  # fmt: skip
             item = {"position": position, **self.pool.payload(step), "pictures": pictures}
         return {
@@ -133,14 +133,14 @@ def build_app(app: App) -> Starlette:
 
     def picture(request: Request) -> Response:
         session = app.session(request.query_params.get("rater"))
-        position, side = request.query_params.get("position", ""), request.query_params.get("side")
+        position, which = request.query_params.get("position", ""), request.query_params.get("which")
         if not position.isdigit() or int(position) >= len(session.steps):
             raise HTTPException(400, f"position {position!r} must be an integer in [0, {len(session.steps)})")
-        if side not in (Side.LEFT.value, Side.RIGHT.value):
-            raise HTTPException(400, f"side {side!r} must be left or right")
-        path = app.pool.picture(session.steps[int(position)], Side(side))
+        if which not in {p.value for p in Picture}:
+            raise HTTPException(400, f"which {which!r} must be one of {', '.join(p.value for p in Picture)}")
+        path = app.pool.picture(session.steps[int(position)], Picture(which))
         if path is None:
-            raise HTTPException(404, "no picture for this candidate")
+            raise HTTPException(404, f"no {which} picture for this pair")
         return FileResponse(path, media_type="image/png", headers=NO_STORE)
 
     def index(request: Request) -> Response:

@@ -12,9 +12,10 @@
   const under = () => !showGtUnder;
 
   function size() {
-    const side = Math.max(200, Math.min(380, Math.floor((window.innerWidth - 90) / 3)));
+    const byWidth = Math.floor((window.innerWidth - 90) / 3), byHeight = window.innerHeight - 220;
+    const side = Math.max(200, Math.min(460, byWidth, byHeight));
     for (const id of ["view-gt", "view-left", "view-right"]) { $(id).style.width = side + "px"; $(id).style.height = side + "px"; }
-    for (const id of ["picture-left", "picture-right"]) { $(id).style.width = side + "px"; }
+    for (const id of ["picture-gt", "picture-left", "picture-right"]) { $(id).style.width = Math.round(0.6 * side) + "px"; }
     Viewer.redraw();
   }
 
@@ -53,7 +54,7 @@
                        { graph: item.left, color: Viewer.COLORS.candidate, width: 1.4, markers: true }];
     rightView.layers = [{ graph: item.gt, color: Viewer.COLORS.gtUnder, width: 1.2, markers: false, hidden: under },
                         { graph: item.right, color: Viewer.COLORS.candidate, width: 1.4, markers: true }];
-    for (const side of ["left", "right"]) {
+    for (const side of ["gt", "left", "right"]) {
       const img = $("picture-" + side);
       if (item.pictures[side]) { img.src = item.pictures[side]; img.hidden = false; } else { img.removeAttribute("src"); img.hidden = true; }
     }
