@@ -5,25 +5,20 @@ continues where they stopped, and `spare-gen rank` on the answers folder recover
 from __future__ import annotations
 
 import json
-import os
 import re
-import signal
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from pathlib import Path
 
 import pandas as pd
 import pytest
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
 
-from conftest import REPO, spare_gen_cli
+from annotate_server import call, free_port, kill, start_server
+from conftest import spare_gen_cli
 from spare_gen.annotate.plan import plan_path, read_plan
 
 CHROMIUM, CHROMEDRIVER = Path("/usr/bin/chromium"), Path("/usr/bin/chromedriver")
@@ -32,34 +27,6 @@ RATER = "tester"
 BREAK_EVERY = 20
 # nothing on the page or in its JSON may name a corruption's type or severity
 REVEALING = re.compile(r"\b(deform|perturb|remove|add|low|medium|high|severity|kind)\b", re.IGNORECASE)
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def start_server(out: Path, port: int) -> subprocess.Popen:
-    cmd = [sys.executable, "-m", "spare_gen.cli", "annotate", str(out), "--port", str(port),
-           "--break-every", str(BREAK_EVERY)]  # fmt: skip
-    server = subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                              env=dict(os.environ, PYTHONUNBUFFERED="1"))  # fmt: skip
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        assert server.poll() is None, server.stdout.read()
-        try:
-            urllib.request.urlopen(f"http://127.0.0.1:{port}/api/config", timeout=2).read()
-            return server
-        except OSError:
-            time.sleep(0.3)
-    server.kill()
-    raise AssertionError("annotate server did not come up")
-
-
-def kill(server: subprocess.Popen) -> None:
-    server.send_signal(signal.SIGKILL)
-    server.wait(timeout=30)
 
 
 @pytest.fixture(scope="module")
@@ -136,7 +103,7 @@ def test_rater_rates_with_keyboard_survives_a_server_kill_and_rank_recovers_the_
     severity = dict(zip(variants["corruption_id"], variants["severity"]))
     answers = pool / "annotations" / f"{RATER}.csv"
 
-    server = start_server(pool, port)
+    server = start_server(pool, port, "--break-every", str(BREAK_EVERY))
     try:
         browser.get(url)
         assert wait_mode(browser, "instructions") == "instructions"
@@ -145,11 +112,23 @@ def test_rater_rates_with_keyboard_survives_a_server_kill_and_rank_recovers_the_
         wait_mode(browser, "rating")
         assert position(browser) == "0"
         browser.save_screenshot(str(shots / "02_first_pair.png"))
+        # one drag on a candidate turns all three views together; R brings back the home view
+        pixels = "return ['view-gt', 'view-left', 'view-right'].map(id => document.getElementById(id).toDataURL())"
+        home = browser.execute_script(pixels)
+        canvas = browser.find_element(By.ID, "view-left")
+        ActionChains(browser).move_to_element(canvas).click_and_hold().move_by_offset(90, 40).release().perform()
+        turned = browser.execute_script(pixels)
+        assert all(a != b for a, b in zip(home, turned))
+        browser.save_screenshot(str(shots / "02b_rotated.png"))
+        browser.find_element(By.TAG_NAME, "body").send_keys("r")
+        assert browser.execute_script(pixels) == home
 
         steps, settings, _ = read_plan(plan_path(pool, RATER))
         assert settings.break_every == BREAK_EVERY and any(s.is_repeat for s in steps)
         # the page and the JSON behind it never name a type, a severity, a variant id or a picture file
-        state = urllib.request.urlopen(f"http://127.0.0.1:{port}/api/state?rater={RATER}").read().decode()
+        status, state = call(port, f"/api/state?rater={RATER}")
+        state = json.dumps(state)
+        assert status == 200
         for text in (browser.page_source, state):
             assert not REVEALING.search(text), REVEALING.search(text).group(0)
             assert not any(v in text for v in variants["corruption_id"])
@@ -162,7 +141,7 @@ def test_rater_rates_with_keyboard_survives_a_server_kill_and_rank_recovers_the_
     written = pd.read_csv(answers)
     assert len(written) == half and sorted(written["position"]) == list(range(half))
 
-    server = start_server(pool, port)
+    server = start_server(pool, port, "--break-every", str(BREAK_EVERY))
     try:
         browser.get(url)
         wait_mode(browser, "instructions")

@@ -47,7 +47,13 @@
     $("progress").textContent = s.done ? `all ${s.total} pairs rated` : `pair ${s.position + 1} of ${s.total} · ${s.answered} answered`;
     $("bar-fill").style.width = (100 * s.answered / Math.max(1, s.total)).toFixed(1) + "%";
     document.body.dataset.position = s.done ? "done" : String(s.position);
-    if (s.done) { openDialog("done", "done"); return; }
+    if (s.done) {
+      for (const view of [gtView, leftView, rightView]) view.layers = [];
+      for (const id of ["picture-gt", "picture-left", "picture-right"]) $(id).hidden = true;
+      Viewer.redraw();
+      openDialog("done", "done");
+      return;
+    }
     const item = s.item;
     gtView.layers = [{ graph: item.gt, color: Viewer.COLORS.gt, width: 1.4, markers: true }];
     leftView.layers = [{ graph: item.gt, color: Viewer.COLORS.gtUnder, width: 1.2, markers: false, hidden: under },
