@@ -58,7 +58,8 @@ def test_plan_is_per_rater_deterministic_and_holds_every_regular_pair_once(pool)
     first = [s for s in ann if not s.is_repeat]
     kind = pairs.set_index("pair_id")["pair_type"]
     shown = [kind[s.pair_id] for s in first]
-    assert sorted(s.pair_id for s in first if kind[s.pair_id] == "regular") == sorted(pairs.loc[kind.values == "regular", "pair_id"])
+    regular = sorted(s.pair_id for s in first if kind[s.pair_id] == "regular")
+    assert regular == sorted(pairs.loc[kind.values == "regular", "pair_id"])
     assert shown.count("sanity") == 5 and "repeat" not in shown  # pool repeats are replaced by per-rater ones
     assert len({s.pair_id for s in first}) == len(first)
     models = [pairs.set_index("pair_id").loc[s.pair_id, "model_id"] for s in first]

@@ -54,8 +54,11 @@ def browser():
 
 
 def wait_mode(driver, *modes: str, timeout: float = 60) -> str:
-    WebDriverWait(driver, timeout).until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-mode") in modes)
-    return driver.find_element(By.TAG_NAME, "body").get_attribute("data-mode")
+    def mode(d) -> str:
+        return d.find_element(By.TAG_NAME, "body").get_attribute("data-mode")
+
+    WebDriverWait(driver, timeout).until(lambda d: mode(d) in modes)
+    return mode(driver)
 
 
 def position(driver) -> str:
@@ -99,7 +102,8 @@ def test_rater_rates_with_keyboard_survives_a_server_kill_and_rank_recovers_the_
     port = free_port()
     url = f"http://127.0.0.1:{port}/?rater={RATER}"
     pairs = pd.read_parquet(pool / "pairs.parquet").set_index("pair_id")
-    variants = pd.read_parquet(pool / "corruptions.parquet", columns=["corruption_id", "kind", "severity", "overlay_png"])
+    columns = ["corruption_id", "kind", "severity", "overlay_png"]
+    variants = pd.read_parquet(pool / "corruptions.parquet", columns=columns)
     severity = dict(zip(variants["corruption_id"], variants["severity"]))
     answers = pool / "annotations" / f"{RATER}.csv"
 
@@ -162,7 +166,8 @@ def test_rater_rates_with_keyboard_survives_a_server_kill_and_rank_recovers_the_
     assert list(written["shown_swapped"]) == [int(s.shown_swapped) for s in steps]
     assert (written["response_ms"] >= 0).all() and pd.to_datetime(written["answered_at"], utc=True).notna().all()
     # choices are stored relative to the pair's stored sides, whatever side they were shown on
-    stored = [planted(severity[pairs.loc[p, "left_id"]], severity[pairs.loc[p, "right_id"]]) for p in written["pair_id"]]
+    stored = [planted(severity[pairs.loc[p, "left_id"]], severity[pairs.loc[p, "right_id"]])
+              for p in written["pair_id"]]  # fmt: skip
     assert list(written["choice"]) == stored
 
     result = spare_gen_cli("rank", str(pool), str(pool / "annotations"))

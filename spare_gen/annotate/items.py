@@ -45,6 +45,9 @@ class Graph:
 
 
 def _graph(vertices, edges) -> Graph:
+    """A JSON-ready graph from Parquet list cells (None, e.g. a failed extraction, is an empty graph)."""
+    vertices = [] if vertices is None else vertices
+    edges = [] if edges is None else edges
     v = np.asarray([np.asarray(p, dtype=float) for p in vertices], dtype=float).reshape(-1, 3)
     e = np.asarray([np.asarray(p, dtype=np.int64) for p in edges], dtype=np.int64).reshape(-1, 2)
     return Graph(np.round(v, DECIMALS).tolist(), e.tolist())
@@ -58,7 +61,8 @@ def _read(path: Path, columns: tuple[str, ...] | None, required: tuple[str, ...]
     missing = [c for c in required if c not in names]
     if missing:
         raise ValueError(f"{path} is missing columns {missing}")
-    return pd.read_parquet(path, columns=None if columns is None else [*columns, *(c for c in optional if c in names)])
+    wanted = None if columns is None else [*columns, *(c for c in optional if c in names)]
+    return pd.read_parquet(path, columns=wanted)
 
 
 class Pool:
@@ -68,17 +72,17 @@ class Pool:
         self.out = Path(out)
         self.pairs = _read(self.out / PAIRS_FILE, None, PAIR_INPUT_COLUMNS)
         self.seed = int(self.pairs["seed"].iloc[0]) if "seed" in self.pairs.columns and len(self.pairs) else 0
-        variants = _read(self.out / CORRUPTIONS_FILE, VARIANT_INPUT_COLUMNS, VARIANT_INPUT_COLUMNS, (GT_PICTURE_COLUMN,))
+        variants = _read(
+            self.out / CORRUPTIONS_FILE, VARIANT_INPUT_COLUMNS, VARIANT_INPUT_COLUMNS, (GT_PICTURE_COLUMN,)
+        )
         truths = _read(self.out / WIREFRAMES_FILE, GT_INPUT_COLUMNS, GT_INPUT_COLUMNS)
         self._pair = {str(r.pair_id): r for r in self.pairs.itertuples(index=False)}
         self._variant = {str(r.corruption_id): r for r in variants.itertuples(index=False)}
         self._truth = {str(r.model_id): r for r in truths.itertuples(index=False)}
-        unknown = sorted((set(self.pairs["left_id"].astype(str)) | set(self.pairs["right_id"].astype(str))) - set(self._variant))
+        shown = set(self.pairs["left_id"].astype(str)) | set(self.pairs["right_id"].astype(str))
+        unknown = sorted(shown - set(self._variant))
         if unknown:
             raise ValueError(f"{self.out / PAIRS_FILE} names variants missing from {CORRUPTIONS_FILE}: {unknown[:5]}")
-
-    def pair(self, pair_id: str):
-        return self._pair[pair_id]
 
     def shown_ids(self, step: Step) -> tuple[str, str]:
         """(variant shown left, variant shown right) for a step."""
@@ -89,11 +93,10 @@ class Pool:
         """Ground truth and the two shown candidates as vertex/edge lists (nothing else about them)."""
         p = self._pair[step.pair_id]
         truth = self._truth.get(str(p.model_id))
-        shown = self.shown_ids(step)
-        out = {"gt": _graph(truth.vertices, truth.edges).as_json() if truth is not None else None}
-        for side, vid in zip((Side.LEFT.value, Side.RIGHT.value), shown):
-            v = self._variant[vid]
-            out[side] = _graph(v.vertices if v.vertices is not None else [], v.edges if v.edges is not None else []).as_json()
+        gt = _graph(None, None) if truth is None else _graph(truth.vertices, truth.edges)
+        out = {"gt": gt.as_json()}
+        for side, vid in zip((Side.LEFT.value, Side.RIGHT.value), self.shown_ids(step)):
+            out[side] = _graph(self._variant[vid].vertices, self._variant[vid].edges).as_json()
         return out
 
     def picture(self, step: Step, which: Picture) -> Path | None:

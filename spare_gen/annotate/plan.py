@@ -52,7 +52,8 @@ def check_rater(rater: str) -> str:
     """A rater id usable as a file name: letters, digits, '_', '.', '-' (starting with a letter or digit), <= 64."""
     if not isinstance(rater, str) or not RATER_PATTERN.match(rater):
         raise ValueError(
-            f"rater name {rater!r} is not allowed: use 1-64 letters, digits, '_', '.' or '-', starting with a letter or digit"
+            f"rater name {rater!r} is not allowed: "
+            "use 1-64 letters, digits, '_', '.' or '-', starting with a letter or digit"
         )
     return rater
 
@@ -82,7 +83,7 @@ def make_plan(pairs: pd.DataFrame, seed: int, rater: str, settings: Settings = S
     regular = pairs[pairs["pair_type"] == PairType.REGULAR.value]
     sanity = pairs[pairs["pair_type"] == PairType.SANITY.value]
     n_sanity = min(settings.sanity, len(sanity))
-    chosen = sanity.iloc[np.sort(rng.choice(len(sanity), size=n_sanity, replace=False))] if n_sanity else sanity.iloc[:0]
+    chosen = sanity.iloc[np.sort(rng.choice(len(sanity), size=n_sanity, replace=False))]
     shown = pd.concat([regular, chosen])
     models = sorted(shown["model_id"].astype(str).unique())
     order: list[str] = []
@@ -110,13 +111,17 @@ def read_plan(path: Path) -> tuple[list[Step], Settings, str]:
     return steps, Settings(**stored["settings"]), stored["pairs_sha256"]
 
 
-def load_or_make_plan(out: Path, pairs: pd.DataFrame, seed: int, rater: str, settings: Settings) -> tuple[list[Step], Settings]:
+def load_or_make_plan(
+    out: Path, pairs: pd.DataFrame, seed: int, rater: str, settings: Settings
+) -> tuple[list[Step], Settings]:
     """The stored plan of ``rater`` (its settings win over ``settings``), or a new one, written atomically."""
     path, fingerprint = plan_path(out, rater), pairs_fingerprint(pairs)
     if path.is_file():
         steps, stored_settings, drawn_from = read_plan(path)
         if drawn_from != fingerprint:
-            raise ValueError(f"{path}: plan was drawn from other pairs than {Path(out) / PAIRS_FILE}; move it away to start over")
+            raise ValueError(
+                f"{path}: plan was drawn from other pairs than {Path(out) / PAIRS_FILE}; move it away to start over"
+            )
         return steps, stored_settings
     steps = make_plan(pairs, seed, rater, settings)
     write_json(path, {
