@@ -72,11 +72,13 @@ def build_parser() -> argparse.ArgumentParser:
     # --- annotate (issue 12): the rater web app -------------------------------------------------------------
     p = sub.add_parser(
         "annotate", help="serve the rater web app on a pool; answers go to OUT/annotations/<rater>.csv",
-        description="Serve a local page where raters compare two corrupted wireframes with the ground truth "
-        "(synchronised rotatable 3D views and the overlay pictures; keys: left arrow or 1 = left, right arrow or "
-        "3 = right, down arrow or 2 = equal). Each rater (URL ?rater=NAME) gets their own random order, sanity and "
-        "repeat pairs; every answer is appended and fsync'ed at once, and a rater who comes back continues where "
-        "they stopped. Rank the result with `spare-gen rank OUT OUT/annotations`.",
+        description=(
+            "Serve a local page where raters compare two corrupted wireframes with the ground truth: synchronised\n"
+            "rotatable 3D views and the overlay pictures; keys left arrow or 1 = left, right arrow or 3 = right,\n"
+            "down arrow or 2 = equal. Each rater (URL ?rater=NAME) gets their own random order, sanity and repeat\n"
+            "pairs; every answer is appended and fsync'ed at once, and a rater who comes back continues where they\n"
+            "stopped. Rank the answers with `spare-gen rank OUT OUT/annotations`."
+        ),
         epilog=ANSWERS_FORMAT, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("out", help="a pool folder (pairs.parquet, corruptions.parquet, wireframes.parquet)")

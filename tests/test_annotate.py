@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import json
 from pathlib import Path
 
 import numpy as np
@@ -177,6 +178,17 @@ def test_server_answers_several_raters_maps_sides_back_and_rejects_bad_requests(
             status, reply = call(port, path, body)
             assert status == code and reason in reply["error"], (path, status, reply)
         assert call(port, "/api/answer")[0] == 405 and call(port, "/nowhere")[0] == 404
+
+        short = json.loads(plan_path(out, "ann").read_text())  # a one-pair session, in the plan file's own format
+        plan_path(out, "short").write_text(json.dumps({**short, "rater": "short", "steps": short["steps"][:1]}))
+        answer = {"rater": "short", "position": 0, "choice": "equal", "response_ms": 10}
+        status, state = call(port, "/api/answer", answer)
+        assert status == 200 and state["done"] and state["item"] is None
+        status, reply = call(port, "/api/answer", {**answer, "position": 1})
+        assert status == 409 and "answered all 1 pairs" in reply["error"]
+
+        taken = spare_gen_cli("annotate", str(out), "--port", str(port), timeout=120)  # the port is in use
+        assert taken.returncode == 2 and f"cannot listen on 127.0.0.1:{port}" in taken.stderr
     finally:
         kill(server)
 
@@ -195,6 +207,7 @@ def test_cli_refuses_bad_input_with_one_line_and_exit_2(pool, tmp_path):
         (["annotate", str(tmp_path / "nothing")], "annotate needs"),
         (["annotate", str(out), "--rater", "no/slash"], "rater name 'no/slash' is not allowed"),
         (["annotate", str(out), "--repeat-fraction", "0.9"], "--repeat-fraction 0.9 must be within [0, 0.5]"),
+        (["annotate", str(out), "--port", "70000"], "--port 70000 must be within 1..65535"),
         (["rank", str(out), str(tmp_path / "missing.csv")], "does not exist"),
     ]
     for args, message in cases:

@@ -94,6 +94,8 @@ class App:
             raise HTTPException(400, f"response_ms {ms!r} must be a number of milliseconds >= 0")
         with s.lock:
             expected = s.next_position()
+            if expected >= len(s.steps):
+                raise HTTPException(409, f"rater {s.rater!r} has answered all {len(s.steps)} pairs")
             if position != expected:
                 raise HTTPException(409, f"position {position} is not the pair on screen ({expected}); reload the page")
             step: Step = s.steps[position]
@@ -158,6 +160,9 @@ def build_app(app: App) -> Starlette:
 
 
 def _check_port(host: str, port: int) -> None:
+    """One clear line instead of a server traceback when the address cannot be used."""
+    if not 0 < port < 65536:
+        raise ValueError(f"--port {port} must be within 1..65535")
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     with socket.socket(family, socket.SOCK_STREAM) as probe:
         probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)

@@ -25,6 +25,12 @@
     $("dialog-body").replaceChildren($(templateId).content.cloneNode(true));
     const breakText = $("break-every-text");
     if (breakText && state) breakText.textContent = state.break_every || "(never)";
+    if (templateId === "instructions" && state && state.answered > 0) {
+      const back = document.createElement("p");
+      back.className = "welcome-back";
+      back.textContent = `Welcome back: ${state.answered} of ${state.total} pairs answered, continuing with pair ${state.position + 1}.`;
+      $("dialog-body").prepend(back);
+    }
     $("name-form").hidden = true; $("dialog-close").hidden = mode === "done";
     $("overlay").hidden = false; dialogOpen = true; setMode(mode);
   }
@@ -105,7 +111,7 @@
     if (e.key === "?" || e.key === "h") { openDialog("instructions", "instructions"); return; }
     if (e.key === "r" || e.key === "R") { Viewer.reset(); return; }
     if (e.key === "g" || e.key === "G") { showGtUnder = !showGtUnder; Viewer.redraw(); return; }
-    if (e.key in KEYS) { e.preventDefault(); choose(KEYS[e.key]); }
+    if (e.key in KEYS) { e.preventDefault(); if (!e.repeat) choose(KEYS[e.key]); }  // a held key answers once
   });
   for (const button of document.querySelectorAll("#choices button")) {
     button.addEventListener("click", () => { button.blur(); choose(button.dataset.choice); });
