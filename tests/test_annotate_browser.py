@@ -109,8 +109,11 @@ def test_rater_rates_with_keyboard_survives_a_server_kill_and_rank_recovers_the_
 
     server = start_server(pool, port, "--break-every", str(BREAK_EVERY))
     try:
-        browser.get(url)
-        assert wait_mode(browser, "instructions") == "instructions"
+        browser.get(f"http://127.0.0.1:{port}/")  # no ?rater=: the page asks for a name
+        assert wait_mode(browser, "name") == "name"
+        browser.save_screenshot(str(shots / "00_name.png"))
+        browser.find_element(By.ID, "name-input").send_keys(RATER, Keys.ENTER)
+        assert wait_mode(browser, "instructions") == "instructions" and browser.current_url == url
         browser.save_screenshot(str(shots / "01_instructions.png"))
         browser.find_element(By.TAG_NAME, "body").send_keys(Keys.ENTER)
         wait_mode(browser, "rating")

@@ -131,6 +131,7 @@
       if (!rater) {
         $("dialog-body").innerHTML = "<h2>Wireframe comparison</h2><p>Enter the name you rate under; use the same name to continue later.</p>";
         $("name-form").hidden = false; $("dialog-close").hidden = true; $("overlay").hidden = false; dialogOpen = true;
+        $("progress").textContent = "";
         setMode("name");
         return;
       }
