@@ -35,6 +35,9 @@ class RaterSession:
     def __init__(self, out: Path, pool: Pool, rater: str, settings: Settings):
         self.rater = rater
         self.steps, self.settings = load_or_make_plan(out, pool.pairs, pool.seed, rater, settings)
+        if self.settings != settings:
+            print(f"spare-gen annotate: rater {rater!r} keeps the settings of their stored plan: {self.settings}",
+                  flush=True)  # fmt: skip
         self.answers = Path(out) / ANNOTATIONS_DIR / f"{rater}.csv"
         self.answered = {p for p in read_positions(self.answers) if 0 <= p < len(self.steps)}
         self.lock = threading.Lock()
