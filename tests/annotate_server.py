@@ -13,7 +13,7 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-from conftest import REPO
+from tests.conftest import REPO
 
 
 def free_port() -> int:

@@ -11,8 +11,8 @@ import pandas as pd
 import pytest
 from PIL import Image
 
-from annotate_server import call, free_port, kill, listening_addresses, start_server
-from conftest import spare_gen_cli
+from tests.annotate_server import call, free_port, kill, listening_addresses, start_server
+from tests.conftest import spare_gen_cli
 from spare_gen.annotate.plan import MIN_REPEAT_GAP, Settings, make_plan, plan_path, read_plan
 from spare_gen.annotate.store import append_answer, read_positions, stored_choice
 from spare_gen.atomic import write_parquet

@@ -17,8 +17,8 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
 
-from annotate_server import call, free_port, kill, start_server
-from conftest import spare_gen_cli
+from tests.annotate_server import call, free_port, kill, start_server
+from tests.conftest import spare_gen_cli
 from spare_gen.annotate.plan import plan_path, read_plan
 
 CHROMIUM, CHROMEDRIVER = Path("/usr/bin/chromium"), Path("/usr/bin/chromedriver")
