@@ -31,7 +31,13 @@ from spare_gen.ranking import (
     rater_reliability,
 )
 from spare_gen.ranking.bradley_terry import DEFAULT_L2, comparison_components
-from spare_gen.ranking.judgements import PAIR_TYPES, VARIANT_COLUMNS, type_sort_key
+from spare_gen.ranking.judgements import (
+    PAIR_TYPES,
+    REPEAT_COLUMN,
+    VARIANT_COLUMNS,
+    first_judgements,
+    type_sort_key,
+)
 from spare_gen.wireframes.pairs import ANSWER_COLUMNS, read_annotations
 
 PAIRS_FILE = "pairs.parquet"
@@ -42,7 +48,7 @@ ITEMS = tuple(i.value for i in Item)
 
 def _read_inputs(out: Path, annotations_csv: Path, directions: Mapping[str, bool]):
     """pairs, the variant table (id, kind, severity and the metric columns only), the answers and metric names."""
-    for path in (out / PAIRS_FILE, out / CORRUPTIONS_FILE, annotations_csv):
+    for path in (out / PAIRS_FILE, out / CORRUPTIONS_FILE):
         if not path.is_file():
             raise FileNotFoundError(f"rank needs {path}, which does not exist")
     pairs = pd.read_parquet(out / PAIRS_FILE)
@@ -54,7 +60,7 @@ def _read_inputs(out: Path, annotations_csv: Path, directions: Mapping[str, bool
     variants = pd.read_parquet(out / CORRUPTIONS_FILE, columns=[*VARIANT_COLUMNS, *metric_columns])
     variants["corruption_id"] = variants["corruption_id"].astype(str)
     answers = read_annotations(annotations_csv, pairs)  # the CSV contract's own reader: one-line ValueError
-    annotations = answers.loc[:, list(ANSWER_COLUMNS)]
+    annotations = answers.loc[:, [*ANSWER_COLUMNS, REPEAT_COLUMN]]
     return pairs, variants, annotations, metric_columns
 
 
@@ -64,7 +70,7 @@ def _to_parquet(path: Path, frame: pd.DataFrame) -> None:
 
 def run(
     out_dir: str | os.PathLike,
-    annotations_csv: str | os.PathLike,
+    annotations_csv: str | os.PathLike,  # an answers CSV or a folder of them (wireframes.pairs.ANNOTATION_FORMAT)
     *,
     item: str = Item.TYPE.value,
     higher_is_better: Mapping[str, bool] | None = None,
@@ -83,7 +89,8 @@ def run(
     directions = metric_directions(higher_is_better)
     pairs, variants, annotations, metric_columns = _read_inputs(out, annotations_csv, directions)
     labels = item_labels(variants, item)
-    judgements = build_judgements(pairs, annotations, labels, pair_types=pair_types)
+    # a rater's second judgement of a pair (is_repeat=1) is kept for reliability, not counted twice in the ranking
+    judgements = first_judgements(build_judgements(pairs, annotations, labels, pair_types=pair_types))
     if judgements.empty:
         raise ValueError(f"no judgements on pairs of type {sorted(pair_types)} in {annotations_csv}")
     played = sorted(set(judgements["left_item"]) | set(judgements["right_item"]))

@@ -9,6 +9,7 @@ import signal
 import sys
 from pathlib import Path
 
+from spare_gen.annotate.answers_format import ANSWERS_FORMAT
 from spare_gen.config import ConfigError, load_config
 
 DEFAULT_CONFIG = "configs/default.toml"
@@ -92,10 +93,33 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--max-models", type=int, default=None)
 
-    p = sub.add_parser("rank", help="rank pool variants from pairwise judgements; rater reliability; metric agreement")
+    p = sub.add_parser("rank", help="rank pool variants from pairwise judgements; rater reliability; metric agreement",
+                       epilog=ANSWERS_FORMAT, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("out")
-    p.add_argument("annotations", help="CSV: pair_id,rater_id,choice (left/right/equal)")
+    p.add_argument("annotations", help="answers CSV (pair_id,rater_id,choice[,is_repeat,...]) or a folder of them, "
+                                       "e.g. OUT/annotations (format below)")
     p.add_argument("--item", choices=("type", "variant"), default="type")
+
+    # --- annotate (issue 12): the rater web app -------------------------------------------------------------
+    p = sub.add_parser(
+        "annotate", help="serve the rater web app on a pool; answers go to OUT/annotations/<rater>.csv",
+        description=(
+            "Serve a local page where raters compare two corrupted wireframes with the ground truth: synchronised\n"
+            "rotatable 3D views and the overlay pictures; keys left arrow or 1 = left, right arrow or 3 = right,\n"
+            "down arrow or 2 = equal. Each rater (URL ?rater=NAME) gets their own random order, sanity and repeat\n"
+            "pairs; every answer is appended and fsync'ed at once, and a rater who comes back continues where they\n"
+            "stopped. Rank the answers with `spare-gen rank OUT OUT/annotations`."
+        ),
+        epilog=ANSWERS_FORMAT, formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("out", help="a pool folder (pairs.parquet, corruptions.parquet, wireframes.parquet)")
+    p.add_argument("--port", type=int, default=8765, help="TCP port (default 8765)")
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine only)")
+    p.add_argument("--rater", default=None, help="rater name used when the URL has no ?rater= (default: ask)")
+    p.add_argument("--sanity", type=int, default=40, help="sanity pairs per rater, drawn from the pool's (default 40)")
+    p.add_argument("--repeat-fraction", type=float, default=0.05,
+                   help="share of a rater's pairs shown a second time, some sides swapped (default 0.05)")
+    p.add_argument("--break-every", type=int, default=350, help="break prompt every N answers (default 350; 0 never)")
 
     p = sub.add_parser("evaluate", help="score a baseline's predictions on a task split")
     p.add_argument("out")
@@ -145,6 +169,12 @@ def main(argv: list[str] | None = None) -> int:
 
             rank(Path(args.out), Path(args.annotations), item=args.item)
             return 0
+        if args.command == "annotate":
+            from spare_gen.annotate.plan import Settings
+            from spare_gen.annotate.server import serve
+
+            settings = Settings(sanity=args.sanity, repeat_fraction=args.repeat_fraction, break_every=args.break_every)
+            return serve(Path(args.out), host=args.host, port=args.port, rater=args.rater, settings=settings)
         if args.command == "evaluate":
             from spare_gen.data.evaluate import main as evaluate_main
 

@@ -27,6 +27,7 @@ class Item(str, Enum):
 CHOICES = tuple(c.value for c in Choice)
 PAIR_TYPES = tuple(t.value for t in PairType)
 ANNOTATION_COLUMNS = tuple(ANSWER_COLUMNS)  # pair_id, rater_id, choice
+REPEAT_COLUMN = "is_repeat"  # optional in annotations; always in the judgements table (0/1)
 PAIR_COLUMNS = ("pair_id", "model_id", "left_id", "right_id", "pair_type", "expected", "repeat_of")
 VARIANT_COLUMNS = ("corruption_id", "kind", "severity")
 KIND_ORDER = tuple(k.value for k in CorruptionKind)
@@ -77,16 +78,27 @@ def validate_pairs(pairs: pd.DataFrame) -> pd.DataFrame:
 
 
 def validate_annotations(annotations: pd.DataFrame, pairs: pd.DataFrame | None = None) -> pd.DataFrame:
-    """Check the annotation table: columns, choice values, known pair ids, one answer per (pair, rater).
+    """Check the annotation table: columns, choice values, known pair ids, one answer per (pair, rater, is_repeat).
 
-    Returns a copy with the three columns as str, in a stable order (pair_id, rater_id).
+    Returns a copy with the three columns as str plus ``is_repeat`` as int (0 when absent: a rater's
+    first judgement; 1: their second judgement of the same pair_id), sorted by (pair_id, rater_id, is_repeat).
     """
     require_columns(annotations, ANNOTATION_COLUMNS, "annotations")
     table = annotations.loc[:, list(ANNOTATION_COLUMNS)].astype(str).apply(lambda column: column.str.strip())
+    flags = annotations["is_repeat"] if REPEAT_COLUMN in annotations.columns else pd.Series(0, index=table.index)
+    table[REPEAT_COLUMN] = flags.astype(str).str.strip()
     problems = answer_problems(table, pairs)
     if problems:
         raise ValueError("annotations: " + "; ".join(problems))
-    return table.sort_values(["pair_id", "rater_id"], kind="stable").reset_index(drop=True)
+    table[REPEAT_COLUMN] = table[REPEAT_COLUMN].astype(np.int64)
+    return table.sort_values(["pair_id", "rater_id", REPEAT_COLUMN], kind="stable").reset_index(drop=True)
+
+
+def first_judgements(table: pd.DataFrame) -> pd.DataFrame:
+    """The rows that feed a ranking: each rater's first judgement of a pair (``is_repeat`` 0 or absent)."""
+    if REPEAT_COLUMN not in table.columns:
+        return table
+    return table[table[REPEAT_COLUMN] == 0].reset_index(drop=True)
 
 
 def type_label(kind: str, severity: str | None) -> str:
@@ -125,8 +137,9 @@ def build_judgements(
 ) -> pd.DataFrame:
     """One row per (pair, rater) answer, joined with the pair and the items on each side.
 
-    Columns: pair_id, rater_id, choice, pair_type, model_id, left_id, right_id, left_item,
-    right_item, left_score (1 win, 0.5 tie, 0 loss for the left side). Without ``item_of`` the items
+    Columns: pair_id, rater_id, choice, is_repeat, pair_type, model_id, left_id, right_id, left_item,
+    right_item, left_score (1 win, 0.5 tie, 0 loss for the left side). A rater's second judgement of a
+    pair (is_repeat=1) stays in the table; :func:`first_judgements` drops it. Without ``item_of`` the items
     are the variant ids. Only pairs whose type is in ``pair_types`` are kept.
     """
     validate_pairs(pairs)

@@ -61,8 +61,10 @@ def rater_reliability(pairs: pd.DataFrame, annotations: pd.DataFrame) -> pd.Data
     out["n_sanity"] = correct.size()
     out["sanity_correct"] = correct.sum()
 
-    repeats = table[table["pair_type"] == PairType.REPEAT.value]
-    originals = table.loc[:, ["pair_id", "rater_id", "picked"]].rename(
+    # a repeat is a pool repeat pair (its own pair_id, repeat_of set) or a rater's second judgement (is_repeat=1)
+    second = table[table["is_repeat"] == 1].assign(repeat_of=lambda t: t["pair_id"])
+    repeats = pd.concat([table[(table["pair_type"] == PairType.REPEAT.value) & (table["is_repeat"] == 0)], second])
+    originals = table.loc[table["is_repeat"] == 0, ["pair_id", "rater_id", "picked"]].rename(
         columns={"pair_id": "repeat_of", "picked": "picked_first"}
     )
     matched = repeats.merge(originals, on=["repeat_of", "rater_id"], how="inner")

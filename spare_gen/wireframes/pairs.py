@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
+from spare_gen.annotate.answers_format import ANSWERS_FORMAT
 from spare_gen.atomic import write_text
 from spare_gen.rng import derive_rng
 from spare_gen.wireframes.corruptions import Severity
@@ -58,7 +59,12 @@ PAIRS_SCHEMA = pa.schema(
 )
 PAIR_COLUMNS = tuple(PAIRS_SCHEMA.names)
 ANNOTATION_CSV_COLUMNS = ("pair_id", "left_image", "right_image")
-ANSWER_COLUMNS = ("pair_id", "rater_id", "choice")
+ANSWER_COLUMNS = ("pair_id", "rater_id", "choice")  # required in every answers file
+# optional, written by `spare-gen annotate`: is_repeat (0/1, the rater's second judgement of a pair_id),
+# shown_swapped (0/1), answered_at (ISO UTC), response_ms, position (index in the rater's session)
+ANSWER_EXTRA_COLUMNS = ("is_repeat", "shown_swapped", "answered_at", "response_ms", "position")
+ANSWER_FILE_COLUMNS = ANSWER_COLUMNS + ANSWER_EXTRA_COLUMNS
+FLAG_VALUES = ("0", "1")
 _OTHER_SIDE = {Side.LEFT.value: Side.RIGHT.value, Side.RIGHT.value: Side.LEFT.value}
 MIN_REPEAT_GAP = 5  # a repeat is shown at least this many pairs after its original when there is room
 
@@ -67,12 +73,7 @@ Annotation tool input (written by export_annotation_csv): UTF-8 CSV with header
     pair_id,left_image,right_image
 one row per pair in showing order; images are paths relative to the dataset root.
 
-Expected answers file (read by read_annotations): UTF-8 CSV with header
-    pair_id,rater_id,choice
-one row per (pair, rater); pair_id from the input file, rater_id any non-empty string, and
-choice one of left, right, equal (which side looks closer to the superimposed ground truth).
-A rater answers each pair_id at most once; repeat pairs have their own pair_id.
-"""
+""" + ANSWERS_FORMAT
 
 
 def _check_variants(variants: pd.DataFrame) -> None:
@@ -256,25 +257,67 @@ def answer_problems(answers: pd.DataFrame, pairs: pd.DataFrame | None = None) ->
     bad = sorted(set(answers["choice"]) - {c.value for c in Choice})
     if bad:
         problems.append(f"bad choices {_listed(bad)} (choose from left, right, equal)")
-    twice = answers[answers.duplicated(["pair_id", "rater_id"])]
+    is_repeat = answers["is_repeat"] if "is_repeat" in answers.columns else pd.Series("0", index=answers.index)
+    bad = sorted(set(is_repeat) - set(FLAG_VALUES))
+    if bad:
+        problems.append(f"bad is_repeat {_listed(bad)} (choose from 0, 1)")
+    keyed = answers.assign(is_repeat=is_repeat)
+    twice = keyed[keyed.duplicated(["pair_id", "rater_id", "is_repeat"])]
     if len(twice):
         repeated = [tuple(pair) for pair in twice[["pair_id", "rater_id"]].values.tolist()]
         problems.append(f"repeated answers for (pair_id, rater_id) {_listed(repeated)}")
+    firsts = set(map(tuple, keyed.loc[keyed["is_repeat"] == "0", ["pair_id", "rater_id"]].values.tolist()))
+    seconds = keyed.loc[keyed["is_repeat"] == "1", ["pair_id", "rater_id"]].values.tolist()
+    orphans = [tuple(key) for key in seconds if tuple(key) not in firsts]
+    if orphans:
+        problems.append(f"is_repeat=1 answers without a first answer for (pair_id, rater_id) {_listed(orphans)}")
     return problems
 
 
-def read_annotations(path: str | os.PathLike, pairs: pd.DataFrame) -> pd.DataFrame:
-    """Read and validate an answers CSV (see :data:`ANNOTATION_FORMAT`); return it joined with its pairs.
+def answer_files(path: str | os.PathLike) -> list[Path]:
+    """The answers CSV itself, or every ``*.csv`` of a folder (sorted); one-line errors when there are none."""
+    path = Path(path)
+    if path.is_dir():
+        files = sorted(p for p in path.glob("*.csv") if p.is_file())
+        if not files:
+            raise FileNotFoundError(f"answers folder {str(path)!r} has no *.csv files")
+        return files
+    if not path.is_file():
+        raise FileNotFoundError(f"answers file {str(path)!r} does not exist")
+    return [path]
 
-    Raises one ``ValueError`` naming every problem: missing columns, empty cells, unknown pair ids,
-    bad choices, or a rater answering the same pair twice.
-    """
+
+def _read_answer_file(path: Path, pairs: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
+    """One answers CSV as str columns (required + optional present; is_repeat filled with 0) and its problems."""
     answers = pd.read_csv(path, dtype=str, keep_default_na=False)
     missing = [c for c in ANSWER_COLUMNS if c not in answers.columns]
     if missing:
         raise ValueError(f"answers file {str(path)!r} lacks columns {missing}; needs {list(ANSWER_COLUMNS)}")
-    answers = answers[list(ANSWER_COLUMNS)].apply(lambda column: column.str.strip())
-    problems = answer_problems(answers, pairs)
+    columns = [c for c in ANSWER_FILE_COLUMNS if c in answers.columns]
+    answers = answers[columns].apply(lambda column: column.str.strip())
+    if "is_repeat" not in answers.columns:
+        answers["is_repeat"] = "0"
+    return answers, answer_problems(answers, pairs)
+
+
+def read_annotations(path: str | os.PathLike, pairs: pd.DataFrame) -> pd.DataFrame:
+    """Read and validate an answers CSV or a folder of them (see :data:`ANNOTATION_FORMAT`); join with the pairs.
+
+    Raises one ``ValueError`` naming every problem (per file): missing columns, empty cells, unknown
+    pair ids, bad choices or is_repeat flags, a rater answering the same pair twice (is_repeat=1 rows
+    aside). The result has ``is_repeat`` as int (0 when the file had no such column).
+    """
+    frames, problems = [], []
+    for file in answer_files(path):
+        answers, found = _read_answer_file(file, pairs)
+        problems += [f"answers file {str(file)!r}: " + "; ".join(found)] if found else []
+        frames.append(answers)
     if problems:
-        raise ValueError(f"answers file {str(path)!r}: " + "; ".join(problems))
+        raise ValueError("; ".join(problems))
+    answers = pd.concat(frames, ignore_index=True)
+    if len(frames) > 1:
+        across = answer_problems(answers)
+        if across:
+            raise ValueError(f"answers folder {str(path)!r} (files together): " + "; ".join(across))
+    answers["is_repeat"] = answers["is_repeat"].astype(np.int64)
     return answers.merge(pairs, on="pair_id", how="left", validate="many_to_one")

@@ -1,0 +1,69 @@
+"""Helpers for the rater web app tests: a free loopback port, the real server as a subprocess, JSON requests."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+from tests.conftest import REPO
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_server(out: Path, port: int, *args: str) -> subprocess.Popen:
+    """`spare-gen annotate OUT --port PORT ARGS` as a subprocess, returned once it answers."""
+    cmd = [sys.executable, "-m", "spare_gen.cli", "annotate", str(out), "--port", str(port), *args]
+    server = subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                              env=dict(os.environ, PYTHONUNBUFFERED="1"))  # fmt: skip
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        assert server.poll() is None, server.stdout.read()
+        try:
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/api/config", timeout=2).read()
+            return server
+        except OSError:
+            time.sleep(0.3)
+    server.kill()
+    raise AssertionError("annotate server did not come up")
+
+
+def kill(server: subprocess.Popen) -> None:
+    """SIGKILL: no chance to flush anything that was not already on disk."""
+    server.send_signal(signal.SIGKILL)
+    server.wait(timeout=30)
+
+
+def call(port: int, path: str, body: object | bytes | None = None, method: str | None = None) -> tuple[int, object]:
+    """(status, decoded JSON or raw bytes) of a request to the server; 4xx/5xx do not raise."""
+    data = body if isinstance(body, bytes) or body is None else json.dumps(body).encode()
+    request = urllib.request.Request(f"http://127.0.0.1:{port}{path}", data=data, method=method,
+                                     headers={"Content-Type": "application/json"})  # fmt: skip
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            status, raw, kind = response.status, response.read(), response.headers.get("Content-Type", "")
+    except urllib.error.HTTPError as error:
+        status, raw, kind = error.code, error.read(), error.headers.get("Content-Type", "")
+    return status, json.loads(raw) if "json" in kind else raw
+
+
+def listening_addresses(port: int) -> set[str]:
+    """Local IPv4 addresses (dotted) with a socket listening on ``port``, from /proc/net/tcp."""
+    found = set()
+    for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
+        local, state = line.split()[1], line.split()[3]
+        address, hex_port = local.split(":")
+        if state == "0A" and int(hex_port, 16) == port:
+            found.add(socket.inet_ntoa(bytes.fromhex(address)[::-1]))
+    return found
