@@ -80,6 +80,13 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("audit", help="question-blind bias probes per task; writes the result into the dataset card")
     p.add_argument("out")
     p.add_argument("--seed", type=int, default=0)
+
+    p = sub.add_parser("export-spare3d", help="write a dataset in the folder layout the published SPARE3D loaders read")
+    p.add_argument("out", help="the generated dataset")
+    p.add_argument("dest", help="an empty or new folder, or an earlier export to resume")
+    p.add_argument("--tasks", nargs="+", default=None, help="task names (default: every task in the dataset)")
+    p.add_argument("--splits", nargs="+", default=None, help="train val test (default: all three)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bars")
     return parser
 
 
@@ -130,6 +137,10 @@ def main(argv: list[str] | None = None) -> int:
             from spare_gen.audit.probes import main as audit_main
 
             return audit_main(Path(args.out), seed=args.seed)
+        if args.command == "export-spare3d":
+            from spare_gen.export.spare3d import main as export_main
+
+            return export_main(Path(args.out), Path(args.dest), args.tasks, args.splits, progress=not args.no_progress)
     except ConfigError as exc:
         print(f"spare-gen: {exc}", file=sys.stderr)
         return 2
