@@ -50,18 +50,21 @@ def draw_cut(shape, name: str, folder: Path, render: dict, framing: dict, method
     """Draw the CUT_VIEWS of a cut object with a fixed framing; view -> views.parquet-style row."""
     from spare_gen.cad.hlr import HlrModel
     from spare_gen.drawings.poses import Framing, pose
+    from spare_gen.drawings.preset import drawing_rule
     from spare_gen.drawings.render import Style, render_view
 
     style = Style.from_render(render)
-    frame = Framing(style.size, float(framing["scale"]), tuple(float(v) for v in framing["center"]))
+    rule = drawing_rule(render)
+    frame = Framing(style.size, float(framing["scale"]), tuple(float(v) for v in framing["center"]),
+                    rule.per_view_centre)
     t = time.perf_counter()
     try:
-        hlr = HlrModel(shape, method, float(render["deflection"]))
+        hlr = HlrModel(shape, method, float(render["deflection"]), smooth_edges=rule.smooth_edges)
         projected = {v: hlr.project(pose(v).direction, pose(v).x_direction) for v in CUT_VIEWS}
     except Exception:
         if method == "poly":
             raise
-        hlr = HlrModel(shape, "poly", float(render["deflection"]))  # the drawing stage's fallback
+        hlr = HlrModel(shape, "poly", float(render["deflection"]), smooth_edges=rule.smooth_edges)  # stage fallback
         projected = {v: hlr.project(pose(v).direction, pose(v).x_direction) for v in CUT_VIEWS}
     timings["hlr"] += time.perf_counter() - t
     t = time.perf_counter()
