@@ -140,6 +140,7 @@ def _summary(config, inputs, requested, planned, quotas, fills, written) -> dict
     return {
         "seed": config.seed,
         "tolerance_px": config.questions.duplicate_tolerance_px,
+        "cutters": config.questions.cutters.value,
         "split_ratios": list(config.questions.split),
         "allow_fewer": config.questions.allow_fewer,
         "point_cloud_points": config.questions.point_cloud_points,
