@@ -182,3 +182,25 @@ def test_cut_removal_matches_the_original_rule(drawn):
     assert abs(ours_median - original_median) <= 0.03, (ours_median, original_median)
     assert abs(np.mean(ours) - np.mean(original)) <= 0.03
     assert 0.0 <= min(ours) and max(ours) < 0.9
+
+
+def test_cut_sets_use_the_original_family_and_acceptance(drawn, tmp_path):
+    from spare_gen.questions.cuts import make_cut_set
+
+    _, result = drawn
+    _, _, drawing, path = result["union"]
+    render = render_config(preset="spare3d_csg", visible_width=2.0, hidden_width=1.0)
+    framing = {"scale": drawing["model"]["scale"], "center": drawing["model"]["center"]}
+    cuts = make_cut_set("union", path, str(tmp_path), 0, render, framing, "exact", 1.5, 12, cutters="spare3d")
+    assert cuts["accepted"], cuts
+    specs = [c["cutter"] for c in cuts["cuts"]]
+    assert {s["type"] for s in specs} <= {"box", "sphere", "cone", "cylinder"}
+    assert all(s["rotation"] == {"axis": "z", "degrees": 0} for s in specs)
+    assert all(s["params"]["r2"] == 0.0 for s in specs if s["type"] == "cone")
+    iso = [c["views"]["2"] for c in cuts["cuts"]]
+    assert len({v["png_sha256"] for v in iso}) == 4  # pixel-identical candidates are the only ones refused
+    for view in iso:  # the original model's scale, each drawing centred on its own lines
+        pts = samples(view["visible"] + view["hidden"])
+        centre = (pts.min(axis=0) + pts.max(axis=0)) / 2
+        assert np.abs(centre - CANVAS / 2).max() <= TOLERANCE_PX
+        assert view["scale"] == drawing["model"]["scale"]
