@@ -193,3 +193,20 @@ def test_bad_input_is_one_line_and_exit_2(small_dataset, tmp_path):
         lines = r.stderr.strip().splitlines()
         assert len(lines) == 1 and message in lines[0] and "Traceback" not in r.stderr, r.stderr
     assert sorted(os.listdir(foreign)) == ["notes.txt"]
+
+
+def test_other_sizes_and_transparency_become_200_px_rgb_on_white(tmp_path):
+    from PIL import Image
+
+    from spare_gen.export.spare3d import export_png
+
+    path = tmp_path / "drawing.png"
+    im = Image.new("RGBA", (256, 256), (0, 0, 0, 0))  # transparent paper, as cairosvg renders an SVG
+    im.paste((255, 0, 0, 255), (100, 0, 156, 256))  # a red band
+    im.save(path)
+    out = cv2.imdecode(np.frombuffer(export_png(path), np.uint8), cv2.IMREAD_UNCHANGED)
+    assert out.shape == (SIZE, SIZE, 3)
+    assert tuple(out[5, 5]) == (255, 255, 255) and tuple(out[100, 100]) == (0, 0, 255)  # BGR: white paper, red band
+    rgb = tmp_path / "rgb200.png"
+    Image.new("RGB", (SIZE, SIZE), (255, 255, 255)).save(rgb)
+    assert export_png(rgb) == rgb.read_bytes()  # already 200 px RGB: copied byte for byte
