@@ -51,7 +51,8 @@ def test_baseline_loss_falls_and_evaluate_accepts_predictions(small_dataset, tmp
 def test_generation_task_or_bad_option_is_one_line_exit_2(small_dataset, tmp_path):
     for args, message in [(("--task", "point_cloud_generation"), "is a generation task"),
                           (("--task", "isometric_to_pose", "--channels", "hsv"), "unknown channel order 'hsv'"),
-                          (("--task", "isometric_to_pose", "--epochs", "0"), "--epochs must be at least 1")]:
+                          (("--task", "isometric_to_pose", "--epochs", "0"), "--epochs must be at least 1"),
+                          (("--task", "isometric_to_pose", "--device", "banana"), "unknown device 'banana'")]:
         r = spare_gen_cli("train-baseline", str(small_dataset), *args, "--dest", str(tmp_path / "x"))
         assert r.returncode == 2, r.stderr
         lines = r.stderr.strip().splitlines()

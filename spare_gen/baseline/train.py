@@ -73,7 +73,13 @@ def make_model(task: TaskName) -> nn.Module:
 def pick_device(name: str) -> torch.device:
     if name == "auto":
         return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    return torch.device(name)
+    try:
+        device = torch.device(name)
+    except RuntimeError:
+        raise ValueError(f"--device: unknown device {name!r}; use auto, cpu or cuda") from None
+    if device.type == "cuda" and not torch.cuda.is_available():
+        raise ValueError(f"--device {name}: no CUDA GPU is available here; use auto or cpu")
+    return device
 
 
 def logits_of(model: nn.Module, batch: dict, device: torch.device) -> torch.Tensor:

@@ -202,6 +202,9 @@ def export_split(out: Path, dest: Path, task: TaskName, split: str, *, progress:
             target = split_dir / rel
             if target.is_file():
                 continue
+            if isinstance(source, PngFrom) and not source.rel_path:
+                raise ExportError(f"{out}: {row['question_id']} names no PNG drawing (the dataset was made with "
+                                  f"render.png = false); regenerate it with PNGs to export")
             data = export_png(out / source.rel_path) if isinstance(source, PngFrom) else source
             write_bytes(target, data)
     if uses_answer_json(task):
