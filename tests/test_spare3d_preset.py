@@ -204,3 +204,18 @@ def test_cut_sets_use_the_original_family_and_acceptance(drawn, tmp_path):
         centre = (pts.min(axis=0) + pts.max(axis=0)) / 2
         assert np.abs(centre - CANVAS / 2).max() <= TOLERANCE_PX
         assert view["scale"] == drawing["model"]["scale"]
+
+
+def test_abc_preset_uses_the_14_viewbox_and_the_default_is_unchanged(drawn, tmp_path):
+    from spare_gen.config import load_config
+
+    _, result = drawn
+    path = result["holed_box"][3]
+    abc = draw_model("holed_abc", path, str(tmp_path), render_config(preset="spare3d_abc"), 0, "exact")
+    assert abc["model"]["scale"] * 1.4 * 2.0 == pytest.approx(CANVAS, abs=TOLERANCE_PX)
+    default = load_config(None, [])
+    assert (default.render.preset.value, default.questions.cutters.value) == ("spare_gen", "spare_gen")
+    assert (default.render.visible_width, default.render.hidden_width) == (0.7, 0.35)
+    preset = load_config(None, ['render.preset="spare3d_csg"'])
+    assert (preset.render.visible_width, preset.render.hidden_width) == (2.0, 1.0)
+    assert load_config(None, ['render.preset="spare3d_csg"', "render.hidden_width=0.5"]).render.hidden_width == 0.5
