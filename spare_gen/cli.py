@@ -135,6 +135,28 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("audit", help="question-blind bias probes per task; writes the result into the dataset card")
     p.add_argument("out")
     p.add_argument("--seed", type=int, default=0)
+
+    p = sub.add_parser("export-spare3d", help="write a dataset in the folder layout the published SPARE3D loaders read")
+    p.add_argument("out", help="the generated dataset")
+    p.add_argument("dest", help="an empty or new folder, or an earlier export to resume")
+    p.add_argument("--tasks", nargs="+", default=None, help="task names (default: every task in the dataset)")
+    p.add_argument("--splits", nargs="+", default=None, help="train val test (default: all three)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bars")
+
+    p = sub.add_parser("train-baseline", help="train a small CNN from scratch on a multiple-choice task; predict test")
+    p.add_argument("out", help="the generated dataset")
+    p.add_argument("--task", required=True)
+    p.add_argument("--dest", default=None, help="output folder (default: OUT/baselines/TASK)")
+    p.add_argument("--epochs", type=int, default=10)
+    p.add_argument("--batch-size", type=int, default=16)
+    p.add_argument("--size", type=int, default=64, help="images resized to SIZE x SIZE")
+    p.add_argument("--lr", type=float, default=1e-3)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--max-steps", type=int, default=0, help="stop after this many steps (0 = all epochs)")
+    p.add_argument("--workers", type=int, default=0, help="DataLoader worker processes")
+    p.add_argument("--channels", default="rgb", help="rgb or bgr")
+    p.add_argument("--device", default="auto", help="auto (a GPU if present), cpu, cuda, ...")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
     return parser
 
 
@@ -187,6 +209,20 @@ def main(argv: list[str] | None = None) -> int:
             from spare_gen.audit.probes import main as audit_main
 
             return audit_main(Path(args.out), seed=args.seed)
+        if args.command == "export-spare3d":
+            from spare_gen.export.spare3d import main as export_main
+
+            return export_main(Path(args.out), Path(args.dest), args.tasks, args.splits, progress=not args.no_progress)
+        if args.command == "train-baseline":
+            try:
+                from spare_gen.baseline.train import TrainOptions, main as train_main
+            except ImportError as exc:
+                raise ConfigError(f"train-baseline: {exc}") from None
+            options = TrainOptions(epochs=args.epochs, batch_size=args.batch_size, size=args.size, lr=args.lr,
+                                   seed=args.seed, max_steps=args.max_steps, workers=args.workers,
+                                   channels=args.channels, device=args.device)
+            return train_main(Path(args.out), args.task, options, Path(args.dest) if args.dest else None,
+                              progress=not args.no_progress)
     except ConfigError as exc:
         print(f"spare-gen: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from spare_gen.config import ConfigError, load_config
+from spare_gen.config.schema import TaskName
 from tests.conftest import REPO, spare_gen_cli
 
 
@@ -36,6 +37,9 @@ def test_shipped_configs_are_valid():
         assert cfg.render.size == 200
     paper = load_config(REPO / "configs" / "spare3d_csg.toml")
     assert paper.models.csg.count == 12000 and paper.models.csg.primitive_counts == [2, 3, 4]
+    # the paper's 5,000 three-view-to-isometric questions; every model used once, with a margin for rejected models
+    assert paper.questions.counts[TaskName.THREE_VIEW_TO_ISOMETRIC] == 5000
+    assert sum(paper.questions.counts.values()) <= 0.95 * paper.models.csg.count
 
 
 def test_overrides_parse_toml_literals():

@@ -104,3 +104,24 @@ def test_real_dataset_in_a_dataloader(small_dataset):
     assert float(got["inputs"].mean()) > 0.5  # white paper with dark lines
     answers = got["answer"].tolist()
     assert sorted(set(answers)) <= [0, 1, 2, 3] and len(answers) == len(ds)
+
+
+def test_bgr_channels_match_opencv_reads(small_dataset):
+    import cv2
+
+    from spare_gen.data.tables import load_split
+
+    rgb = task_dataset(small_dataset, "isometric_to_pose", "test")
+    bgr = task_dataset(small_dataset, "isometric_to_pose", "test", channels="bgr")
+    rows = load_split(small_dataset, "isometric_to_pose", "test").to_pylist()
+    red_seen = False
+    for i, row in enumerate(rows):
+        got_bgr, got_rgb = bgr[i]["inputs"].numpy(), rgb[i]["inputs"].numpy()
+        for c, col in enumerate(("front_png", "right_png", "top_png", "iso_png")):
+            opencv = np.moveaxis(cv2.imread(str(small_dataset / row[col])), -1, 0).astype(np.float32) / 255
+            np.testing.assert_allclose(got_bgr[3 * c:3 * c + 3], opencv, atol=1e-6)
+            np.testing.assert_array_equal(got_rgb[3 * c:3 * c + 3], got_bgr[3 * c:3 * c + 3][::-1])
+        red_seen |= bool((got_rgb[0] != got_rgb[2]).any())  # red hidden lines make the orders differ
+    assert red_seen
+    with pytest.raises(ValueError, match="unknown channel order 'hsv'"):
+        task_dataset(small_dataset, "isometric_to_pose", "test", channels="hsv")

@@ -30,6 +30,7 @@ Direction = Sequence[float]
 # Left out on purpose: RgN lines (seams, splits inside one smooth surface) and iso-parameter lines.
 VISIBLE_COMPOUNDS = ("VCompound", "OutLineVCompound", "Rg1LineVCompound")
 HIDDEN_COMPOUNDS = ("HCompound", "OutLineHCompound", "Rg1LineHCompound")
+SMOOTH_COMPOUNDS = ("Rg1LineVCompound", "Rg1LineHCompound")  # left out when smooth_edges=False (SPARE3D's rule)
 MESH_ANGULAR_DEFLECTION = 0.3  # radians, for the poly algorithm's triangulation
 
 
@@ -86,9 +87,14 @@ class HlrModel:
     which algorithm drew it.
     """
 
-    def __init__(self, shape: TopoDS_Shape, method: HlrMethod | str = HlrMethod.EXACT, deflection: float = 0.002):
-        """``deflection`` is the curve discretisation tolerance as a fraction of the bounding-box diagonal."""
+    def __init__(self, shape: TopoDS_Shape, method: HlrMethod | str = HlrMethod.EXACT, deflection: float = 0.002,
+                 smooth_edges: bool = True):
+        """``deflection`` is the curve discretisation tolerance as a fraction of the bounding-box diagonal;
+        ``smooth_edges=False`` draws sharp and silhouette edges only (no G1 edges such as fillet boundaries)."""
         self.method = HlrMethod(method)
+        keep = [n for n in VISIBLE_COMPOUNDS + HIDDEN_COMPOUNDS if smooth_edges or n not in SMOOTH_COMPOUNDS]
+        self.visible_names = [n for n in VISIBLE_COMPOUNDS if n in keep]
+        self.hidden_names = [n for n in HIDDEN_COMPOUNDS if n in keep]
         self.prepared = prepare_shape(shape, split_seams=self.method is HlrMethod.EXACT)
         self.bbox = quick_bbox(self.prepared.base)
         self.diagonal = float(math.dist(self.bbox[:3], self.bbox[3:]))
@@ -107,16 +113,16 @@ class HlrModel:
             compounds = run_exact(shape, direction, x_direction)
         except Exception:  # OCP maps each OCCT exception to its own class (not a Standard_Failure subclass)
             return None
-        visible, hidden = view_polylines([compounds[k] for k in VISIBLE_COMPOUNDS],
-                                         [compounds[k] for k in HIDDEN_COMPOUNDS], self.tolerance)
+        visible, hidden = view_polylines([compounds[k] for k in self.visible_names],
+                                         [compounds[k] for k in self.hidden_names], self.tolerance)
         if not visible and self.drawable:
             return None
         return ViewLines(visible, hidden, HlrMethod.EXACT)
 
     def project_poly(self, direction: Direction, x_direction: Direction) -> ViewLines:
         compounds = run_poly(self._mesh(), direction, x_direction)
-        visible, hidden = poly_view_polylines([compounds[k] for k in VISIBLE_COMPOUNDS],
-                                              [compounds[k] for k in HIDDEN_COMPOUNDS])
+        visible, hidden = poly_view_polylines([compounds[k] for k in self.visible_names],
+                                              [compounds[k] for k in self.hidden_names])
         return ViewLines(visible, hidden, HlrMethod.POLY)
 
     def project(self, direction: Direction, x_direction: Direction) -> ViewLines:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from enum import Enum
 from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 
 class _Section(BaseModel):
@@ -62,6 +62,20 @@ class HlrMethod(str, Enum):
     POLY = "poly"
 
 
+class DrawingPreset(str, Enum):
+    """How drawings are made: spare_gen's own rule, or the original SPARE3D generator's (model2svg.py + svg2png.py)."""
+
+    SPARE_GEN = "spare_gen"  # one framing per model (projected 3D box centre, margin rule), smooth edges, butt caps
+    SPARE3D_CSG = "spare3d_csg"  # sharp + silhouette edges, each view centred on its lines, side 1.7 x largest edge
+    SPARE3D_ABC = "spare3d_abc"  # as spare3d_csg with side 1.4 x the largest bounding-box edge
+
+
+# Line widths (px) of the spare3d presets unless set: what the original pipeline gives at SPARE3D-CSG's model scale
+# (stroke 0.7 / 0.35 model units, which cairosvg scales with the viewBox: about 2 px black and 1 px red).
+SPARE3D_VISIBLE_WIDTH = 2.0
+SPARE3D_HIDDEN_WIDTH = 1.0
+
+
 class RenderConfig(_Section):
     enabled: bool = True
     size: Annotated[int, Field(ge=32, le=4096)] = 200
@@ -85,6 +99,21 @@ class RenderConfig(_Section):
     random_views: Annotated[int, Field(ge=0, le=1000)] = Field(
         0, description="extra views from random viewpoints per model (for pose-regression baselines)"
     )
+    preset: DrawingPreset = Field(
+        DrawingPreset.SPARE_GEN,
+        description="spare3d_csg / spare3d_abc draw like the original generator (edge classes, per-view centring, "
+                    "viewBox rule, round caps, widths 2 / 1 px unless visible_width / hidden_width are set)",
+    )
+
+    @model_validator(mode="after")
+    def _preset_widths(self):
+        if self.preset is not DrawingPreset.SPARE_GEN:
+            # object.__setattr__: a plain default swap that must not re-run validation (validate_assignment)
+            if "visible_width" not in self.model_fields_set:
+                object.__setattr__(self, "visible_width", SPARE3D_VISIBLE_WIDTH)
+            if "hidden_width" not in self.model_fields_set:
+                object.__setattr__(self, "hidden_width", SPARE3D_HIDDEN_WIDTH)
+        return self
 
 
 class TaskName(str, Enum):
@@ -93,6 +122,13 @@ class TaskName(str, Enum):
     POSE_TO_ISOMETRIC = "pose_to_isometric"
     ISOMETRIC_VIEW_GENERATION = "isometric_view_generation"
     POINT_CLOUD_GENERATION = "point_cloud_generation"
+
+
+class CutterFamily(str, Enum):
+    """Cutting primitives for three-view-to-isometric."""
+
+    SPARE_GEN = "spare_gen"  # sphere, box, cone (frustum), torus; rotated; misses and near-duplicates rejected
+    SPARE3D = "spare3d"  # the original boolean.py: box, sphere, sharp cone, cylinder; axis-aligned; A=(X+Y+Z)/5
 
 
 class QuestionsConfig(_Section):
@@ -107,6 +143,10 @@ class QuestionsConfig(_Section):
     )
     max_cut_attempts: Annotated[int, Field(ge=1, le=1000)] = 12
     point_cloud_points: Annotated[int, Field(ge=1, le=1_000_000)] = 2025
+    cutters: CutterFamily = Field(
+        CutterFamily.SPARE_GEN,
+        description="spare3d: the original generator's cutters, kept unless two candidate PNGs are pixel-identical",
+    )
 
 
 class PoolConfig(_Section):

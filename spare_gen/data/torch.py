@@ -10,6 +10,9 @@ isometric drawing or a candidate). Per task an item holds:
 * isometric_view_generation: ``inputs`` (9, H, W), ``target`` (3, H, W).
 * point_cloud_generation: ``inputs`` (9, H, W), ``target`` (n, 3) float32 (n = 2025 by default).
 
+Images are RGB by default; ``channels="bgr"`` gives OpenCV's order (what ``cv2.imread`` and the published SPARE3D
+loaders give), so weights trained on the released SPARE3D data can be evaluated on a spare_gen dataset.
+
 Every item also has ``question_id`` (str) and ``n_primitives`` (int64, -1 for file models). A dataset
 holds the rows as plain Python data and opens each PNG only while reading it, so it pickles to
 ``DataLoader`` workers.
@@ -17,6 +20,7 @@ holds the rows as plain Python data and opens each PNG only while reading it, so
 
 from __future__ import annotations
 
+from enum import Enum
 from pathlib import Path
 
 import numpy as np
@@ -36,8 +40,24 @@ N_POSES = len(ALL_POSES)
 VIEW_ORDER = ("f", "r", "t")
 
 
-def _chw(image: np.ndarray) -> torch.Tensor:
-    """(..., H, W, 3) numpy to (..., 3, H, W) tensor."""
+class Channels(str, Enum):
+    """Colour channel order of every image tensor."""
+
+    RGB = "rgb"
+    BGR = "bgr"
+
+
+def channel_order(value: "Channels | str") -> Channels:
+    try:
+        return Channels(value)
+    except ValueError:
+        raise ValueError(f"unknown channel order {value!r}; choose from rgb, bgr") from None
+
+
+def _chw(image: np.ndarray, channels: Channels = Channels.RGB) -> torch.Tensor:
+    """(..., H, W, 3) RGB numpy to (..., 3, H, W) tensor in ``channels`` order."""
+    if channels is Channels.BGR:
+        image = image[..., ::-1]
     return torch.from_numpy(np.ascontiguousarray(np.moveaxis(image, -1, -3)))
 
 
@@ -55,9 +75,11 @@ class QuestionDataset(Dataset):
 
     task: TaskName
 
-    def __init__(self, out: str | Path, split: str, *, size: int | tuple[int, int] | None = None):
+    def __init__(self, out: str | Path, split: str, *, size: int | tuple[int, int] | None = None,
+                 channels: Channels | str = Channels.RGB):
         self.out = Path(out).resolve()
         self.split = split
+        self.channels = channel_order(channels)
         self.reader = QuestionReader(self.out, self.task, size=size)
         self.rows = load_split(self.out, self.task, split).to_pylist()
 
@@ -66,7 +88,7 @@ class QuestionDataset(Dataset):
 
     def __getitem__(self, index: int) -> dict:
         item = self.reader.item(self.rows[index])
-        views = torch.cat([_chw(item["views"][v]) for v in VIEW_ORDER], dim=0)  # (9, H, W)
+        views = torch.cat([self.chw(item["views"][v]) for v in VIEW_ORDER], dim=0)  # (9, H, W)
         n_prim = item["n_primitives"]
         return {"question_id": item["question_id"],
                 "n_primitives": torch.tensor(-1 if n_prim is None else int(n_prim), dtype=torch.int64),
@@ -75,11 +97,14 @@ class QuestionDataset(Dataset):
     def formulate(self, item: dict, views: torch.Tensor) -> dict:
         raise NotImplementedError
 
+    def chw(self, image: np.ndarray) -> torch.Tensor:
+        """An (..., H, W, 3) image as (..., 3, H, W) in this dataset's channel order."""
+        return _chw(image, self.channels)
 
-def _with_candidates(views: torch.Tensor, candidates: np.ndarray) -> torch.Tensor:
-    """(4, 12, H, W): the 9 view channels followed by each candidate's 3."""
-    cands = _chw(candidates)  # (4, 3, H, W)
-    return torch.cat([views.unsqueeze(0).expand(len(cands), -1, -1, -1), cands], dim=1)
+    def with_candidates(self, views: torch.Tensor, candidates: np.ndarray) -> torch.Tensor:
+        """(4, 12, H, W): the 9 view channels followed by each candidate's 3."""
+        cands = self.chw(candidates)  # (4, 3, H, W)
+        return torch.cat([views.unsqueeze(0).expand(len(cands), -1, -1, -1), cands], dim=1)
 
 
 def _answer(item: dict) -> torch.Tensor:
@@ -90,21 +115,21 @@ class ThreeViewToIsometric(QuestionDataset):
     task = TaskName.THREE_VIEW_TO_ISOMETRIC
 
     def formulate(self, item, views):
-        return {"inputs": _with_candidates(views, item["candidates"]), "answer": _answer(item)}
+        return {"inputs": self.with_candidates(views, item["candidates"]), "answer": _answer(item)}
 
 
 class IsometricToPose(QuestionDataset):
     task = TaskName.ISOMETRIC_TO_POSE
 
     def formulate(self, item, views):
-        return {"inputs": torch.cat([views, _chw(item["iso"])], dim=0), "answer": _answer(item)}
+        return {"inputs": torch.cat([views, self.chw(item["iso"])], dim=0), "answer": _answer(item)}
 
 
 class PoseToIsometric(QuestionDataset):
     task = TaskName.POSE_TO_ISOMETRIC
 
     def formulate(self, item, views):
-        return {"inputs": _with_candidates(views, item["candidates"]), "pose": pose_one_hot(item["pose"]),
+        return {"inputs": self.with_candidates(views, item["candidates"]), "pose": pose_one_hot(item["pose"]),
                 "answer": _answer(item)}
 
 
@@ -112,7 +137,7 @@ class IsometricViewGeneration(QuestionDataset):
     task = TaskName.ISOMETRIC_VIEW_GENERATION
 
     def formulate(self, item, views):
-        return {"inputs": views, "target": _chw(item["target"])}
+        return {"inputs": views, "target": self.chw(item["target"])}
 
 
 class PointCloudGeneration(QuestionDataset):
@@ -129,6 +154,7 @@ DATASETS: dict[TaskName, type[QuestionDataset]] = {
 
 
 def task_dataset(out: str | Path, task: TaskName | str, split: str, *,
-                 size: int | tuple[int, int] | None = None) -> QuestionDataset:
-    """The dataset of ``task`` / ``split`` under ``out``, images resized to ``size`` if given."""
-    return DATASETS[task_name(task)](out, split, size=size)
+                 size: int | tuple[int, int] | None = None, channels: Channels | str = Channels.RGB
+                 ) -> QuestionDataset:
+    """The dataset of ``task`` / ``split`` under ``out``, images resized to ``size`` if given, in ``channels`` order."""
+    return DATASETS[task_name(task)](out, split, size=size, channels=channels)

@@ -116,38 +116,56 @@ def projected_extent(bbox, poses: list[Pose]) -> float:
 
 @dataclass(frozen=True)
 class Framing:
-    """One scale and centre per model: canvas px = size/2 + scale * (projected - centre), y flipped."""
+    """One scale per model: canvas px = size/2 + scale * (projected - centre), y flipped.
+
+    The centre is the projected 3D bounding-box centre in every view, or with ``per_view`` (the SPARE3D rule)
+    the centre of the 2D box of the view's own polylines.
+    """
 
     size: int
     scale: float  # canvas pixels per model unit
     center: tuple[float, float, float]  # 3D bounding-box centre, drawn at the canvas centre in every view
+    per_view: bool = False
+
+    def view_center(self, pose_: Pose, xy: np.ndarray | None = None) -> np.ndarray:
+        """The image-plane point drawn at the canvas centre, for a view whose polyline points are ``xy``."""
+        if self.per_view and xy is not None and len(xy):
+            xy = np.asarray(xy, dtype=float)
+            return (xy.min(axis=0) + xy.max(axis=0)) / 2.0
+        return pose_.project(np.asarray(self.center)[None, :])[0]
 
     def to_canvas(self, pose_: Pose, xy: np.ndarray) -> np.ndarray:
-        """(n, 2) image-plane points of ``pose_`` to canvas pixels (x right, y down)."""
-        c2 = pose_.project(np.asarray(self.center)[None, :])[0]
+        """(n, 2) image-plane points of ``pose_`` (all of one view's points) to canvas pixels (x right, y down)."""
+        c2 = self.view_center(pose_, xy)
         out = np.empty_like(np.asarray(xy, dtype=float))
         out[:, 0] = self.size / 2.0 + self.scale * (xy[:, 0] - c2[0])
         out[:, 1] = self.size / 2.0 - self.scale * (xy[:, 1] - c2[1])
         return out
 
-    def center2d(self, pose_: Pose) -> list[float]:
-        return [float(v) for v in pose_.project(np.asarray(self.center)[None, :])[0]]
+    def center2d(self, pose_: Pose, xy: np.ndarray | None = None) -> list[float]:
+        return [float(v) for v in self.view_center(pose_, xy)]
 
 
-def framing_for(bbox, size: int, margin: float) -> Framing:
+def framing_for(bbox, size: int, margin: float, viewbox_factor: float | None = None,
+                per_view: bool = False) -> Framing:
     """Scale so ``margin`` x the largest projected extent over the 11 poses fills the canvas side.
 
     The scale is also capped so the bounding-box diagonal fits the canvas, so no view of the model,
-    fixed or random, can be clipped. An empty box gives scale 1 around the origin.
+    fixed or random, can be clipped. An empty box gives scale 1 around the origin. With
+    ``viewbox_factor`` (the SPARE3D rule) the canvas side is instead that factor x the largest edge of
+    the 3D box; ``per_view`` centres each view on its own lines.
     """
     bbox = np.asarray(bbox, dtype=float)
     diag = float(np.linalg.norm(bbox[3:] - bbox[:3]))
     if not np.all(np.isfinite(bbox)) or diag <= 0.0:
-        return Framing(size, 1.0, (0.0, 0.0, 0.0))
-    extent = projected_extent(bbox, fixed_poses())
-    scale = min(size / (margin * max(extent, 1e-300)), size / diag)
+        return Framing(size, 1.0, (0.0, 0.0, 0.0), per_view)
+    if viewbox_factor:
+        scale = size / (viewbox_factor * float(np.max(bbox[3:] - bbox[:3])))
+    else:
+        extent = projected_extent(bbox, fixed_poses())
+        scale = min(size / (margin * max(extent, 1e-300)), size / diag)
     center = tuple(float(v) for v in (bbox[:3] + bbox[3:]) / 2.0)
-    return Framing(size, float(scale), center)
+    return Framing(size, float(scale), center, per_view)
 
 
 def camera_position(framing: Framing, pose_: Pose, bbox) -> list[float]:

@@ -51,12 +51,20 @@ def rasterize(layers: Iterable, size: int | tuple[int, int], background: Sequenc
     draw.setantialias(True)
     for layer in as_layers(layers):
         pen = aggdraw.Pen(tuple(int(c) for c in layer.color), float(layer.width))
+        cap = aggdraw.Brush(tuple(int(c) for c in layer.color)) if layer.linecap == "round" else None
         for line in layer.polylines:
             if len(line) < 2:
                 continue
             for piece in dash_polyline(line, layer.dash) if layer.dash else (line,):
                 draw.line(np.asarray(piece, dtype=float).ravel().tolist(), pen)
+                if cap is not None:  # aggdraw pens have butt caps: a disc of the line's width at each end
+                    _end_discs(draw, piece, layer.width / 2.0, cap)
     return np.frombuffer(bytearray(draw.tobytes()), dtype=np.uint8).reshape(height, width, 3)
+
+
+def _end_discs(draw, piece: np.ndarray, radius: float, brush) -> None:
+    for x, y in (piece[0], piece[-1]):
+        draw.ellipse((float(x) - radius, float(y) - radius, float(x) + radius, float(y) + radius), brush)
 
 
 def _chunk(kind: bytes, data: bytes) -> bytes:

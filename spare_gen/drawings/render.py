@@ -11,6 +11,7 @@ import numpy as np
 from spare_gen.atomic import write_bytes
 from spare_gen.config.schema import HiddenStyle
 from spare_gen.drawings.poses import Framing, Pose
+from spare_gen.drawings.preset import LineCap, drawing_rule
 from spare_gen.drawings.raster import ink_fraction, png_bytes, rasterize
 from spare_gen.drawings.svg import Layer, quantize, svg_document
 
@@ -30,6 +31,7 @@ class Style:
     hidden_width: float = 0.35
     hidden_style: HiddenStyle = HiddenStyle.RED
     png: bool = True
+    linecap: LineCap = LineCap.BUTT
 
     @classmethod
     def from_render(cls, render: dict) -> "Style":
@@ -37,16 +39,17 @@ class Style:
         return cls(
             size=int(render["size"]), visible_width=float(render["visible_width"]),
             hidden_width=float(render["hidden_width"]), hidden_style=HiddenStyle(render["hidden_style"]),
-            png=bool(render["png"]),
+            png=bool(render["png"]), linecap=drawing_rule(render).linecap,
         )
 
     def layers(self, visible: list[np.ndarray], hidden: list[np.ndarray]) -> list[Layer]:
         """Hidden lines first (underneath), then visible lines; groups named for the SVG."""
+        cap = self.linecap.value
         if self.hidden_style is HiddenStyle.RED:
-            hidden_layer = Layer(hidden, HIDDEN_RED, self.hidden_width, None, "hidden")
+            hidden_layer = Layer(hidden, HIDDEN_RED, self.hidden_width, None, "hidden", cap)
         else:
-            hidden_layer = Layer(hidden, HIDDEN_GREY, self.hidden_width, HIDDEN_DASH, "hidden")
-        return [hidden_layer, Layer(visible, VISIBLE_COLOR, self.visible_width, None, "visible")]
+            hidden_layer = Layer(hidden, HIDDEN_GREY, self.hidden_width, HIDDEN_DASH, "hidden", cap)
+        return [hidden_layer, Layer(visible, VISIBLE_COLOR, self.visible_width, None, "visible", cap)]
 
 
 def to_canvas(lines: list[np.ndarray], framing: Framing, pose: Pose) -> list[np.ndarray]:
@@ -97,6 +100,7 @@ def render_view(
         visible=[a.tolist() for a in vis_px], hidden=[a.tolist() for a in hid_px],
         n_visible=len(vis_px), n_hidden=len(hid_px), bbox2d=bbox,
         extent=0.0 if bbox is None else max(bbox[2] - bbox[0], bbox[3] - bbox[1]),
-        center2d=framing.center2d(pose), camera_rotation=None, camera_position=None,
+        center2d=framing.center2d(pose, np.concatenate(visible + hidden) if visible or hidden else None),
+        camera_rotation=None, camera_position=None,
     )
     return row

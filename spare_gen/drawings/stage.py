@@ -27,6 +27,7 @@ from spare_gen.drawings.poses import (
     framing_for,
     random_poses,
 )
+from spare_gen.drawings.preset import drawing_rule
 from spare_gen.drawings.render import Style, render_view
 from spare_gen.rng import derive_rng
 from spare_gen.runner import testhooks
@@ -101,7 +102,8 @@ def draw_model(model_id: str, shape_path: str, out_dir: str, render: dict, seed:
     """Draw every view of one model; return ``{"model": drawings row, "views": [views rows], "timing": {...}}``."""
     start = time.perf_counter()
     style = Style.from_render(render)
-    hlr = HlrModel(read_shape(shape_path), method, float(render["deflection"]))
+    rule = drawing_rule(render)
+    hlr = HlrModel(read_shape(shape_path), method, float(render["deflection"]), smooth_edges=rule.smooth_edges)
     poses = model_poses(model_id, seed, int(render.get("random_views", 0)))
     projected, seconds = {}, {}
     for pose in poses:
@@ -110,7 +112,7 @@ def draw_model(model_id: str, shape_path: str, out_dir: str, render: dict, seed:
         seconds[pose.name] = round(time.perf_counter() - t, 6)
     drawn = {k: v for k, v in projected.items() if v is not None}
     bbox = bbox_from_three_views({k: v.visible + v.hidden for k, v in drawn.items()}) or hlr.bbox
-    framing = framing_for(bbox, style.size, float(render["margin"]))
+    framing = framing_for(bbox, style.size, float(render["margin"]), rule.viewbox_factor, rule.per_view_centre)
     views = []
     for pose in poses:
         lines = projected[pose.name]

@@ -22,6 +22,7 @@ class Layer(NamedTuple):
     width: float  # stroke width in output pixels
     dash: tuple[float, ...] | None = None  # on/off lengths in pixels, restarting at every polyline
     name: str | None = None
+    linecap: str = "butt"  # "round": the SPARE3D preset (stroke-linecap of the group; the raster adds end discs)
 
 
 def as_layers(layers: Iterable) -> list[Layer]:
@@ -64,6 +65,8 @@ def path_data(polyline: np.ndarray) -> str:
 def _group(layer: Layer) -> str:
     attrs = [f'id="{layer.name}"'] if layer.name else []
     attrs.append(f'stroke="{color_hex(layer.color)}" stroke-width="{_num(layer.width)}"')
+    if layer.linecap != "butt":
+        attrs.append(f'stroke-linecap="{layer.linecap}"')
     if layer.dash:
         attrs.append(f'stroke-dasharray="{",".join(_num(d) for d in layer.dash)}"')
     paths = "".join(f'<path d="{path_data(p)}"/>\n' for p in layer.polylines if len(p) >= 2)

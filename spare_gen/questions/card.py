@@ -84,6 +84,10 @@ def card_text(config: Config, summary: dict) -> str:
         "SPARE3D (Han et al., CVPR 2020), made bias-free by construction. Check any copy with "
         "`spare-gen validate <this folder>`.",
         "",
+        f"Drawing preset `{config.render.preset.value}` (`render.preset`), three-view-to-isometric cutters "
+        f"`{config.questions.cutters.value}` (`questions.cutters`); `spare3d_csg` / `spare3d_abc` and `spare3d` "
+        "draw and cut like the original SPARE3D generator.",
+        "",
         "## Tasks",
         "",
         *[f"- **`{t.value}`** - {LAYOUTS[t].summary} Files: `questions/{t.value}/{{train,val,test}}.parquet`."

@@ -110,7 +110,8 @@ def _drawing(ds: Dataset, svg: str, png: str | None) -> Drawing | None:
     return Drawing(vectors.visible, vectors.hidden, ds.actual_sha.get(png or "") or row.get("png_sha256") or "")
 
 
-def _distinct(ds: Dataset, row: dict, svgs: list[str], pngs: list[str | None], tol: float) -> list[str]:
+def _distinct(ds: Dataset, row: dict, svgs: list[str], pngs: list[str | None], tol: float | None) -> list[str]:
+    """``tol`` None: only identical PNGs count as the same (the original SPARE3D cutters' acceptance)."""
     bad = []
     given_pngs = [p for p in pngs if p]
     if len(set(svgs)) < len(svgs) or len(set(given_pngs)) < len(given_pngs):
@@ -122,7 +123,7 @@ def _distinct(ds: Dataset, row: dict, svgs: list[str], pngs: list[str | None], t
             continue
         if a.png_sha256 and a.png_sha256 == b.png_sha256:
             bad.append(f"candidates: {_q(row)}: candidates {i} and {j} are identical PNGs")
-        elif near_duplicate(a, b, tol):
+        elif tol is not None and near_duplicate(a, b, tol):
             bad.append(f"candidates: {_q(row)}: candidates {i} and {j} are the same drawing within {tol} px")
     missing = [s for s, d in zip(svgs, drawings) if d is None]
     if missing:
@@ -148,7 +149,9 @@ def check_candidates(ds: Dataset) -> list[str]:
                 bad.append(f"candidates: {_q(row)}: iso drawing is not the model's pose "
                            f"{POSE_CHOICES[row['answer']]} drawing the answer claims")
         elif task in (TaskName.THREE_VIEW_TO_ISOMETRIC, TaskName.POSE_TO_ISOMETRIC):
-            bad += _distinct(ds, row, list(row["candidate_svg"]), list(row["candidate_png"]), tol)
+            pixel_rule = task is TaskName.THREE_VIEW_TO_ISOMETRIC and ds.summary.get("cutters") == "spare3d"
+            bad += _distinct(ds, row, list(row["candidate_svg"]), list(row["candidate_png"]),
+                             None if pixel_rule else tol)
             a = row.get("answer")
             if a is None or not 0 <= a < len(row["candidate_svg"]):
                 continue

@@ -17,7 +17,9 @@ from pathlib import Path
 
 from spare_gen.config.schema import TaskName
 from spare_gen.questions.candidates import Drawing, near_duplicate
+from spare_gen.config.schema import CutterFamily
 from spare_gen.questions.cutters import random_cutter
+from spare_gen.questions.cutters_spare3d import spare3d_cut_rule, spare3d_cutter, spare3d_drawing_rule
 from spare_gen.questions.tasks import FRONT, N_CANDIDATES, RIGHT, TARGET_POSE, TOP, Rejection, pose_view
 from spare_gen.rng import derive_rng
 from spare_gen.runner import testhooks
@@ -50,18 +52,21 @@ def draw_cut(shape, name: str, folder: Path, render: dict, framing: dict, method
     """Draw the CUT_VIEWS of a cut object with a fixed framing; view -> views.parquet-style row."""
     from spare_gen.cad.hlr import HlrModel
     from spare_gen.drawings.poses import Framing, pose
+    from spare_gen.drawings.preset import drawing_rule
     from spare_gen.drawings.render import Style, render_view
 
     style = Style.from_render(render)
-    frame = Framing(style.size, float(framing["scale"]), tuple(float(v) for v in framing["center"]))
+    rule = drawing_rule(render)
+    frame = Framing(style.size, float(framing["scale"]), tuple(float(v) for v in framing["center"]),
+                    rule.per_view_centre)
     t = time.perf_counter()
     try:
-        hlr = HlrModel(shape, method, float(render["deflection"]))
+        hlr = HlrModel(shape, method, float(render["deflection"]), smooth_edges=rule.smooth_edges)
         projected = {v: hlr.project(pose(v).direction, pose(v).x_direction) for v in CUT_VIEWS}
     except Exception:
         if method == "poly":
             raise
-        hlr = HlrModel(shape, "poly", float(render["deflection"]))  # the drawing stage's fallback
+        hlr = HlrModel(shape, "poly", float(render["deflection"]), smooth_edges=rule.smooth_edges)  # stage fallback
         projected = {v: hlr.project(pose(v).direction, pose(v).x_direction) for v in CUT_VIEWS}
     timings["hlr"] += time.perf_counter() - t
     t = time.perf_counter()
@@ -96,7 +101,7 @@ def _public(rows: dict, prefix: str, framing: dict) -> dict:
 
 def make_cut_set(
     model_id: str, shape_path: str, out_dir: str, seed: int, render: dict, framing: dict, hlr_method: str,
-    tolerance_px: float, max_attempts: int, debug: dict | None = None,
+    tolerance_px: float, max_attempts: int, debug: dict | None = None, cutters: str = CutterFamily.SPARE_GEN.value,
 ) -> dict:
     """Four accepted cut objects (STEP + drawings) or a rejection; counters of rejected attempts by rule."""
     from spare_gen import cad
@@ -116,20 +121,24 @@ def make_cut_set(
     timings: Counter = Counter()
     min_extent = float(render["tiny_fraction"]) * int(render["size"])
     accepted: list[dict] = []
+    original = CutterFamily(cutters) is CutterFamily.SPARE3D  # the original generator's cutters and acceptance
+    make_cutter = spare3d_cutter if original else random_cutter
     for k in range(N_CANDIDATES):
         for attempt in range(max_attempts):
-            cutter = random_cutter(bbox, derive_rng(seed, "questions", TASK, model_id, "cut", k, attempt))
+            cutter = make_cutter(bbox, derive_rng(seed, "questions", TASK, model_id, "cut", k, attempt))
             t = time.perf_counter()
             try:
                 cut = cut_with(shape, cutter)
-                rule = _cut_rule(cut, removed_fraction(model_volume, cut))
+                removed = removed_fraction(model_volume, cut)
+                rule = spare3d_cut_rule(cut) if original else _cut_rule(cut, removed)
             except Exception:
                 rule = Rejection.CUT_FAILED
             timings["boolean"] += time.perf_counter() - t
             if rule is None:
                 try:
                     rows = draw_cut(cut.shape, f"cut{k}", folder, render, framing, hlr_method, timings)
-                    rule = _drawing_rule(rows, accepted, tolerance_px, min_extent)
+                    rule = (spare3d_drawing_rule(rows, accepted, pose_view(TARGET_POSE)) if original
+                            else _drawing_rule(rows, accepted, tolerance_px, min_extent))
                 except Exception:
                     rule = Rejection.CUT_DRAW_FAILED
             if rule is not None:
@@ -139,7 +148,8 @@ def make_cut_set(
             step = f"{rel}/cut{k}.step"
             cad.write_step(cut.shape, Path(out_dir) / step, name=f"{model_id}_cut{k}")
             timings["render_write"] += time.perf_counter() - t
-            accepted.append({"cutter": cutter, "step": step, "attempt": attempt, "views": _public(rows, rel, framing),
+            accepted.append({"cutter": cutter, "step": step, "attempt": attempt, "removed": removed,
+                             "views": _public(rows, rel, framing),
                              "drawings": {v: Drawing.from_view(r) for v, r in rows.items()}})
             break
         else:

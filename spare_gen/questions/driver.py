@@ -61,7 +61,7 @@ def _ctx(config: Config, out: Path) -> dict:
         "seed": config.seed, "out_dir": str(out.resolve()), "timeout_s": config.runner.timeout_s,
         "tolerance_px": config.questions.duplicate_tolerance_px, "max_cut_attempts": config.questions.max_cut_attempts,
         "n_points": config.questions.point_cloud_points, "render": render,
-        "debug": config.debug.model_dump(mode="json"),
+        "debug": config.debug.model_dump(mode="json"), "cutters": config.questions.cutters.value,
     }
 
 
@@ -140,6 +140,7 @@ def _summary(config, inputs, requested, planned, quotas, fills, written) -> dict
     return {
         "seed": config.seed,
         "tolerance_px": config.questions.duplicate_tolerance_px,
+        "cutters": config.questions.cutters.value,
         "split_ratios": list(config.questions.split),
         "allow_fewer": config.questions.allow_fewer,
         "point_cloud_points": config.questions.point_cloud_points,

@@ -43,7 +43,8 @@ def question_task(unit: dict, ctx: dict) -> dict:
         kwargs = {"model_id": unit["model_id"], "shape_path": unit["shape_path"], "out_dir": ctx["out_dir"],
                   "seed": ctx["seed"], "render": ctx["render"], "framing": unit["framing"],
                   "hlr_method": unit["hlr_method"], "tolerance_px": ctx["tolerance_px"],
-                  "max_attempts": ctx["max_cut_attempts"], "debug": ctx.get("debug")}
+                  "max_attempts": ctx["max_cut_attempts"], "debug": ctx.get("debug"),
+                  "cutters": ctx.get("cutters", "spare_gen")}
         return {"model_id": unit["model_id"], **_child(
             "spare_gen.questions.cuts:make_cut_set", kwargs, ctx["timeout_s"] * CUT_TIMEOUT_FACTOR)}
     else:

@@ -1,0 +1,245 @@
+"""``spare-gen export-spare3d``: a dataset in the folder layout the published SPARE3D loaders read unchanged.
+
+Layout under DEST (one folder per task, one per split, one per question; split folders hold nothing else):
+
+* ``Three_view_to_isometric/<split>/answer.json`` ``{"<q>": 0..3}`` (ints) beside ``<q>/`` with ``<q>_f.png``,
+  ``<q>_r.png``, ``<q>_t.png`` and the candidates ``0.png``..``3.png``.
+* ``Isometric_to_pose/<split>/answer.json`` with *string* values ``"0".."3"`` (label k means pose (1, 2, 5, 6)[k]),
+  folders with ``<q>_f/_r/_t.png`` and ``answer.png`` (the isometric drawing whose pose is asked).
+* ``Pose_to_isometric/<split>/answer.json`` (ints), folders with ``<q>_f/_r/_t.png``, ``0.png``..``3.png`` and an
+  empty ``pose_<k>.txt`` naming the query pose.
+* ``Isometric_view_generation/<split>/<q>/Dic3V/<q>_front.png, <q>_right.png, <q>_top.png`` and
+  ``<q>/DicAns/isometric.png``; ``Point_cloud_generation/<split>/<q>/Dic3V/...`` and ``<q>/DicAns/<q>.npy``.
+
+``<q>`` is the question's row number in its split Parquet, zero-padded; ``<Task>/index.json`` (beside the split
+folders) maps each folder back to its ``question_id``. PNGs are 200 x 200 8-bit RGB on white. Everything is read
+from the Parquet columns (never from file names). Every file is written atomically and its content is a function of
+the dataset alone, so a rerun skips files that exist: an interrupted export resumes. ``spare3d_export.json`` at the
+root marks DEST as an export and records which dataset split files it came from.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from PIL import Image
+
+from spare_gen.atomic import write_bytes, write_json
+from spare_gen.config.schema import TaskName
+from spare_gen.data.tables import (
+    CANDIDATE_PREFIX, ISO_PREFIX, POINTS_COLUMN, POSE_COLUMN, TARGET_PREFIX, Kind, available_tasks, check_split,
+    load_split, three_view_columns,
+)
+from spare_gen.drawings.raster import png_bytes
+from spare_gen.filehash import sha256_file
+from spare_gen.questions.files import split_path
+from spare_gen.questions.tasks import SPLITS, task_name
+
+EXPORT_SIZE = 200  # the released SPARE3D PNGs are 200 x 200
+WHITE = (255, 255, 255)
+MARKER_NAME = "spare3d_export.json"
+INDEX_NAME = "index.json"
+ANSWER_NAME = "answer.json"
+DIC_VIEWS, DIC_ANSWER = "Dic3V", "DicAns"
+MIN_FOLDER_DIGITS = 5
+STALE_TMP = re.compile(r"^\..+\.tmp$")  # spare_gen.atomic's temporary names, left behind by a killed run
+
+TASK_FOLDERS: dict[TaskName, str] = {
+    TaskName.THREE_VIEW_TO_ISOMETRIC: "Three_view_to_isometric",
+    TaskName.ISOMETRIC_TO_POSE: "Isometric_to_pose",
+    TaskName.POSE_TO_ISOMETRIC: "Pose_to_isometric",
+    TaskName.ISOMETRIC_VIEW_GENERATION: "Isometric_view_generation",
+    TaskName.POINT_CLOUD_GENERATION: "Point_cloud_generation",
+}
+# Suffix of each input view's file: short (<q>_f.png) in the answer.json tasks, long (<q>_front.png) in Dic3V.
+SHORT_VIEW_SUFFIX = {"f": "f", "r": "r", "t": "t"}
+LONG_VIEW_SUFFIX = {"f": "front", "r": "right", "t": "top"}
+ISO_ANSWER_FILE = "answer.png"
+TARGET_FILE = "isometric.png"
+
+
+class ExportError(ValueError):
+    """The export cannot start as asked (bad destination, task or split)."""
+
+
+def uses_answer_json(task: TaskName) -> bool:
+    return task in (TaskName.THREE_VIEW_TO_ISOMETRIC, TaskName.ISOMETRIC_TO_POSE, TaskName.POSE_TO_ISOMETRIC)
+
+
+def answer_value(task: TaskName, answer: int) -> int | str:
+    """The value answer.json holds: the published isometric-to-pose loader compares with strings, the others ints."""
+    return str(int(answer)) if task is TaskName.ISOMETRIC_TO_POSE else int(answer)
+
+
+@dataclass(frozen=True)
+class PngFrom:
+    """A file to write from a dataset PNG (path relative to the dataset root)."""
+
+    rel_path: str
+
+
+def question_files(task: TaskName, row: dict, q: str) -> dict[str, PngFrom | bytes]:
+    """Path inside the split folder -> what to write there, for one question row exported as folder ``q``."""
+    views = three_view_columns(Kind.PNG)
+    png = Kind.PNG.value
+    files: dict[str, PngFrom | bytes] = {}
+    if uses_answer_json(task):
+        for view, col in views.items():
+            files[f"{q}/{q}_{SHORT_VIEW_SUFFIX[view]}.png"] = PngFrom(row[col])
+        if task is TaskName.ISOMETRIC_TO_POSE:
+            files[f"{q}/{ISO_ANSWER_FILE}"] = PngFrom(row[f"{ISO_PREFIX}_{png}"])
+        else:
+            for k, rel in enumerate(row[f"{CANDIDATE_PREFIX}_{png}"]):
+                files[f"{q}/{k}.png"] = PngFrom(rel)
+        if task is TaskName.POSE_TO_ISOMETRIC:
+            files[f"{q}/pose_{int(row[POSE_COLUMN])}.txt"] = b""
+        return files
+    for view, col in views.items():
+        files[f"{q}/{DIC_VIEWS}/{q}_{LONG_VIEW_SUFFIX[view]}.png"] = PngFrom(row[col])
+    if task is TaskName.ISOMETRIC_VIEW_GENERATION:
+        files[f"{q}/{DIC_ANSWER}/{TARGET_FILE}"] = PngFrom(row[f"{TARGET_PREFIX}_{png}"])
+    else:
+        files[f"{q}/{DIC_ANSWER}/{q}.npy"] = npy_bytes(np.asarray(row[POINTS_COLUMN], dtype=np.float32).reshape(-1, 3))
+    return files
+
+
+def npy_bytes(array: np.ndarray) -> bytes:
+    buf = io.BytesIO()
+    np.save(buf, array, allow_pickle=False)
+    return buf.getvalue()
+
+
+def export_png(path: Path, size: int = EXPORT_SIZE) -> bytes:
+    """The PNG at ``path`` as ``size`` x ``size`` 8-bit RGB on white: its own bytes when it already is one."""
+    data = path.read_bytes()
+    with Image.open(io.BytesIO(data)) as im:
+        if im.mode == "RGB" and im.size == (size, size):
+            return data
+        im = im.convert("RGBA")
+        flat = Image.new("RGB", im.size, WHITE)
+        flat.paste(im, mask=im.getchannel("A"))
+    if flat.size != (size, size):
+        flat = flat.resize((size, size), Image.Resampling.BILINEAR)
+    return png_bytes(np.asarray(flat, dtype=np.uint8))
+
+
+def folder_names(n: int) -> list[str]:
+    """Zero-padded row numbers: their sorted order (what the loaders list) is the Parquet order."""
+    width = max(MIN_FOLDER_DIGITS, len(str(max(n - 1, 0))))
+    return [f"{i:0{width}d}" for i in range(n)]
+
+
+def remove_stale_tmp(split_dir: Path) -> None:
+    """Delete temporary files a killed run left in a split folder or its question folders."""
+    for pattern in (".*.tmp", "*/.*.tmp", "*/*/.*.tmp"):
+        for p in split_dir.glob(pattern):
+            if STALE_TMP.match(p.name):
+                p.unlink(missing_ok=True)
+
+
+def resolve_selection(out: Path, tasks: list[str] | None, splits: list[str] | None
+                      ) -> tuple[list[TaskName], list[str]]:
+    """The tasks and splits to export, checked against the dataset (one-line errors)."""
+    if not (out / "questions").is_dir():
+        raise ExportError(f"{out}: no questions/ folder (not a spare_gen dataset, or the question stage did not run)")
+    chosen_splits = [check_split(s) for s in (splits or SPLITS)]
+    if tasks:
+        chosen = [task_name(t) for t in tasks]
+    else:
+        chosen = available_tasks(out)
+        if not chosen:
+            raise ExportError(f"{out}: the dataset has no question files under questions/")
+    for task in chosen:
+        for split in chosen_splits:
+            if not split_path(out, task.value, split).is_file():
+                raise ExportError(f"{out}: the dataset has no {task.value} {split} questions "
+                                  f"({split_path(out, task.value, split).relative_to(out)} missing)")
+    return list(dict.fromkeys(chosen)), list(dict.fromkeys(chosen_splits))
+
+
+def check_destination(dest: Path, sources: dict[str, str]) -> dict:
+    """The marker of an earlier export in ``dest`` (or a new one); refuse a foreign or mismatched folder."""
+    marker_path = dest / MARKER_NAME
+    if dest.exists() and not dest.is_dir():
+        raise ExportError(f"{dest}: exists and is not a folder")
+    if not dest.exists() or not any(dest.iterdir()):
+        return {"format": "spare3d", "sources": {}}
+    if not marker_path.is_file():
+        raise ExportError(f"{dest}: folder is not empty and is not an earlier export-spare3d (no {MARKER_NAME}); "
+                          f"choose an empty or new folder")
+    marker = json.loads(marker_path.read_text())
+    for key, digest in sources.items():
+        old = marker.get("sources", {}).get(key)
+        if old is not None and old != digest:
+            raise ExportError(f"{dest}: holds an export of a different {key} (its split file changed); "
+                              f"export into an empty folder")
+    return marker
+
+
+def export_split(out: Path, dest: Path, task: TaskName, split: str, *, progress: bool = True) -> dict[str, str]:
+    """Write one task split; returns folder -> question_id."""
+    from tqdm.auto import tqdm
+
+    split_dir = dest / TASK_FOLDERS[task] / split
+    split_dir.mkdir(parents=True, exist_ok=True)
+    remove_stale_tmp(split_dir)
+    rows = load_split(out, task, split).to_pylist()
+    names = folder_names(len(rows))
+    answers: dict[str, int | str] = {}
+    index: dict[str, str] = {}
+    for q, row in tqdm(list(zip(names, rows)), desc=f"{task.value}/{split}", unit="q", disable=not progress,
+                       file=sys.stderr):
+        index[q] = row["question_id"]
+        if uses_answer_json(task):
+            answers[q] = answer_value(task, row["answer"])
+        for rel, source in question_files(task, row, q).items():
+            target = split_dir / rel
+            if target.is_file():
+                continue
+            if isinstance(source, PngFrom) and not source.rel_path:
+                raise ExportError(f"{out}: {row['question_id']} names no PNG drawing (the dataset was made with "
+                                  f"render.png = false); regenerate it with PNGs to export")
+            data = export_png(out / source.rel_path) if isinstance(source, PngFrom) else source
+            write_bytes(target, data)
+    if uses_answer_json(task):
+        write_json(split_dir / ANSWER_NAME, answers)
+    return index
+
+
+def export(out: str | Path, dest: str | Path, *, tasks: list[str] | None = None, splits: list[str] | None = None,
+           progress: bool = True) -> dict:
+    """Export ``tasks`` x ``splits`` of the dataset at ``out`` into ``dest``; returns the marker written."""
+    out, dest = Path(out), Path(dest)
+    if not out.is_dir():
+        raise ExportError(f"{out}: no such dataset folder")
+    chosen_tasks, chosen_splits = resolve_selection(out, tasks, splits)
+    sources = {f"{t.value}/{s}": sha256_file(split_path(out, t.value, s)) for t in chosen_tasks for s in chosen_splits}
+    marker = check_destination(dest, sources)
+    marker["dataset"] = str(out.resolve())
+    marker.setdefault("sources", {}).update(sources)
+    marker.setdefault("complete", {})
+    for key in sources:
+        marker["complete"][key] = False
+    write_json(dest / MARKER_NAME, marker)  # first, so an interrupted export is recognised and resumed
+    for task in chosen_tasks:
+        index_path = dest / TASK_FOLDERS[task] / INDEX_NAME
+        index = json.loads(index_path.read_text()) if index_path.is_file() else {}
+        for split in chosen_splits:
+            index[split] = export_split(out, dest, task, split, progress=progress)
+            write_json(index_path, index)
+            marker["complete"][f"{task.value}/{split}"] = True
+            write_json(dest / MARKER_NAME, marker)
+    return marker
+
+
+def main(out: Path, dest: Path, tasks: list[str] | None, splits: list[str] | None, progress: bool = True) -> int:
+    marker = export(out, dest, tasks=tasks, splits=splits, progress=progress)
+    done = sorted(k for k, v in marker["complete"].items() if v)
+    print(f"spare-gen: exported {len(done)} task splits to {dest} in the SPARE3D layout ({', '.join(done)})")
+    return 0
