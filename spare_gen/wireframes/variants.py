@@ -20,8 +20,15 @@ from spare_gen.wireframes.schema import METRIC_COLUMNS, PICTURE_COLUMNS, THRESHO
 RNG_STAGE = "corruption"  # the stage key of every variant's generator
 
 
-def corruption_id(model_id: str, kind: str, severity: str) -> str:
-    return f"{model_id}-{kind}-{severity}"
+ID_STAGE = "candidate-id"  # the stage key of the generator that names a candidate
+
+
+def corruption_id(seed: int, model_id: str, kind: str, severity: str | None) -> str:
+    """An opaque id ``<model_id>-<10 hex digits>`` drawn from ``derive_rng(seed, "candidate-id", model_id,
+    kind, severity)``: stable for a config, but neither the id nor the picture file names built from it
+    tell a rater the candidate's type or severity (that mapping lives in corruptions.parquet only)."""
+    keys = (ID_STAGE, model_id, kind) if severity is None else (ID_STAGE, model_id, kind, severity)
+    return f"{model_id}-{int(derive_rng(seed, *keys).integers(0, 16**10)):010x}"
 
 
 @dataclass(frozen=True)
@@ -56,7 +63,7 @@ def make_variants(gt: Wireframe, model_id: str, seed: int) -> list[Variant]:
             wf, error = corrupt(gt, kind, severity, derive_rng(seed, *keys)), ""
         except ValueError as exc:
             wf, error = None, str(exc)
-        out.append(Variant(corruption_id(model_id, kind, severity), model_id, kind, severity,
+        out.append(Variant(corruption_id(seed, model_id, kind, severity), model_id, kind, severity,
                            derive_seed(seed, *keys), wf, error))
     return out
 
