@@ -11,6 +11,7 @@ import sys
 from collections import Counter
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -102,12 +103,17 @@ def run_corruptions(client, config: Config, out: Path, wireframes: pa.Table) -> 
 README_TEXT = """\
 # Corrupted-wireframe pool: annotation pairs
 
-Each picture shows one corrupted variant (blue) over its ground-truth wireframe (black), from the
-isometric view 2 (front-top-right), orthographic; all pictures of one model share one scale.
-Files per model in `pool/<model_id>/`: `<corruption_id>_overlay.svg|png` (variant over the ground
-truth, shown to raters), `<corruption_id>_alone.svg|png` (variant alone) and `gt.svg|png`.
-Variants are listed in `corruptions.parquet` (kind, severity, seed, wireframe, metric scores).
+Each picture shows one candidate (blue) over its ground-truth wireframe (black) in two orthographic
+views side by side (isometric front-top-right and back-top-left) over a legend: every vertex has a
+small square marker, isolated vertices (no edge) an orange ring. All pictures of one model share one
+camera per view, framing the ground truth's box padded so that no vertex of a corrupted variant
+leaves the picture. Files per model in `pool/<model_id>/`: `<corruption_id>_overlay.svg|png`
+(candidate over the ground truth, shown to raters), `<corruption_id>_alone.svg|png` (candidate
+alone), `<corruption_id>.json` (its geometry), and `gt.svg|png|json`. Candidate ids are opaque
+random ids: the type and severity of each candidate are only in `corruptions.parquet` (kind,
+severity, seed, wireframe, metric scores) and `pairs.parquet`, so nothing a rater sees names them.
 
+{geometry}
 Show raters the pairs of `pool/annotation_pairs.csv` in file order and ask, for each pair, which
 side matches the superimposed ground truth more closely. `pairs.parquet` also holds each pair's
 type (regular; sanity = low vs high severity of one kind, known winner; repeat = an earlier pair
@@ -117,7 +123,37 @@ again with sides swapped) for checking rater reliability.
 Then rank the corruption types, check the raters and compare the metrics with human judgement:
 
     spare-gen rank <dataset folder> answers.csv
+
+## Effect of each severity on this pool
+
+Corruption magnitudes are in units of each ground truth's bounding-box diagonal (the severity table
+at the top of `spare_gen/wireframes/corruptions.py`). Median (10th-90th percentile) over this pool's
+models of the scores against the ground truth (corner and edge F1 at the pool thresholds, WED):
+
+{effects}
 """
+
+EFFECT_METRICS = ("corner_f1", "edge_f1", "wed")
+
+
+def effect_table(corruptions: pa.Table) -> str:
+    """Markdown table: per candidate type, how many and the median (10th-90th percentile) of each effect metric."""
+    frame = corruptions.select(["kind", "severity", "status", *EFFECT_METRICS]).to_pandas()
+    frame = frame[frame["status"] == Status.OK.value]
+    head = "| kind | severity | n | " + " | ".join(EFFECT_METRICS) + " |\n"
+    head += "|---|---|---|" + "---|" * len(EFFECT_METRICS) + "\n"
+    lines = []
+    for (kind, severity), group in frame.groupby(["kind", frame["severity"].fillna("")], sort=False):
+        cells = []
+        for metric in EFFECT_METRICS:
+            values = group[metric].dropna().to_numpy(dtype=float)
+            if len(values):
+                lo, mid, hi = np.percentile(values, [10, 50, 90])
+                cells.append(f"{mid:.3f} ({lo:.3f}-{hi:.3f})")
+            else:
+                cells.append("-")
+        lines.append(f"| {kind} | {severity or '-'} | {len(group)} | " + " | ".join(cells) + " |")
+    return head + "\n".join(lines) + "\n"
 
 
 def variants_frame(corruptions: pa.Table) -> pd.DataFrame:
@@ -131,6 +167,7 @@ def variants_frame(corruptions: pa.Table) -> pd.DataFrame:
 def run_pairs(config: Config, out: Path, corruptions: pa.Table) -> pd.DataFrame:
     """pairs.parquet, the annotation tool's CSV and the pool README (runs on the client: it is cheap)."""
     from spare_gen.wireframes.pairs import ANNOTATION_FORMAT, export_annotation_csv, make_pairs, pairs_to_arrow
+    from spare_gen.wireframes.pictures import GEOMETRY_FORMAT
 
     pairs = make_pairs(
         variants_frame(corruptions), config.seed,
@@ -138,7 +175,8 @@ def run_pairs(config: Config, out: Path, corruptions: pa.Table) -> pd.DataFrame:
     )
     write_parquet(out / PAIRS_FILE, pairs_to_arrow(pairs))
     export_annotation_csv(pairs, out / ANNOTATION_CSV)
-    write_text(out / POOL_README, README_TEXT.format(format=ANNOTATION_FORMAT))
+    readme = README_TEXT.format(format=ANNOTATION_FORMAT, geometry=GEOMETRY_FORMAT, effects=effect_table(corruptions))
+    write_text(out / POOL_README, readme)
     return pairs
 
 

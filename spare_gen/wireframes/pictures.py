@@ -332,19 +332,20 @@ def contact_sheet(cells: dict[tuple[str, str], bytes], rows: Sequence[str], cols
     from PIL import Image, ImageDraw, ImageFont
 
     images = {key: Image.open(io.BytesIO(data)).convert("RGB") for key, data in cells.items()}
-    cell = max((im.size[0] for im in images.values()), default=64)
+    cell_w = max((im.size[0] for im in images.values()), default=64)
+    cell_h = max((im.size[1] for im in images.values()), default=64)
     head, label = SHEET_LABEL_PX, SHEET_LABEL_PX
-    sheet = Image.new("RGB", (len(cols) * cell, head + len(rows) * (cell + label)), "white")
+    sheet = Image.new("RGB", (len(cols) * cell_w, head + len(rows) * (cell_h + label)), "white")
     draw = ImageDraw.Draw(sheet)
     font = ImageFont.load_default()
     draw.text((4, 3), title, fill=(0, 0, 0), font=font)
     for r, row in enumerate(rows):
         for c, col in enumerate(cols):
-            x, y = c * cell, head + r * (cell + label)
+            x, y = c * cell_w, head + r * (cell_h + label)
             draw.text((x + 4, y + 3), f"{row} / {col}", fill=(0, 0, 0), font=font)
             if (row, col) in images:
-                sheet.paste(images[(row, col)].resize((cell, cell)), (x, y + label))
-            draw.rectangle([x, y, x + cell - 1, y + label + cell - 1], outline=(190, 190, 190))
+                sheet.paste(images[(row, col)].resize((cell_w, cell_h)), (x, y + label))
+            draw.rectangle([x, y, x + cell_w - 1, y + label + cell_h - 1], outline=(190, 190, 190))
     buffer = io.BytesIO()
     sheet.save(buffer, format="PNG", optimize=False)
     return buffer.getvalue()
