@@ -18,6 +18,7 @@ import pyarrow.parquet as pq
 
 from spare_gen.atomic import write_parquet, write_text
 from spare_gen.config.schema import Config
+from spare_gen.filehash import sha256_file
 from spare_gen.models.schema import rows_to_table
 from spare_gen.runner.isolation import Status, worker_executor
 from spare_gen.runner.stage import run_stage, status_summary
@@ -77,25 +78,55 @@ def corruption_task(unit: dict, ctx: dict) -> dict:
 
     rows = model_corruption_rows(
         unit["gt"], ctx["seed"], corner_threshold=ctx["corner_threshold"], edge_threshold=ctx["edge_threshold"],
-        image_size=ctx["image_size"], out_dir=ctx["out_dir"],
+        image_size=ctx["image_size"], out_dir=ctx["out_dir"], predictions=unit.get("predictions", []),
+        prediction_units=ctx["prediction_units"],
     )
     return {"model_id": unit["model_id"], "status": Status.OK.value, "error": "", "rows": rows}
 
 
 def run_corruptions(client, config: Config, out: Path, wireframes: pa.Table) -> pa.Table:
     gts = [r for r in wireframes.to_pylist() if r["status"] == Status.OK.value]
-    graph_keys = ("model_id", "vertices", "edges", "vertex_kinds")
-    units = [{"unit_id": g["model_id"], "model_id": g["model_id"], "gt": {k: g[k] for k in graph_keys}} for g in gts]
+    graph_keys = ("model_id", "vertices", "edges", "vertex_kinds", "centre", "scale")
+    predictions = pool_predictions(config, {g["model_id"] for g in gts})
+    units = [{"unit_id": g["model_id"], "model_id": g["model_id"], "gt": {k: g[k] for k in graph_keys},
+              "predictions": predictions.get(g["model_id"], [])} for g in gts]  # fmt: skip
+    # the predictions' content hashes are settings: resuming redoes a model whose predictions changed
     ctx = {"seed": config.seed, "corner_threshold": config.pool.corner_threshold,
            "edge_threshold": config.pool.edge_threshold, "image_size": config.pool.image_size,
-           "out_dir": str(out.resolve())}  # fmt: skip
+           "out_dir": str(out.resolve()), "prediction_units": config.pool.prediction_units.value,
+           "predictions": predictions_digest(predictions)}  # fmt: skip
     results = run_stage(client, "corruptions", corruption_task, units, ctx, out, progress=config.runner.progress)
     for r in results:  # a bug, not bad input (bad input gives failed variant rows): report it, keep the rest
         if r.get("status") != Status.OK.value:
             print(f"spare-gen: corruptions: model {r['unit_id']} failed: {r.get('error')}", file=sys.stderr)
-    table = rows_to_table([row for r in results for row in r.get("rows", [])], CORRUPTIONS_SCHEMA)
+    rows = [row for r in results for row in r.get("rows", [])]
+    for row in rows:  # a prediction file that could not be read or scored: one line each, the rest goes on
+        if row["severity"] is None and row["status"] != Status.OK.value:
+            print(f"spare-gen: predictions: {row['error']}", file=sys.stderr)
+    table = rows_to_table(rows, CORRUPTIONS_SCHEMA)
     write_parquet(out / CORRUPTIONS_FILE, table)
     return table
+
+
+def predictions_digest(predictions: dict[str, list[dict]]) -> dict[str, str]:
+    """``method/model_id`` -> content hash of every prediction file, for the stage's settings fingerprint."""
+    return {f"{p['method']}/{m}": sha256_file(p["path"]) for m, files in sorted(predictions.items()) for p in files}
+
+
+def pool_predictions(config: Config, model_ids: set[str]) -> dict[str, list[dict]]:
+    """model_id -> [{method, path}] of ``pool.predictions`` (none when unset); unusable files and folders
+    are reported on one line each."""
+    from spare_gen.wireframes.predictions import discover
+
+    if not config.pool.predictions:
+        return {}
+    found, problems = discover(config.pool.predictions, model_ids)
+    for problem in problems:
+        print(f"spare-gen: predictions: {problem}", file=sys.stderr)
+    by_model: dict[str, list[dict]] = {}
+    for f in found:
+        by_model.setdefault(f.model_id, []).append({"method": f.method, "path": str(Path(f.path).resolve())})
+    return by_model
 
 
 # --------------------------------------------------------------------------------------------- pairs
