@@ -135,7 +135,7 @@ README_TEXT = """\
 # Corrupted-wireframe pool: annotation pairs
 
 Each picture shows one candidate (blue) over its ground-truth wireframe (black) in two orthographic
-views side by side (isometric front-top-right and back-top-left) over a legend: every vertex has a
+views side by side (trimetric, from front-right-top and back-left-top) over a legend: every vertex has a
 small square marker, isolated vertices (no edge) an orange ring. All pictures of one model share one
 camera per view, framing the ground truth's box padded so that no vertex of a corrupted variant
 leaves the picture. Files per model in `pool/<model_id>/`: `<corruption_id>_overlay.svg|png`

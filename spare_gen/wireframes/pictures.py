@@ -1,8 +1,8 @@
 """Pictures of pool candidates for raters: honest about what is judged, silent about what was done.
 
-Every picture shows the same two orthographic views side by side (:data:`VIEWS`: the SPARE3D
-isometric pose 2, front-top-right, and pose 4, back-top-left), so an arc or a floating fragment seen
-edge-on in one view is readable in the other, over a legend strip. The candidate (a corrupted variant
+Every picture shows the same two orthographic views side by side (:data:`VIEWS`: trimetric, from
+front-right-top and from back-left-top), so an arc or a floating fragment seen edge-on in one view is
+readable in the other, over a legend strip. The candidate (a corrupted variant
 or a method's prediction) is drawn in blue over the ground truth in black; every vertex has a small
 square marker (a perturbed vertex's copies and duplicate vertices show, as every metric counts them)
 and isolated vertices (no edge) get a larger orange ring.
@@ -27,13 +27,26 @@ from typing import Iterable, Sequence
 import numpy as np
 
 from spare_gen.atomic import write_bytes, write_text
-from spare_gen.drawings.poses import pose
+from spare_gen.drawings.poses import Pose
 from spare_gen.drawings.raster import png_bytes, rasterize
 from spare_gen.drawings.svg import quantize, svg_document
 from spare_gen.wireframes.corruptions import MAX_SHIFT, model_size
 from spare_gen.wireframes.model import Wireframe
 
-VIEWS = ("2", "4")  # isometric front-top-right and back-top-left: no edge hides in both
+
+
+def _view(name: str, towards_viewer: tuple[float, float, float], image_right: tuple[float, float, float]) -> Pose:
+    n, x = np.asarray(towards_viewer, float), np.asarray(image_right, float)
+    return Pose(name, tuple((n / np.linalg.norm(n)).tolist()), tuple((x / np.linalg.norm(x)).tolist()))
+
+
+# Two trimetric views from opposite sides, both from above (z up on the image). Not isometric: an
+# isometric view of an axis-aligned part puts a hidden corner exactly on a visible one and lines on
+# lines; unequal angles keep them apart, and the second view shows what the first hides.
+VIEWS = (
+    _view("front-right", (1.0, -1.6, 0.9), (1.6, 1.0, 0.0)),
+    _view("back-left", (-1.3, 1.0, 0.8), (-1.0, -1.3, 0.0)),
+)
 FRAME_PAD = 1.04  # the padded box fills 1 / FRAME_PAD of each view
 GT_RGB = (0, 0, 0)
 VARIANT_RGB = (0, 90, 255)
@@ -42,8 +55,8 @@ SEPARATOR_RGB = (200, 200, 200)
 LINE_WIDTH_FRACTION = 1 / 256  # line width as a fraction of the view side (1.5 px at 384 px)
 MARKER_FRACTION = 1 / 128  # vertex marker side (3 px at 384 px)
 ISOLATED_FRACTION = 1 / 48  # isolated-vertex ring diameter (8 px at 384 px)
-LEGEND_PX = 22  # height of the legend strip under the views
-LEGEND_ITEM_PX = 120  # horizontal room per legend item
+LEGEND_ROW_PX = 18  # height of one row of the legend strip under the views (it wraps on narrow pictures)
+LEGEND_SYMBOL_PX, LEGEND_CHAR_PX, LEGEND_GAP_PX = 22, 6, 14  # room for a legend item's symbol, letters, gap
 GT_PICTURE = "gt"
 GEOMETRY_DECIMALS = 6
 
@@ -66,14 +79,14 @@ class PictureKind:
 class Camera:
     """Orthographic camera of one view: canvas px = offset + size/2 + scale * (projected - centre), y down."""
 
-    view: str
+    view: Pose
     size: int
     scale: float
     centre: tuple[float, float]
     offset_x: float = 0.0  # where this view starts in a side-by-side picture
 
     def to_canvas(self, points: np.ndarray) -> np.ndarray:
-        xy = pose(self.view).project(points)
+        xy = self.view.project(points)
         out = np.empty_like(xy)
         out[:, 0] = self.offset_x + self.size / 2.0 + self.scale * (xy[:, 0] - self.centre[0])
         out[:, 1] = self.size / 2.0 - self.scale * (xy[:, 1] - self.centre[1])
@@ -101,12 +114,12 @@ def padded_box(gt: Wireframe) -> np.ndarray:
     return np.array([[x, y, z] for x in (lo[0], hi[0]) for y in (lo[1], hi[1]) for z in (lo[2], hi[2])])
 
 
-def cameras_for(gt: Wireframe, size: int, views: Sequence[str] = VIEWS) -> list[Camera]:
+def cameras_for(gt: Wireframe, size: int, views: Sequence[Pose] = VIEWS) -> list[Camera]:
     """One camera per view, side by side, all at one scale: the largest that fits the padded box in every view."""
     box = padded_box(gt)
     extents, centres = [], []
     for view in views:
-        xy = pose(view).project(box)
+        xy = view.project(box)
         lo, hi = xy.min(axis=0), xy.max(axis=0)
         extents.append(float(max(hi - lo)) or 1.0)
         centres.append((float((lo[0] + hi[0]) / 2), float((lo[1] + hi[1]) / 2)))
@@ -114,8 +127,8 @@ def cameras_for(gt: Wireframe, size: int, views: Sequence[str] = VIEWS) -> list[
     return [Camera(v, size, scale, c, float(k * size)) for k, (v, c) in enumerate(zip(views, centres))]
 
 
-def canvas_size(size: int, n_views: int = len(VIEWS)) -> tuple[int, int]:
-    return (size * n_views, size + LEGEND_PX)
+def canvas_size(size: int, n_views: int = len(VIEWS), gt: bool = True, variant: bool = True) -> tuple[int, int]:
+    return (size * n_views, size + legend_height(size * n_views, gt, variant))
 
 
 def edge_chains(n_vertices: int, edges: np.ndarray) -> list[list[int]]:
@@ -215,13 +228,29 @@ def legend_items(gt: bool, variant: bool) -> list[tuple[tuple[int, int, int], st
     return items
 
 
+def legend_positions(width: int, gt: bool, variant: bool) -> tuple[list[tuple[float, float]], int]:
+    """Top-left corner of each legend item, flowing left to right and wrapping to fit ``width``; and the rows."""
+    positions, x, row = [], 6.0, 0
+    for _, _, text in legend_items(gt, variant):
+        item = LEGEND_SYMBOL_PX + LEGEND_CHAR_PX * len(text) + LEGEND_GAP_PX
+        if x > 6.0 and x + item > width:
+            x, row = 6.0, row + 1
+        positions.append((x, row * LEGEND_ROW_PX))
+        x += item
+    return positions, row + 1
+
+
+def legend_height(width: int, gt: bool = True, variant: bool = True) -> int:
+    return legend_positions(width, gt, variant)[1] * LEGEND_ROW_PX + 4
+
+
 def legend(size: int, width: int, gt: bool, variant: bool) -> tuple[list[tuple], list[tuple[float, float, str]]]:
     """The legend strip under the views: symbols as drawing layers, labels as (x, y centre, text)."""
-    y = size + LEGEND_PX / 2.0
     layers = [([np.array([[0.0, float(size)], [float(width), float(size)]])], SEPARATOR_RGB, 1.0, None)]
     labels = []
-    for k, (rgb, symbol, text) in enumerate(legend_items(gt, variant)):
-        x = 6.0 + k * LEGEND_ITEM_PX
+    positions, _ = legend_positions(width, gt, variant)
+    for (rgb, symbol, text), (x, dy) in zip(legend_items(gt, variant), positions):
+        y = size + dy + LEGEND_ROW_PX / 2.0 + 2.0
         centre = np.array([x + 8.0, y])
         if symbol == "line":
             layers.append(([np.array([[x, y], [x + 16.0, y]])], rgb, 1.5, None))
@@ -229,7 +258,7 @@ def legend(size: int, width: int, gt: bool, variant: bool) -> tuple[list[tuple],
             layers.append(([square(centre, 4.0)], rgb, 1.0, None))
         else:
             layers.append(([ring(centre, 8.0)], rgb, 1.5, None))
-        labels.append((x + 22.0, y, text))
+        labels.append((x + LEGEND_SYMBOL_PX, y, text))
     return layers, labels
 
 
@@ -255,7 +284,7 @@ def write_picture(
     out_dir: Path, rel_stem: str, cameras: Sequence[Camera], gt: Wireframe | None, variant: Wireframe | None
 ) -> dict[str, str]:
     """``<rel_stem>.svg`` and ``.png`` (views side by side over a legend); paths relative to ``out_dir``."""
-    canvas = canvas_size(cameras[0].size, len(cameras))
+    canvas = canvas_size(cameras[0].size, len(cameras), gt is not None, variant is not None)
     legend_layers, labels = legend(cameras[0].size, canvas[0], gt is not None, variant is not None)
     layers = layers_for(cameras, gt, variant) + legend_layers
     write_text(out_dir / f"{rel_stem}.svg", render_svg(layers, labels, canvas))
