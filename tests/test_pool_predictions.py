@@ -120,3 +120,12 @@ def test_the_perfect_method_ranks_first(pool_with_predictions, tmp_path):
     assert ordered[0] == "method:perfect", ordered
     assert "method:noisy" in ordered and "method:broken" not in ordered
     assert "method:perfect" in (out / "reports" / "ranking.md").read_text()
+
+
+def test_a_missing_predictions_folder_stops_before_any_work(tmp_path, capsys):
+    config = tmp_path / "pool.toml"
+    config.write_text(CONFIG.format(n=N_MODELS))
+    code = main(["pool", "--config", str(config), "--out", str(tmp_path / "out"), "--predictions", str(tmp_path / "nope")])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and "nope" in err[0] and "does not exist" in err[0], err
+    assert not (tmp_path / "out").exists()
