@@ -46,8 +46,9 @@ CORRUPTIONS_SCHEMA = pa.schema(
         ("model_id", pa.string()),
         ("kind", pa.string()),  # a corruption kind, or "method:<name>" for an imported prediction
         ("severity", pa.string()),  # low | medium | high; null for a prediction
-        ("seed", pa.uint64()),  # derive_seed(config seed, "corruption", model_id, kind, severity)
-        ("status", pa.string()),  # ok | failed (the corruption does not apply to this wireframe)
+        ("seed", pa.uint64()),  # derive_seed(config seed, "corruption", model_id, kind, severity); predictions:
+        # derive_seed(config seed, "prediction", model_id, kind)
+        ("status", pa.string()),  # ok | failed (the corruption does not apply; a prediction file is unusable)
         ("error", pa.string()),
         *GRAPH_FIELDS,
         *[(name, pa.float64()) for name in METRIC_COLUMNS],

@@ -15,11 +15,10 @@ from spare_gen.metrics.wireframe import corner_prf, edge_prf, evaluate_all
 from spare_gen.rng import derive_rng, derive_seed
 from spare_gen.wireframes.corruptions import SEVERITIES, corrupt, get_corruption_names
 from spare_gen.wireframes.model import Wireframe
+from spare_gen.wireframes.predictions import METHOD_PREFIX, read_prediction
 from spare_gen.wireframes.schema import METRIC_COLUMNS, PICTURE_COLUMNS, THRESHOLD_METRICS
 
 RNG_STAGE = "corruption"  # the stage key of every variant's generator
-
-
 ID_STAGE = "candidate-id"  # the stage key of the generator that names a candidate
 
 
@@ -68,11 +67,11 @@ def make_variants(gt: Wireframe, model_id: str, seed: int) -> list[Variant]:
     return out
 
 
-def load_predictions(model_id: str, seed: int, predictions: list[dict], units: str, centre, scale: float) -> list[Variant]:
+def load_predictions(
+    model_id: str, seed: int, predictions: list[dict], units: str, centre, scale: float
+) -> list[Variant]:
     """Imported predictions of one model (dicts with method, path) as candidates; a file that cannot be
     read is a failed candidate whose error names the file and the problem."""
-    from spare_gen.wireframes.predictions import METHOD_PREFIX, read_prediction
-
     out = []
     for p in predictions:
         kind = f"{METHOD_PREFIX}{p['method']}"
