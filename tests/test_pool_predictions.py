@@ -36,7 +36,8 @@ def model_units(row: dict) -> np.ndarray:
 
 
 def write_predictions(out: Path, folder: Path) -> dict[str, Path]:
-    """perfect/ (JSON with vertex kinds, model units), noisy/ (OBJ, model units, 1% noise) for every model; broken/ files."""
+    """perfect/ (JSON with vertex kinds, model units) and noisy/ (OBJ, model units, 1% noise) for every
+    model; broken/ files and a file of a model that is not in the pool."""
     rows = [r for r in pq.read_table(out / "wireframes.parquet").to_pylist() if r["status"] == "ok"]
     for name in ("perfect", "noisy", "broken"):
         (folder / name).mkdir(parents=True)
@@ -125,7 +126,8 @@ def test_the_perfect_method_ranks_first(pool_with_predictions, tmp_path):
 def test_a_missing_predictions_folder_stops_before_any_work(tmp_path, capsys):
     config = tmp_path / "pool.toml"
     config.write_text(CONFIG.format(n=N_MODELS))
-    code = main(["pool", "--config", str(config), "--out", str(tmp_path / "out"), "--predictions", str(tmp_path / "nope")])
+    args = ["--config", str(config), "--out", str(tmp_path / "out"), "--predictions", str(tmp_path / "nope")]
+    code = main(["pool", *args])
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and len(err) == 1 and "nope" in err[0] and "does not exist" in err[0], err
     assert not (tmp_path / "out").exists()

@@ -151,6 +151,7 @@ type (regular; sanity = low vs high severity of one kind, known winner; repeat =
 again with sides swapped) for checking rater reliability.
 
 {format}
+{predictions}
 Then rank the corruption types, check the raters and compare the metrics with human judgement:
 
     spare-gen rank <dataset folder> answers.csv
@@ -159,7 +160,9 @@ Then rank the corruption types, check the raters and compare the metrics with hu
 
 Corruption magnitudes are in units of each ground truth's bounding-box diagonal (the severity table
 at the top of `spare_gen/wireframes/corruptions.py`). Median (10th-90th percentile) over this pool's
-models of the scores against the ground truth (corner and edge F1 at the pool thresholds, WED):
+models of the scores against the ground truth (corner and edge F1 at the pool thresholds, WED). The
+metric each family targets: edge F1 for deform and add, vertex F1 over all vertices for perturb and
+remove (`spare_gen/wireframes/calibration.py`); imported predictions appear as `method:<name>`:
 
 {effects}
 """
@@ -199,6 +202,7 @@ def run_pairs(config: Config, out: Path, corruptions: pa.Table) -> pd.DataFrame:
     """pairs.parquet, the annotation tool's CSV and the pool README (runs on the client: it is cheap)."""
     from spare_gen.wireframes.pairs import ANNOTATION_FORMAT, export_annotation_csv, make_pairs, pairs_to_arrow
     from spare_gen.wireframes.pictures import GEOMETRY_FORMAT
+    from spare_gen.wireframes.predictions import PREDICTIONS_FORMAT
 
     pairs = make_pairs(
         variants_frame(corruptions), config.seed,
@@ -206,7 +210,8 @@ def run_pairs(config: Config, out: Path, corruptions: pa.Table) -> pd.DataFrame:
     )
     write_parquet(out / PAIRS_FILE, pairs_to_arrow(pairs))
     export_annotation_csv(pairs, out / ANNOTATION_CSV)
-    readme = README_TEXT.format(format=ANNOTATION_FORMAT, geometry=GEOMETRY_FORMAT, effects=effect_table(corruptions))
+    readme = README_TEXT.format(format=ANNOTATION_FORMAT, geometry=GEOMETRY_FORMAT, predictions=PREDICTIONS_FORMAT,
+                                effects=effect_table(corruptions))  # fmt: skip
     write_text(out / POOL_README, readme)
     return pairs
 

@@ -76,7 +76,8 @@ def discover(folder: str | Path, model_ids: set[str]) -> tuple[list[PredictionFi
     stems = [(f.method, f.model_id) for f in found]
     twice = sorted({s for s in stems if stems.count(s) > 1})
     if twice:
-        problems += [f"{folder / m}: model {i!r} has both a .json and an .obj prediction; both ignored" for m, i in twice]
+        problems += [f"{folder / m}: model {i!r} has both a .json and an .obj prediction; both ignored"
+                     for m, i in twice]  # fmt: skip
         found = [f for f in found if (f.method, f.model_id) not in twice]
     return found, problems
 
