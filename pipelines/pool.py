@@ -23,8 +23,9 @@ PREVIEW = "preview/corruptions.png"
 def write_preview(out: Path, wireframes: pa.Table, corruptions: pa.Table) -> Path | None:
     """Contact sheet (kinds x severities) of the model with the most corners among those whose variants
     all succeeded (ties: the first model_id), so the sheet shows as much structure as the pool has."""
-    rows = corruptions.select(["model_id", "kind", "severity", "status", "overlay_png"]).to_pylist()
     kinds, severities = get_corruption_names(), list(SEVERITIES)
+    rows = [r for r in corruptions.select(["model_id", "kind", "severity", "status", "overlay_png"]).to_pylist()
+            if r["kind"] in kinds]  # corrupted variants only, not imported predictions  # fmt: skip
     corners = {r["model_id"]: r["n_corners"] or 0 for r in wireframes.select(["model_id", "n_corners"]).to_pylist()}
     complete = []
     for model_id in sorted({r["model_id"] for r in rows}):

@@ -33,6 +33,9 @@ def say(msg: str) -> None:
 def run(config: Config, *, stages: tuple[str, ...] = STAGES) -> dict:
     """Run the enabled stages in order on the configured Dask cluster; return per-stage summaries."""
     out = Path(config.out)
+    if "pool" in stages and config.pool.enabled and config.pool.predictions \
+            and not Path(config.pool.predictions).is_dir():  # before any work
+        raise FileNotFoundError(f"pool.predictions: folder {config.pool.predictions!r} does not exist")
     created = not out.exists()
     check_output_folder(out)
     started, t0 = now(), time.monotonic()

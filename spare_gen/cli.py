@@ -68,6 +68,8 @@ def _resolve_config(args):
         overrides.append(f"runner.workers={args.workers}")
     if args.no_progress:
         overrides.append("runner.progress=false")
+    if getattr(args, "predictions", None):  # spare-gen pool --predictions DIR
+        overrides.append(f"pool.predictions={json.dumps(args.predictions)}")
     return load_config(path, overrides)
 
 
@@ -81,6 +83,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("pool", help="build a corrupted-wireframe pool for annotation (models + wireframes + pairs)")
     _config_args(p)
+    p.add_argument("--predictions", default=None, metavar="DIR",
+                   help="methods' predicted wireframes, DIR/<method>/<model_id>.json|.obj, mixed into the pool")
 
     p = sub.add_parser("config", help="print the resolved, validated config as JSON")
     _config_args(p)

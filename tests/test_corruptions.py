@@ -18,7 +18,8 @@ from spare_gen.wireframes.corruptions import (
     corrupt,
     corrupt_with_source,
     get_corruption_names,
-    reference_length,
+    SHIFT_SPREAD,
+    model_size,
 )
 from spare_gen.wireframes.model import CORNER, CURVE, Wireframe
 
@@ -264,12 +265,31 @@ def test_noise_scales_with_the_model():
     assert np.abs(a.vertices[:8] - small.vertices).max() > 0
 
 
-def test_reference_length():
-    assert reference_length(cube(2.0)) == 2.0
-    assert reference_length(l_block()) == 1.0  # edge lengths 3,1,2,2,1,3 (x2) and six verticals of 1
-    assert reference_length(ring(64)) == pytest.approx(2 * np.pi, rel=1e-3)  # circles count whole
-    assert reference_length(Wireframe([[0, 0, 0], [3, 4, 0]], np.zeros((0, 2)))) == 5.0
-    assert reference_length(Wireframe([[1, 1, 1]], np.zeros((0, 2)))) == 1.0
+def test_model_size_is_the_bounding_box_diagonal():
+    assert model_size(cube(2.0)) == pytest.approx(2.0 * np.sqrt(3))
+    assert model_size(Wireframe([[0, 0, 0], [3, 4, 0]], np.zeros((0, 2)))) == 5.0
+    assert model_size(Wireframe([[1, 1, 1]], np.zeros((0, 2)))) == 1.0
+
+
+@pytest.mark.parametrize("name", ("deform", "perturb"))
+@pytest.mark.parametrize("severity", SEVERITIES)
+def test_moved_points_move_by_the_table_shift_in_model_diagonals(name, severity):
+    gt = cube(10.0)  # diagonal 10 * sqrt(3)
+    result = corrupt_with_source(gt, name, severity, derive_rng(3, "shift", name, severity))
+    out, source = result.wireframe, result.source_vertex
+    shift = SEVERITY_TABLE[CorruptionKind(name)][Severity(severity)].shift * model_size(gt)
+    if name == "perturb":
+        moved = np.linalg.norm(out.vertices - gt.vertices[source], axis=1)
+        moved = moved[moved > 0]
+    else:  # split points: distance from the straight edge they were made on
+        new = np.flatnonzero(source == NEW_VERTEX)
+        a, b = gt.vertices[gt.edges[:, 0]], gt.vertices[gt.edges[:, 1]]
+        moved = np.array([(np.linalg.norm(np.cross(b - a, out.vertices[k] - a), axis=1)
+                           / np.linalg.norm(b - a, axis=1)).min() for k in new])  # fmt: skip
+        assert len(moved)
+    assert len(moved) and moved.max() <= SHIFT_SPREAD * shift + 1e-9
+    if name == "perturb":
+        assert moved.min() >= shift - 1e-9
 
 
 @pytest.mark.parametrize("name", NAMES)

@@ -24,8 +24,8 @@ from spare_gen.models.stage import check_csg
 from spare_gen.rng import derive_rng, derive_seed
 from spare_gen.runner.cluster import open_client
 from spare_gen.wireframes.corruptions import SEVERITIES, get_corruption_names
-from spare_gen.wireframes.schema import CORRUPTIONS_SCHEMA, METRIC_COLUMNS, WIREFRAMES_SCHEMA
-from spare_gen.wireframes.variants import make_variants
+from spare_gen.wireframes.schema import CORRUPTIONS_SCHEMA, METRIC_COLUMNS, PICTURE_COLUMNS, WIREFRAMES_SCHEMA
+from spare_gen.wireframes.variants import corruption_id, make_variants
 
 N_MODELS = 3
 N_VARIANTS = len(get_corruption_names()) * len(SEVERITIES)
@@ -76,14 +76,14 @@ def test_pool_files_rows_and_pictures(run_a):
                 for k in get_corruption_names() for s in SEVERITIES]  # fmt: skip
     assert keys == expected  # one row per (model, kind, severity), in a fixed order
     for r in rows:
-        assert r["status"] == "ok" and r["corruption_id"] == f"{r['model_id']}-{r['kind']}-{r['severity']}"
+        assert r["status"] == "ok" and r["corruption_id"] == corruption_id(0, r["model_id"], r["kind"], r["severity"])
         assert r["seed"] == derive_seed(0, "corruption", r["model_id"], r["kind"], r["severity"])
         assert all(r[m] is not None and np.isfinite(r[m]) for m in METRIC_COLUMNS)
-        for column in ("overlay_svg", "overlay_png", "alone_svg", "alone_png", "gt_svg", "gt_png"):
+        for column in PICTURE_COLUMNS:
             assert (out / r[column]).is_file(), column
         assert r["overlay_png"] == f"pool/{r['model_id']}/{r['corruption_id']}_overlay.png"
         assert (out / r["overlay_png"]).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-        assert 'width="128"' in (out / r["overlay_svg"]).read_text()
+        assert 'width="256"' in (out / r["overlay_svg"]).read_text()  # two 128 px views side by side
 
     pairs = pd.read_parquet(out / "pairs.parquet")
     per_model = N_VARIANTS * (N_VARIANTS - 1) // 2  # every pair of one model's variants
@@ -117,7 +117,9 @@ def test_same_seed_same_bytes_and_other_seed_other_variants(run_a, client, tmp_p
     assert wf_a.equals(pq.read_table(other / "wireframes.parquet"))  # same GTs
     a = pq.read_table(run_a / "corruptions.parquet").to_pylist()
     b = pq.read_table(other / "corruptions.parquet").to_pylist()
-    assert [r["corruption_id"] for r in a] == [r["corruption_id"] for r in b]
+    names = lambda rows: [(r["model_id"], r["kind"], r["severity"]) for r in rows]  # noqa: E731
+    assert names(a) == names(b)
+    assert all(ra["corruption_id"] != rb["corruption_id"] for ra, rb in zip(a, b))  # ids are drawn from the seed
     differ = [ra["vertices"] != rb["vertices"] or ra["edges"] != rb["edges"] for ra, rb in zip(a, b)]
     assert all(differ) and all(ra["seed"] != rb["seed"] for ra, rb in zip(a, b))
 

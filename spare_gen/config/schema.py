@@ -149,6 +149,13 @@ class QuestionsConfig(_Section):
     )
 
 
+class PredictionUnits(str, Enum):
+    """Coordinates of imported predictions (spare_gen.wireframes.predictions)."""
+
+    MODEL = "model"  # the CAD model's own (wireframes.parquet: vertices * scale + centre)
+    NORMALISED = "normalised"  # the ground truth's normalised ones (bounding-box centre 0, diagonal 1)
+
+
 class PoolConfig(_Section):
     enabled: bool = True
     models: Annotated[int, Field(ge=0)] = Field(4, description="ground truths in the pool (0 = every usable model)")
@@ -160,6 +167,10 @@ class PoolConfig(_Section):
     image_size: Annotated[int, Field(ge=64, le=4096)] = 384
     max_pairs_per_model: Annotated[int, Field(ge=0)] = Field(0, description="0 = all pairs")
     repeat_fraction: Annotated[float, Field(ge=0, le=0.5)] = 0.05
+    predictions: str = Field("", description="folder of methods' predicted wireframes, <method>/<model_id>.json|.obj "
+                             "(spare_gen.wireframes.predictions); empty = corruptions only")
+    prediction_units: PredictionUnits = Field(PredictionUnits.MODEL, description="coordinates of the predictions: "
+                                              "model (the CAD model's) or normalised (the ground truth's, diagonal 1)")
 
 
 class DebugConfig(_Section):

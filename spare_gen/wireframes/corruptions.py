@@ -3,9 +3,17 @@
 The design follows bethgelab/imagecorruptions: a tiny public API (:func:`corrupt`,
 :func:`get_corruption_names`) and one visible table of per-severity constants
 (:data:`SEVERITY_TABLE`). Unlike it, every corruption is a pure function of its inputs and a
-caller-supplied ``numpy.random.Generator`` (no global random state), and noise is expressed
-relative to the wireframe's own scale (its median CAD-edge length, :func:`reference_length`) so a
-severity means the same thing on a 10 mm bracket and on a 10 m house.
+caller-supplied ``numpy.random.Generator`` (no global random state), and every displacement is
+expressed in units of the model's size (its bounding-box diagonal, :func:`model_size`), so a severity
+means the same thing on a 10 mm bracket and on a 10 m house, and on a part with two long edges as on
+one with a thousand tiny arc segments. (Relative to the median CAD-edge length, as before, the noise
+ran from 0.026 to 2.24 diagonals across models: invisible on some, off the canvas on others.)
+
+Calibration. A moved point moves by a length drawn uniformly from ``[shift, SHIFT_SPREAD * shift]``
+diagonals in a uniformly random 3D direction: never less than ``shift`` (so ``low`` is visible: at the
+default 384 px picture 0.012 diagonals is at least 3 px), never more than :data:`MAX_SHIFT` (so a
+picture framing the ground truth's box padded by :data:`MAX_SHIFT` on every side holds every vertex of
+every variant, in any view). The measured effect of each severity is in the pool's README.
 
 Corruptions (semantics from the paper, Sec. 2 "Pool2"):
 
@@ -28,8 +36,6 @@ from enum import StrEnum
 from typing import Callable
 
 import numpy as np
-from scipy.sparse import coo_matrix
-from scipy.sparse.csgraph import connected_components
 
 from spare_gen.wireframes.model import CURVE, Wireframe
 
@@ -53,25 +59,27 @@ SEVERITIES: tuple[str, ...] = tuple(s.value for s in Severity)
 @dataclass(frozen=True)
 class SeverityParams:
     """``fraction`` of edges (deform, add) or vertices (perturb, remove) affected; ``splits`` pieces per
-    edge (deform) or copies per vertex (perturb); ``noise`` = std of the Gaussian shift in units of the
-    wireframe's :func:`reference_length`."""
+    edge (deform) or copies per vertex (perturb); ``shift`` = the smallest displacement of a moved point
+    in units of :func:`model_size` (the largest is ``SHIFT_SPREAD * shift``)."""
 
     fraction: float
     splits: int = 1
-    noise: float = 0.0  # std per axis, in units of :func:`reference_length`
+    shift: float = 0.0  # in bounding-box diagonals of the ground truth
 
 
 # The one table of severity constants. ``add`` counts wrong edges as a fraction of the GT edge count.
+# Shifts are in bounding-box diagonals (pool thresholds are 0.02 diagonals: low moves points by about
+# the threshold, high by two to three times it).
 SEVERITY_TABLE: dict[CorruptionKind, dict[Severity, SeverityParams]] = {
     CorruptionKind.DEFORM: {
-        Severity.LOW: SeverityParams(fraction=0.15, splits=2, noise=0.05),
-        Severity.MEDIUM: SeverityParams(fraction=0.35, splits=3, noise=0.10),
-        Severity.HIGH: SeverityParams(fraction=0.70, splits=4, noise=0.20),
+        Severity.LOW: SeverityParams(fraction=0.15, splits=2, shift=0.012),
+        Severity.MEDIUM: SeverityParams(fraction=0.35, splits=3, shift=0.025),
+        Severity.HIGH: SeverityParams(fraction=0.70, splits=4, shift=0.040),
     },
     CorruptionKind.PERTURB: {
-        Severity.LOW: SeverityParams(fraction=0.10, splits=2, noise=0.10),
-        Severity.MEDIUM: SeverityParams(fraction=0.25, splits=2, noise=0.20),
-        Severity.HIGH: SeverityParams(fraction=0.50, splits=3, noise=0.35),
+        Severity.LOW: SeverityParams(fraction=0.10, splits=2, shift=0.012),
+        Severity.MEDIUM: SeverityParams(fraction=0.25, splits=2, shift=0.025),
+        Severity.HIGH: SeverityParams(fraction=0.50, splits=3, shift=0.040),
     },
     CorruptionKind.ADD: {
         Severity.LOW: SeverityParams(fraction=0.10),
@@ -84,6 +92,8 @@ SEVERITY_TABLE: dict[CorruptionKind, dict[Severity, SeverityParams]] = {
         Severity.HIGH: SeverityParams(fraction=0.40),
     },
 }
+SHIFT_SPREAD = 1.5  # a moved point moves by shift .. SHIFT_SPREAD * shift diagonals
+MAX_SHIFT = SHIFT_SPREAD * max(p.shift for table in SEVERITY_TABLE.values() for p in table.values())
 
 # Below this many vertex pairs ``add`` enumerates the free pairs; above it, it rejection-samples.
 ENUMERATE_PAIRS_LIMIT = 1_000_000
@@ -137,38 +147,23 @@ def severity_params(name: str, severity: str) -> SeverityParams:
     return SEVERITY_TABLE[parse_kind(name)][parse_severity(severity)]
 
 
-def _chain_labels(n_vertices: int, edges: np.ndarray, kinds: np.ndarray) -> np.ndarray:
-    """Label edges so the segments of one discretised curve (joined at degree-2 CURVE vertices) share a label."""
-    flat = edges.ravel()
-    degree = np.bincount(flat, minlength=n_vertices)
-    inner_slots = np.flatnonzero(((kinds == CURVE) & (degree == 2))[flat])
-    inner_slots = inner_slots[np.argsort(flat[inner_slots], kind="stable")]  # the two slots of a vertex adjoin
-    a, b = inner_slots[0::2] // 2, inner_slots[1::2] // 2
-    graph = coo_matrix((np.ones(len(a)), (a, b)), shape=(len(edges), len(edges)))
-    return connected_components(graph, directed=False)[1]
+def model_size(wireframe: Wireframe) -> float:
+    """The wireframe's scale: its bounding-box diagonal (1 for a single point)."""
+    with np.errstate(over="ignore", invalid="ignore"):  # huge coordinates give inf, reported below
+        size = float(np.linalg.norm(np.ptp(wireframe.vertices, axis=0))) if wireframe.n_vertices else 0.0
+    if not np.isfinite(size):
+        raise ValueError(f"wireframe scale is not finite ({size}); coordinates are too large")
+    return size if size > 0 else 1.0
 
 
-def reference_length(wireframe: Wireframe) -> float:
-    """The wireframe's scale: the median length of its CAD edges, else its bounding-box diagonal, else 1.
-
-    A CAD edge is a chain of segments joined at degree-2 CURVE vertices (a discretised arc counts
-    once, with its full length), so a finely discretised cylinder does not shrink the scale; on
-    wireframes without CURVE vertices this is simply the median edge length.
-    """
-    edges = wireframe.edges[wireframe.edges[:, 0] != wireframe.edges[:, 1]]
-    seg = wireframe.vertices[edges]
-    with np.errstate(over="ignore"):  # huge coordinates give inf, reported below
-        lengths = np.linalg.norm(seg[:, 1] - seg[:, 0], axis=1)
-        diagonal = float(np.linalg.norm(np.ptp(wireframe.vertices, axis=0))) if wireframe.n_vertices else 0.0
-    edges, lengths = edges[lengths > 0], lengths[lengths > 0]
-    if len(edges):
-        chains = _chain_labels(wireframe.n_vertices, edges, wireframe.kinds)
-        scale = float(np.median(np.bincount(chains, weights=lengths)))
-    else:
-        scale = diagonal
-    if not np.isfinite(scale):
-        raise ValueError(f"wireframe scale is not finite ({scale}); coordinates are too large")
-    return scale if scale > 0 else 1.0
+def random_shifts(rng: np.random.Generator, shape: tuple[int, ...], shift: float, size: float) -> np.ndarray:
+    """``shape + (3,)`` displacements: uniform random directions, lengths uniform in
+    ``[shift, SHIFT_SPREAD * shift] * size``."""
+    direction = rng.normal(size=(*shape, 3))
+    norm = np.linalg.norm(direction, axis=-1, keepdims=True)
+    direction = np.where(norm > 0, direction / np.where(norm > 0, norm, 1.0), np.array([1.0, 0.0, 0.0]))
+    length = rng.uniform(shift, SHIFT_SPREAD * shift, size=(*shape, 1)) * size
+    return direction * length
 
 
 def corrupt_with_source(
@@ -179,7 +174,7 @@ def corrupt_with_source(
     if not isinstance(rng, np.random.Generator):
         raise TypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
     wireframe.validate()
-    return _REGISTRY[kind](wireframe, SEVERITY_TABLE[kind][level], rng, reference_length(wireframe))
+    return _REGISTRY[kind](wireframe, SEVERITY_TABLE[kind][level], rng, model_size(wireframe))
 
 
 def corrupt(wireframe: Wireframe, name: str, severity: str, rng: np.random.Generator) -> Wireframe:
@@ -203,7 +198,7 @@ def _deform(wf: Wireframe, p: SeverityParams, rng: np.random.Generator, scale: f
     a, b = wf.vertices[wf.edges[chosen, 0]], wf.vertices[wf.edges[chosen, 1]]
     t = (np.arange(1, p.splits) / p.splits)[None, :, None]  # evenly spaced, then jittered
     inner = a[:, None, :] + t * (b - a)[:, None, :]
-    inner = inner + rng.normal(0.0, p.noise * scale, size=inner.shape)
+    inner = inner + random_shifts(rng, inner.shape[:2], p.shift, scale)
     new_ids = wf.n_vertices + np.arange(count * n_inner).reshape(count, n_inner)
     chains = np.concatenate([wf.edges[chosen, :1], new_ids, wf.edges[chosen, 1:]], axis=1)
     chain_edges = np.stack([chains[:, :-1], chains[:, 1:]], axis=-1).reshape(-1, 2)
@@ -223,7 +218,7 @@ def _perturb(wf: Wireframe, p: SeverityParams, rng: np.random.Generator, scale: 
     n_extra = p.splits - 1
     # copies[i] = vertex ids of the copies of chosen[i]: the original id first, then appended ones
     copies = np.concatenate([chosen[:, None], n + np.arange(count * n_extra).reshape(count, n_extra)], axis=1)
-    shifted = wf.vertices[chosen][:, None, :] + rng.normal(0.0, p.noise * scale, size=(count, p.splits, 3))
+    shifted = wf.vertices[chosen][:, None, :] + random_shifts(rng, (count, p.splits), p.shift, scale)
 
     flat = wf.edges.ravel()  # endpoint slots; slot s belongs to edge s // 2
     slot_order = np.argsort(flat, kind="stable")

@@ -11,12 +11,14 @@ import sys
 from collections import Counter
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from spare_gen.atomic import write_parquet, write_text
 from spare_gen.config.schema import Config
+from spare_gen.filehash import sha256_file
 from spare_gen.models.schema import rows_to_table
 from spare_gen.runner.isolation import Status, worker_executor
 from spare_gen.runner.stage import run_stage, status_summary
@@ -75,25 +77,55 @@ def corruption_task(unit: dict, ctx: dict) -> dict:
 
     rows = model_corruption_rows(
         unit["gt"], ctx["seed"], corner_threshold=ctx["corner_threshold"], edge_threshold=ctx["edge_threshold"],
-        image_size=ctx["image_size"], out_dir=ctx["out_dir"],
+        image_size=ctx["image_size"], out_dir=ctx["out_dir"], predictions=unit.get("predictions", []),
+        prediction_units=ctx["prediction_units"],
     )
     return {"model_id": unit["model_id"], "status": Status.OK.value, "error": "", "rows": rows}
 
 
 def run_corruptions(client, config: Config, out: Path, wireframes: pa.Table) -> pa.Table:
     gts = [r for r in wireframes.to_pylist() if r["status"] == Status.OK.value]
-    graph_keys = ("model_id", "vertices", "edges", "vertex_kinds")
-    units = [{"unit_id": g["model_id"], "model_id": g["model_id"], "gt": {k: g[k] for k in graph_keys}} for g in gts]
+    graph_keys = ("model_id", "vertices", "edges", "vertex_kinds", "centre", "scale")
+    predictions = pool_predictions(config, {g["model_id"] for g in gts})
+    units = [{"unit_id": g["model_id"], "model_id": g["model_id"], "gt": {k: g[k] for k in graph_keys},
+              "predictions": predictions.get(g["model_id"], [])} for g in gts]  # fmt: skip
+    # the predictions' content hashes are settings: resuming redoes a model whose predictions changed
     ctx = {"seed": config.seed, "corner_threshold": config.pool.corner_threshold,
            "edge_threshold": config.pool.edge_threshold, "image_size": config.pool.image_size,
-           "out_dir": str(out.resolve())}  # fmt: skip
+           "out_dir": str(out.resolve()), "prediction_units": config.pool.prediction_units.value,
+           "predictions": predictions_digest(predictions)}  # fmt: skip
     results = run_stage(client, "corruptions", corruption_task, units, ctx, out, progress=config.runner.progress)
     for r in results:  # a bug, not bad input (bad input gives failed variant rows): report it, keep the rest
         if r.get("status") != Status.OK.value:
             print(f"spare-gen: corruptions: model {r['unit_id']} failed: {r.get('error')}", file=sys.stderr)
-    table = rows_to_table([row for r in results for row in r.get("rows", [])], CORRUPTIONS_SCHEMA)
+    rows = [row for r in results for row in r.get("rows", [])]
+    for row in rows:  # a prediction file that could not be read or scored: one line each, the rest goes on
+        if row["severity"] is None and row["status"] != Status.OK.value:
+            print(f"spare-gen: predictions: {row['error']}", file=sys.stderr)
+    table = rows_to_table(rows, CORRUPTIONS_SCHEMA)
     write_parquet(out / CORRUPTIONS_FILE, table)
     return table
+
+
+def predictions_digest(predictions: dict[str, list[dict]]) -> dict[str, str]:
+    """``method/model_id`` -> content hash of every prediction file, for the stage's settings fingerprint."""
+    return {f"{p['method']}/{m}": sha256_file(p["path"]) for m, files in sorted(predictions.items()) for p in files}
+
+
+def pool_predictions(config: Config, model_ids: set[str]) -> dict[str, list[dict]]:
+    """model_id -> [{method, path}] of ``pool.predictions`` (none when unset); unusable files and folders
+    are reported on one line each."""
+    from spare_gen.wireframes.predictions import discover
+
+    if not config.pool.predictions:
+        return {}
+    found, problems = discover(config.pool.predictions, model_ids)
+    for problem in problems:
+        print(f"spare-gen: predictions: {problem}", file=sys.stderr)
+    by_model: dict[str, list[dict]] = {}
+    for f in found:
+        by_model.setdefault(f.model_id, []).append({"method": f.method, "path": str(Path(f.path).resolve())})
+    return by_model
 
 
 # --------------------------------------------------------------------------------------------- pairs
@@ -101,22 +133,60 @@ def run_corruptions(client, config: Config, out: Path, wireframes: pa.Table) -> 
 README_TEXT = """\
 # Corrupted-wireframe pool: annotation pairs
 
-Each picture shows one corrupted variant (blue) over its ground-truth wireframe (black), from the
-isometric view 2 (front-top-right), orthographic; all pictures of one model share one scale.
-Files per model in `pool/<model_id>/`: `<corruption_id>_overlay.svg|png` (variant over the ground
-truth, shown to raters), `<corruption_id>_alone.svg|png` (variant alone) and `gt.svg|png`.
-Variants are listed in `corruptions.parquet` (kind, severity, seed, wireframe, metric scores).
+Each picture shows one candidate (blue) over its ground-truth wireframe (black) in two orthographic
+views side by side (trimetric, from front-right-top and back-left-top) over a legend: every vertex has a
+small square marker, isolated vertices (no edge) an orange ring. All pictures of one model share one
+camera per view, framing the ground truth's box padded so that no vertex of a corrupted variant
+leaves the picture. Files per model in `pool/<model_id>/`: `<corruption_id>_overlay.svg|png`
+(candidate over the ground truth, shown to raters), `<corruption_id>_alone.svg|png` (candidate
+alone), `<corruption_id>.json` (its geometry), and `gt.svg|png|json`. Candidate ids are opaque
+random ids: the type and severity of each candidate are only in `corruptions.parquet` (kind,
+severity, seed, wireframe, metric scores) and `pairs.parquet`, so nothing a rater sees names them.
 
+{geometry}
 Show raters the pairs of `pool/annotation_pairs.csv` in file order and ask, for each pair, which
 side matches the superimposed ground truth more closely. `pairs.parquet` also holds each pair's
 type (regular; sanity = low vs high severity of one kind, known winner; repeat = an earlier pair
 again with sides swapped) for checking rater reliability.
 
 {format}
+{predictions}
 Then rank the corruption types, check the raters and compare the metrics with human judgement:
 
     spare-gen rank <dataset folder> answers.csv
+
+## Effect of each severity on this pool
+
+Corruption magnitudes are in units of each ground truth's bounding-box diagonal (the severity table
+at the top of `spare_gen/wireframes/corruptions.py`). Median (10th-90th percentile) over this pool's
+models of the scores against the ground truth (corner and edge F1 at the pool thresholds, WED). The
+metric each family targets: edge F1 for deform and add, vertex F1 over all vertices for perturb and
+remove (`spare_gen/wireframes/calibration.py`); imported predictions appear as `method:<name>`:
+
+{effects}
 """
+
+EFFECT_METRICS = ("corner_f1", "edge_f1", "wed")
+
+
+def effect_table(corruptions: pa.Table) -> str:
+    """Markdown table: per candidate type, how many and the median (10th-90th percentile) of each effect metric."""
+    frame = corruptions.select(["kind", "severity", "status", *EFFECT_METRICS]).to_pandas()
+    frame = frame[frame["status"] == Status.OK.value]
+    head = "| kind | severity | n | " + " | ".join(EFFECT_METRICS) + " |\n"
+    head += "|---|---|---|" + "---|" * len(EFFECT_METRICS) + "\n"
+    lines = []
+    for (kind, severity), group in frame.groupby(["kind", frame["severity"].fillna("")], sort=False):
+        cells = []
+        for metric in EFFECT_METRICS:
+            values = group[metric].dropna().to_numpy(dtype=float)
+            if len(values):
+                lo, mid, hi = np.percentile(values, [10, 50, 90])
+                cells.append(f"{mid:.3f} ({lo:.3f}-{hi:.3f})")
+            else:
+                cells.append("-")
+        lines.append(f"| {kind} | {severity or '-'} | {len(group)} | " + " | ".join(cells) + " |")
+    return head + "\n".join(lines) + "\n"
 
 
 def variants_frame(corruptions: pa.Table) -> pd.DataFrame:
@@ -130,6 +200,8 @@ def variants_frame(corruptions: pa.Table) -> pd.DataFrame:
 def run_pairs(config: Config, out: Path, corruptions: pa.Table) -> pd.DataFrame:
     """pairs.parquet, the annotation tool's CSV and the pool README (runs on the client: it is cheap)."""
     from spare_gen.wireframes.pairs import ANNOTATION_FORMAT, export_annotation_csv, make_pairs, pairs_to_arrow
+    from spare_gen.wireframes.pictures import GEOMETRY_FORMAT
+    from spare_gen.wireframes.predictions import PREDICTIONS_FORMAT
 
     pairs = make_pairs(
         variants_frame(corruptions), config.seed,
@@ -137,7 +209,9 @@ def run_pairs(config: Config, out: Path, corruptions: pa.Table) -> pd.DataFrame:
     )
     write_parquet(out / PAIRS_FILE, pairs_to_arrow(pairs))
     export_annotation_csv(pairs, out / ANNOTATION_CSV)
-    write_text(out / POOL_README, README_TEXT.format(format=ANNOTATION_FORMAT))
+    readme = README_TEXT.format(format=ANNOTATION_FORMAT, geometry=GEOMETRY_FORMAT, predictions=PREDICTIONS_FORMAT,
+                                effects=effect_table(corruptions))  # fmt: skip
+    write_text(out / POOL_README, readme)
     return pairs
 
 

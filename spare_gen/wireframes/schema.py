@@ -36,16 +36,20 @@ WIREFRAMES_SCHEMA = pa.schema(
 THRESHOLD_METRICS = tuple(f"{family}_{part}" for family in ("corner", "edge") for part in ("precision", "recall", "f1"))
 METRIC_COLUMNS = THRESHOLD_METRICS + tuple(m for m in get_metric_names() if m not in THRESHOLD_METRICS)
 
-PICTURE_COLUMNS = ("overlay_svg", "overlay_png", "alone_svg", "alone_png", "gt_svg", "gt_png")
+# pictures (two views over a legend) and geometry files (spare_gen.wireframes.pictures.GEOMETRY_FORMAT)
+PICTURE_COLUMNS = (
+    "overlay_svg", "overlay_png", "alone_svg", "alone_png", "gt_svg", "gt_png", "geometry_json", "gt_json",
+)  # fmt: skip
 
 CORRUPTIONS_SCHEMA = pa.schema(
     [
-        ("corruption_id", pa.string()),  # f"{model_id}-{kind}-{severity}"
+        ("corruption_id", pa.string()),  # opaque f"{model_id}-{10 hex}" (variants.corruption_id)
         ("model_id", pa.string()),
-        ("kind", pa.string()),
-        ("severity", pa.string()),
-        ("seed", pa.uint64()),  # derive_seed(config seed, "corruption", model_id, kind, severity)
-        ("status", pa.string()),  # ok | failed (the corruption does not apply to this wireframe)
+        ("kind", pa.string()),  # a corruption kind, or "method:<name>" for an imported prediction
+        ("severity", pa.string()),  # low | medium | high; null for a prediction
+        ("seed", pa.uint64()),  # derive_seed(config seed, "corruption", model_id, kind, severity); predictions:
+        # derive_seed(config seed, "prediction", model_id, kind)
+        ("status", pa.string()),  # ok | failed (the corruption does not apply; a prediction file is unusable)
         ("error", pa.string()),
         *GRAPH_FIELDS,
         *[(name, pa.float64()) for name in METRIC_COLUMNS],
