@@ -15,6 +15,8 @@ neighbourhood (tiny perturbations) the IoU is exactly 1 rather than 1 plus Monte
 
 from __future__ import annotations
 
+from enum import Enum
+
 import numpy as np
 from scipy.spatial import cKDTree
 
@@ -23,6 +25,14 @@ from spare_gen.rng import derive_rng
 from spare_gen.wireframes.model import Wireframe
 
 CYLINDER_RADIUS = 0.02
+
+
+class CylinderEnds(str, Enum):
+    """The shape around each edge: a capsule (round caps, the default) or a flat-ended cylinder."""
+
+    ROUND = "round"  # points within ``radius`` of the segment: joints are covered
+    FLAT = "flat"  # points within ``radius`` whose projection falls on the segment: the paper's "cylinders"
+
 N_SAMPLES = 10_000  # per wireframe; IoU standard error below 0.5 %
 
 
@@ -34,13 +44,19 @@ def _perpendicular_frame(d: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return u, np.cross(d, u)
 
 
-def sample_capsules(segments: np.ndarray, radius: float, n: int, rng: np.random.Generator) -> np.ndarray:
-    """``n`` points uniform in the mixture of capsules, each capsule chosen in proportion to its volume."""
+def _ball_volume(radius: float, ends: CylinderEnds) -> float:
+    return 4.0 / 3.0 * np.pi * radius**3 if ends is CylinderEnds.ROUND else 0.0
+
+
+def sample_capsules(
+    segments: np.ndarray, radius: float, n: int, rng: np.random.Generator, ends: CylinderEnds = CylinderEnds.ROUND
+) -> np.ndarray:
+    """``n`` points uniform in the mixture of capsules (or flat cylinders), each chosen in proportion to its volume."""
     a, b = segments[:, 0], segments[:, 1]
     length = np.linalg.norm(b - a, axis=1)
     d = (b - a) / length[:, None]
     tube = np.pi * radius**2 * length
-    ball = 4.0 / 3.0 * np.pi * radius**3
+    ball = _ball_volume(radius, ends)
     volume = tube + ball
     k = rng.choice(len(segments), size=n, p=volume / volume.sum())
     u = rng.random((n, 4))
@@ -69,8 +85,17 @@ def canonical_order(segments: np.ndarray) -> np.ndarray:
     return segs[np.lexsort(flat.T[::-1])]
 
 
-def capsule_containment(points: np.ndarray, segments: np.ndarray, radius: float) -> tuple[np.ndarray, np.ndarray]:
-    """All (point, segment) index pairs with the point inside the segment's capsule, each pair once.
+def _projects_inside(points: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Whether each point's projection on the line a-b falls between a and b (inclusive)."""
+    ab = b - a
+    t = np.einsum("ij,ij->i", points - a, ab)
+    return (t >= 0) & (t <= np.einsum("ij,ij->i", ab, ab))
+
+
+def capsule_containment(
+    points: np.ndarray, segments: np.ndarray, radius: float, ends: CylinderEnds = CylinderEnds.ROUND
+) -> tuple[np.ndarray, np.ndarray]:
+    """All (point, segment) index pairs with the point inside the segment's capsule (or flat cylinder), once.
 
     Candidates come from a KD-tree on edge samples ``radius / 2`` apart: any segment within ``radius`` of a
     point has a sample within ``1.25 * radius``; the exact point-to-segment distance then decides.
@@ -84,39 +109,53 @@ def capsule_containment(points: np.ndarray, segments: np.ndarray, radius: float)
     )
     key = np.unique(pairs["i"] * len(segments) + samples.segment_index[pairs["j"]])
     p_idx, s_idx = key // len(segments), key % len(segments)
-    inside = point_segment_distance(points[p_idx], segments[s_idx, 0], segments[s_idx, 1]) <= radius
+    a, b = segments[s_idx, 0], segments[s_idx, 1]
+    inside = point_segment_distance(points[p_idx], a, b) <= radius
+    if ends is CylinderEnds.FLAT:
+        inside &= _projects_inside(points[p_idx], a, b)
     return p_idx[inside], s_idx[inside]
 
 
-def _volume_terms(segments, other, radius, n_samples, seed) -> tuple[float, float]:
+def _volume_terms(segments, other, radius, n_samples, seed, ends) -> tuple[float, float]:
     """(own volume, volume shared with ``other``) estimated from samples of ``segments``' capsules."""
-    pts = sample_capsules(segments, radius, n_samples, derive_rng(seed, "cylinder_iou"))
+    pts = sample_capsules(segments, radius, n_samples, derive_rng(seed, "cylinder_iou"), ends)
     # one query against both wireframes: segment rows below len(segments) are the own capsules
-    p_idx, s_idx = capsule_containment(pts, np.concatenate([segments, other]), radius)
+    p_idx, s_idx = capsule_containment(pts, np.concatenate([segments, other]), radius, ends)
     own_rows = s_idx < len(segments)
     own = np.maximum(np.bincount(p_idx[own_rows], minlength=n_samples), 1)  # >= 1 by construction
     in_other = np.bincount(p_idx[~own_rows], minlength=n_samples) > 0
     length = np.linalg.norm(segments[:, 1] - segments[:, 0], axis=1)
-    total = float(np.pi * radius**2 * length.sum() + len(segments) * 4.0 / 3.0 * np.pi * radius**3)
+    total = float(np.pi * radius**2 * length.sum() + len(segments) * _ball_volume(radius, ends))
     inv = 1.0 / own
     return total * float(inv.mean()), total * float((inv * in_other).mean())
 
 
 def cylinder_iou(
-    pred: Wireframe, gt: Wireframe, radius: float = CYLINDER_RADIUS, n_samples: int = N_SAMPLES, seed: int = 0
+    pred: Wireframe,
+    gt: Wireframe,
+    radius: float = CYLINDER_RADIUS,
+    n_samples: int = N_SAMPLES,
+    seed: int = 0,
+    ends: str = "round",
 ) -> dict[str, float]:
-    """IoU of the two ``radius``-neighbourhoods and the Jaccard distance 1 - IoU (symmetric).
+    """IoU of the two unions of edge cylinders and the Jaccard distance 1 - IoU (symmetric).
 
-    Two empty wireframes: IoU 1; exactly one empty: IoU 0.
+    ``ends="round"`` (default): capsules, i.e. the ``radius``-neighbourhoods; ``ends="flat"``: cylinders
+    with flat ends, the paper's wording ("a set of cylinders with a fixed radius"), which leave wedge-shaped
+    gaps at bends. Two empty wireframes: IoU 1; exactly one empty: IoU 0.
     """
+    try:
+        ends = CylinderEnds(ends)
+    except ValueError:
+        raise ValueError(f"unknown cylinder ends {ends!r}; choose from round, flat") from None
     if radius <= 0 or n_samples <= 0:
         raise ValueError(f"cylinder_iou needs a positive radius and sample count, got {radius!r}, {n_samples!r}")
     ps, gs = canonical_order(clean_segments(pred)), canonical_order(clean_segments(gt))
     if len(ps) == 0 or len(gs) == 0:
         iou = 1.0 if len(ps) == len(gs) == 0 else 0.0
         return {"iou": iou, "jaccard_distance": 1.0 - iou}
-    vol_p, inter_p = _volume_terms(ps, gs, radius, n_samples, seed)
-    vol_g, inter_g = _volume_terms(gs, ps, radius, n_samples, seed)
+    vol_p, inter_p = _volume_terms(ps, gs, radius, n_samples, seed, ends)
+    vol_g, inter_g = _volume_terms(gs, ps, radius, n_samples, seed, ends)
     inter = 0.5 * (inter_p + inter_g)
     union = vol_p + vol_g - inter
     iou = float(np.clip(inter / union, 0.0, 1.0)) if union > 0 else 1.0
