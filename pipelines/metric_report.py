@@ -1,7 +1,9 @@
 """Metric property report: run the paper's metric "unit tests" on the GT wireframes of an output folder.
 
 Reads ``<out>/wireframes.parquet``, writes ``<out>/reports/metric_properties.md`` (a Table-2-like Markdown
-table) and ``<out>/reports/metric_properties.parquet`` (one row per test and metric) atomically.
+table with each cell's bootstrap interval and the paper's rate beside it) and
+``<out>/reports/metric_properties.parquet`` (one row per test and metric) atomically. The wireframes are
+tested in parallel on a Dask client (one task per wireframe): an embedded cluster unless one is given.
 """
 
 from __future__ import annotations
@@ -13,7 +15,19 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from spare_gen.atomic import write_parquet, write_text
-from spare_gen.metrics.properties import PASS_RATE, TESTS, pass_rates, property_cases, render_markdown
+from spare_gen.metrics.paper_table2 import paper_rate
+from spare_gen.metrics.properties import (
+    PASS_RATE,
+    RECOMMENDED_MODELS,
+    STEPS,
+    TESTS,
+    bootstrap_intervals,
+    excluded_counts,
+    pass_rates,
+    property_cases,
+    render_markdown,
+)
+from spare_gen.runner.cluster import open_client
 from spare_gen.wireframes.model import Wireframe
 
 WIREFRAME_COLUMNS = ["model_id", "vertices", "edges", "vertex_kinds"]
@@ -39,8 +53,9 @@ def load_wireframes(path: Path, max_models: int | None = None) -> tuple[list[str
     return [str(r["model_id"]) for r in rows], [Wireframe.from_row(r) for r in rows]
 
 
-def _long_table(cases: pd.DataFrame) -> pd.DataFrame:
-    """One row per (test, metric): category, pass rate, number of applicable and passing wireframes."""
+def _long_table(cases: pd.DataFrame, low: pd.DataFrame, high: pd.DataFrame) -> pd.DataFrame:
+    """One row per (test, metric): category, pass rate and its bootstrap interval, applicable / passing /
+    excluded wireframes, and the paper's rate."""
     category = {t: c.value for t, c, _ in TESTS}
     grouped = cases.groupby(["test", "metric"], sort=False)["passed"]
     table = pd.DataFrame(
@@ -51,27 +66,56 @@ def _long_table(cases: pd.DataFrame) -> pd.DataFrame:
     ).reset_index()
     table["pass_rate"] = table["n_passed"] / table["n_cases"].where(table["n_cases"] > 0)
     table["passed"] = table["pass_rate"] >= PASS_RATE
+    table["n_excluded"] = table["test"].map(excluded_counts(cases)).astype("int64")
+    table["pass_rate_low"] = [low.loc[t, m] for t, m in zip(table["test"], table["metric"])]
+    table["pass_rate_high"] = [high.loc[t, m] for t, m in zip(table["test"], table["metric"])]
+    table["paper_pass_rate"] = [paper_rate(t, m) for t, m in zip(table["test"], table["metric"])]
     table.insert(0, "category", table["test"].map(category))
     return table
 
 
-def run(out_dir: Path, *, seed: int = 0, max_models: int | None = None) -> dict:
-    """Run the property report on ``<out_dir>/wireframes.parquet``; print and write the results."""
+def run(
+    out_dir: Path, *, seed: int = 0, max_models: int | None = None, client=None, workers: int = 0, quiet: bool = False
+) -> dict:
+    """Run the property report on ``<out_dir>/wireframes.parquet``; print and write the results.
+
+    Without ``client`` an embedded Dask cluster of ``workers`` processes (0 = one per core) runs it.
+    """
     out_dir = Path(out_dir)
     ids, wireframes = load_wireframes(out_dir / "wireframes.parquet", max_models)
     if not wireframes:
         raise ValueError(f"no wireframes to test in {out_dir / 'wireframes.parquet'}")
-    cases = property_cases(wireframes, seed=seed, model_ids=ids)
+    if client is None:
+        with open_client(workers=workers, dashboard=False, quiet=True) as own:
+            cases = property_cases(wireframes, seed=seed, model_ids=ids, client=own)
+    else:
+        cases = property_cases(wireframes, seed=seed, model_ids=ids, client=client)
     rates = pass_rates(cases)
+    low, high = bootstrap_intervals(cases, seed=seed)
+    excluded = excluded_counts(cases)
+    unsettled = int(((low < PASS_RATE) & (high >= PASS_RATE)).to_numpy().sum())
+    n_cells = int(rates.notna().to_numpy().sum())
+    size_note = (
+        f" **Only {len(wireframes)} wireframes: below the {RECOMMENDED_MODELS} we recommend, so many verdicts are "
+        f"not settled; build the pool with `pool.models = 0` (every model) or at least {RECOMMENDED_MODELS}.**"
+        if len(wireframes) < RECOMMENDED_MODELS
+        else ""
+    )
     title = (
         f"# Metric properties\n\nShare of {len(wireframes)} GT wireframes passing each test (seed {seed}); "
-        f"bold = passed (>= {PASS_RATE:.0%}).\n\n"
+        f"bold = passed (>= {PASS_RATE:.0%}). [low–high] = 95 % bootstrap interval over the wireframes; "
+        f"~ = the interval straddles {PASS_RATE:.0%}, so the verdict is not settled ({unsettled} of {n_cells} "
+        f"cells).{size_note} P = the paper's Table 2 rate (128 house wireframes); ≠ = our verdict differs. "
+        f"Monotonic tests run exactly {STEPS} steps; 'Excluded' counts wireframes with too few "
+        "vertices/edges for them.\n\n"
     )
-    markdown = title + render_markdown(rates)
-    print(markdown)
+    markdown = title + render_markdown(rates, low=low, high=high, compare_paper=True, excluded=excluded)
+    if not quiet:
+        print(markdown)
     reports = out_dir / "reports"
     md_path = write_text(reports / MARKDOWN_NAME, markdown)
-    pq_path = write_parquet(reports / PARQUET_NAME, pa.Table.from_pandas(_long_table(cases), preserve_index=False))
+    long = _long_table(cases, low, high)
+    pq_path = write_parquet(reports / PARQUET_NAME, pa.Table.from_pandas(long, preserve_index=False))
     passes = (rates >= PASS_RATE).sum(axis=0)
     return {
         "n_models": len(wireframes),
@@ -79,4 +123,6 @@ def run(out_dir: Path, *, seed: int = 0, max_models: int | None = None) -> dict:
         "parquet_path": str(pq_path),
         "pass_counts": {m: int(passes[m]) for m in rates.columns},
         "n_tests": len(rates),
+        "unsettled_cells": unsettled,
+        "excluded": {t: int(v) for t, v in excluded.items()},
     }
