@@ -171,3 +171,72 @@ def test_report_pass_rates_reflect_metric_behaviour(report):
     # a global shift is invisible to the spectrum (all differences 0 count as proportional)
     assert rates.loc["Quasi-proportionality (shift, far)", "spectral"] == 1.0
     assert rates.loc["Quasi-proportionality (shift, far)", "corner_f1"] == 0.0
+
+
+def two_cubes() -> Wireframe:
+    """Two disjoint unit cubes side by side: 16 corners, 24 edges (enough for 10 steps of every test)."""
+    c = cube()
+    return Wireframe(np.vstack([c.vertices, c.vertices + [2, 0, 0]]), np.vstack([c.edges, c.edges + 8]))
+
+
+def run_test(name: str, gt: Wireframe, dissim) -> np.ndarray | None:
+    from spare_gen.metrics.properties import Case
+
+    fn = {t: f for t, _, f in TESTS}[name]
+    gt = P.normalise(gt)
+    case = Case(gt, [], derive_rng(0, "properties", 0, name), dissim, dissim(gt, gt), np.zeros(1, bool))
+    return fn(case)
+
+
+def metric(name: str):
+    return lambda pred, gt: np.array([1.0 - v if name.endswith(("recall", "f1")) else v
+                                      for v in [evaluate_all(pred, gt, [name])[name]]])
+
+
+def plateau(name: str, cap: float):
+    """A metric built to violate monotonicity: the named one, capped at ``cap``."""
+    return lambda pred, gt: np.minimum(metric(name)(pred, gt), cap)
+
+
+@pytest.mark.parametrize(
+    "test, good, bad",
+    [
+        # fresh splits: every step breaks one more GT edge, so edge recall drops every step
+        ("Monotonic (deform/split)", "edge_recall", plateau("edge_hausdorff", 0.03)),
+        # growing displacement: the worst displacement, what Hausdorff measures, grows every step
+        ("Monotonic (moving vertex)", "edge_hausdorff", plateau("edge_hausdorff", 0.1)),
+        # a gap wider than twice the IoU radius: each break removes volume the cylinders can see
+        ("Monotonic (disconnect edges)", "jaccard_distance", plateau("jaccard_distance", 0.0)),
+    ],
+)
+def test_fixed_schedules_pass_where_the_paper_property_holds_and_fail_a_violating_metric(test, good, bad):
+    assert bool(run_test(test, two_cubes(), metric(good))[0]) is True
+    assert bool(run_test(test, two_cubes(), bad)[0]) is False
+
+
+def test_monotonic_tests_need_ten_steps_or_exclude_the_wireframe():
+    assert run_test("Monotonic (moving vertex)", cube(), metric("edge_hausdorff")) is None  # 8 vertices
+    assert run_test("Monotonic (deform/split)", square(), metric("edge_recall")) is None  # 4 edges
+    deform = P.deform_sequence(P.normalise(two_cubes()), rng("fresh"), 10, 0.05)
+    # never a piece of an earlier split: each step removes one more original edge
+    originals = {tuple(e) for e in P.normalise(two_cubes()).edges.tolist()}
+    assert [len(originals & {tuple(e) for e in w.edges.tolist()}) for w in deform] == list(range(24, 13, -1))
+
+
+def test_symmetry_tolerance_follows_the_gt_length_normalisation():
+    from spare_gen.metrics.properties import Case
+
+    gt = P.normalise(two_cubes())
+    names = ["wed", "edge_chamfer"]
+
+    def dissim(pred, truth):
+        scores = evaluate_all(pred, truth, names)
+        return np.array([scores[n] for n in names])
+
+    fn = {t: f for t, _, f in TESTS}["Symmetry (0 mean, weighted)"]
+    normalised = np.array([True, False])
+    case = Case(gt, [], derive_rng(0, "sym"), dissim, dissim(gt, gt), normalised)
+    assert fn(case).tolist() == [True, True]
+    # compared after the division (as a metric not declared normalised) the WED is not symmetric
+    case = Case(gt, [], derive_rng(0, "sym"), dissim, dissim(gt, gt), np.array([False, False]))
+    assert fn(case).tolist() == [False, True]

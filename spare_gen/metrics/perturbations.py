@@ -130,16 +130,28 @@ def deform_sequence(gt: Wireframe, rng: np.random.Generator, steps: int, offset:
 
 
 def moving_sequence(gt: Wireframe, rng: np.random.Generator, steps: int, distance: float) -> list[Wireframe]:
-    """Per step, move one more distinct vertex, the k-th by ``k * distance`` in a random direction.
+    """Per step, move one more distinct vertex, the k-th by ``k * distance`` outwards.
 
     The displacement grows with the step, so the worst displacement (what Hausdorff sees) grows too, and
-    with ``distance`` above the corner threshold each step unmatches one more vertex. Candidates are the
+    with ``distance`` above the corner threshold each step unmatches one more vertex. "Outwards" is away
+    from the vertex's own edges (minus the mean of the unit vectors along them), tilted at random by up to
+    about 30 degrees, so the moved vertex's nearest GT point stays the vertex it left; an isolated vertex,
+    or one whose edges cancel out, moves in a random direction. Candidates are the
     CORNER vertices when there are at least ``steps`` of them, else every vertex.
     """
     corners = np.nonzero(gt.kinds == CORNER)[0]
     cand = corners if len(corners) >= steps else np.arange(gt.n_vertices)
     picks = rng.permutation(cand)[:steps]
-    moves = unit_vectors(rng.standard_normal((len(picks), 3)))
+    edges = clean_edges(gt)
+    along = np.zeros_like(gt.vertices)
+    if len(edges):
+        d = unit_vectors(gt.vertices[edges[:, 1]] - gt.vertices[edges[:, 0]])
+        np.add.at(along, edges[:, 0], d)
+        np.add.at(along, edges[:, 1], -d)
+    random = unit_vectors(rng.standard_normal((len(picks), 3)))
+    outward = -unit_vectors(along[picks])
+    outward = np.where(np.linalg.norm(along[picks], axis=1, keepdims=True) > 1e-9, outward, random)
+    moves = unit_vectors(outward + 0.5 * random)
     seq, verts = [gt], gt.vertices.copy()
     for k, (v, m) in enumerate(zip(picks, moves), start=1):
         verts = verts.copy()
