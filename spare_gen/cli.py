@@ -66,6 +66,22 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("annotations", help="CSV: pair_id,rater_id,choice (left/right/equal)")
     p.add_argument("--item", choices=("type", "variant"), default="type")
 
+    p = sub.add_parser("simulate-raters", help="write an answers CSV of simulated raters (dry-run a study)")
+    p.add_argument("out", help="pool output folder (pairs.parquet, corruptions.parquet)")
+    p.add_argument("--raters", default="0.9,0.9,0.9,0.9,0.9", help="accuracies of one group, comma-separated")
+    p.add_argument("--truth", default="edge_f1", help="hidden preference: metric mix, e.g. 'edge_f1=0.7,corner_f1=0.3'")
+    p.add_argument("--group", action="append", default=None,
+                   help="ACCURACIES:TRUTH, repeatable (replaces --raters/--truth), e.g. '0.9,0.9:corner_f1'")
+    p.add_argument("--answers", default=None, help="CSV to write (default <out>/pool/simulated_answers.csv)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--tie-margin", type=float, default=0.0, help="hidden qualities this close are 'equal'")
+
+    p = sub.add_parser("learn-metric", help="learn which metric combination predicts the raters; cross-validated")
+    p.add_argument("out", help="pool output folder (pairs.parquet, corruptions.parquet)")
+    p.add_argument("answers", help="answers CSV (or folder of CSVs): pair_id,rater_id,choice")
+    p.add_argument("--metrics", default="", help="comma-separated metric columns to use (default: all)")
+    p.add_argument("--folds", type=int, default=5)
+
     p = sub.add_parser("evaluate", help="score a baseline's predictions on a task split")
     p.add_argument("out")
     p.add_argument("predictions", help="CSV: question_id,answer")
@@ -117,6 +133,19 @@ def main(argv: list[str] | None = None) -> int:
             from pipelines.rank import run as rank
 
             rank(Path(args.out), Path(args.annotations), item=args.item)
+            return 0
+        if args.command == "simulate-raters":
+            from pipelines.simulate_raters import parse_group
+            from pipelines.simulate_raters import run as simulate
+
+            groups = [parse_group(g) for g in args.group] if args.group else [parse_group(f"{args.raters}:{args.truth}")]
+            simulate(Path(args.out), groups=groups, answers=args.answers, seed=args.seed, tie_margin=args.tie_margin)
+            return 0
+        if args.command == "learn-metric":
+            from pipelines.learn_metric import run as learn
+
+            metrics = [m.strip() for m in args.metrics.split(",") if m.strip()] or None
+            learn(Path(args.out), Path(args.answers), metrics=metrics, folds=args.folds)
             return 0
         if args.command == "evaluate":
             from spare_gen.data.evaluate import main as evaluate_main
