@@ -7,6 +7,8 @@ give 0); an empty wireframe has the spectrum {0}.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 from scipy.linalg import eigvalsh
 from scipy.sparse import coo_matrix
@@ -73,3 +75,22 @@ def spectral_distance_l1(pred: Wireframe, gt: Wireframe) -> float:
     wireframes have the spectrum {0} as in :func:`spectral_distance`.
     """
     return float(wasserstein_distance(laplacian_spectrum(pred), laplacian_spectrum(gt)))
+
+
+@lru_cache(maxsize=16)
+def _cached_spectrum(vertices: bytes, edges: bytes, n_vertices: int) -> np.ndarray:
+    wf = Wireframe(np.frombuffer(vertices).reshape(n_vertices, 3), np.frombuffer(edges, dtype=np.int64).reshape(-1, 2))
+    return laplacian_spectrum(wf)
+
+
+def _spectrum(wf: Wireframe) -> np.ndarray:
+    """The spectrum, cached on the geometry: a report compares many predictions with the same GT."""
+    vertices = np.ascontiguousarray(wf.vertices, dtype=np.float64)
+    edges = np.ascontiguousarray(wf.edges, dtype=np.int64)
+    return _cached_spectrum(vertices.tobytes(), edges.tobytes(), len(vertices))
+
+
+def spectral_distances(pred: Wireframe, gt: Wireframe) -> dict[str, float]:
+    """W2 (:func:`spectral_distance`) and W1 (:func:`spectral_distance_l1`) from one pair of spectra."""
+    a, b = _spectrum(pred), _spectrum(gt)
+    return {"w2": wasserstein2_1d(a, b), "w1": float(wasserstein_distance(a, b))}

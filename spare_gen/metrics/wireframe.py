@@ -36,14 +36,15 @@ from spare_gen.metrics.sampling import (
     segment_boxes,
     segment_hausdorff,
 )
-from spare_gen.metrics.spectral import spectral_distance, spectral_distance_l1
+from spare_gen.metrics.spectral import spectral_distance, spectral_distance_l1, spectral_distances
 from spare_gen.metrics.wed import wed, wed_s23dr
 from spare_gen.wireframes.model import CORNER, Wireframe
 
 __all__ = [
     "CORNER_THRESHOLD", "EDGE_THRESHOLD", "SAMPLE_SPACING", "EMPTY_DISTANCE", "CYLINDER_RADIUS",
     "VertexSelection", "Direction", "Metric", "METRICS", "FAMILIES",
-    "corner_prf", "edge_prf", "wed", "wed_s23dr", "edge_chamfer", "edge_hausdorff", "edge_emd", "cylinder_iou",
+    "corner_prf", "edge_prf", "wed", "wed_s23dr", "edge_chamfer", "edge_hausdorff", "edge_distances", "edge_emd",
+    "cylinder_iou",
     "spectral_distance", "spectral_distance_l1", "EMD_POINTS",
     "get_metric_names", "evaluate_all",
 ]
@@ -160,6 +161,17 @@ def edge_hausdorff(pred: Wireframe, gt: Wireframe, spacing: float = SAMPLE_SPACI
     return float(max(dists[0].max(), dists[1].max()))
 
 
+def edge_distances(pred: Wireframe, gt: Wireframe, spacing: float = SAMPLE_SPACING) -> dict[str, float]:
+    """:func:`edge_chamfer` and :func:`edge_hausdorff` from one set of samples and nearest-neighbour queries."""
+    dists, a, b = _directed_distances(pred, gt, spacing)
+    if dists is None:
+        value = 0.0 if len(a.points) == len(b.points) == 0 else EMPTY_DISTANCE
+        return {"chamfer": value, "hausdorff": value}
+    d_ab, d_ba = dists
+    chamfer = 0.5 * (float(np.dot(a.weights, d_ab) / a.weights.sum()) + float(np.dot(b.weights, d_ba) / b.weights.sum()))
+    return {"chamfer": chamfer, "hausdorff": float(max(d_ab.max(), d_ba.max()))}
+
+
 def equal_mass_samples(wf: Wireframe, n_points: int) -> np.ndarray:
     """``n_points`` points evenly spaced by arc length over all edges (each stands for 1/n of the length).
 
@@ -218,13 +230,11 @@ FAMILIES: dict[str, Family] = {
     "wed_nearest": partial(wed, assignment="nearest"),
     "wed_ap": partial(wed, assignment="threshold"),
     "wed_s23dr": wed_s23dr,
-    "edge_chamfer": edge_chamfer,
+    "edge_distance": edge_distances,  # chamfer and Hausdorff share their samples and queries
     "edge_emd": edge_emd,
-    "edge_hausdorff": edge_hausdorff,
     "cylinder": cylinder_iou,
     "cylinder_flat": partial(cylinder_iou, ends="flat"),
-    "spectral": spectral_distance,
-    "spectral_l1": spectral_distance_l1,
+    "spectral": spectral_distances,  # W2 and W1 share the two spectra
 }
 
 
@@ -275,13 +285,13 @@ METRICS: dict[str, Metric] = dict(
         _metric("wed_nearest", "wed_nearest", None, _DOWN, False, True),
         _metric("wed_ap", "wed_ap", None, _DOWN, False, True),
         _metric("wed_s23dr", "wed_s23dr", None, _DOWN, False, True),
-        _metric("edge_chamfer", "edge_chamfer", None, _DOWN, True),
+        _metric("edge_chamfer", "edge_distance", "chamfer", _DOWN, True),
         _metric("edge_emd", "edge_emd", None, _DOWN, True),
-        _metric("edge_hausdorff", "edge_hausdorff", None, _DOWN, True),
+        _metric("edge_hausdorff", "edge_distance", "hausdorff", _DOWN, True),
         _metric("jaccard_distance", "cylinder", "jaccard_distance", _DOWN, True),
         _metric("jaccard_distance_flat", "cylinder_flat", "jaccard_distance", _DOWN, True),
-        _metric("spectral", "spectral", None, _DOWN, True),
-        _metric("spectral_l1", "spectral_l1", None, _DOWN, True),
+        _metric("spectral", "spectral", "w2", _DOWN, True),
+        _metric("spectral_l1", "spectral", "w1", _DOWN, True),
     ]
 )
 
