@@ -11,6 +11,11 @@ putting its segments in a canonical order, so its samples depend only on (seed, 
 exactly symmetric and exactly 1 for identical inputs, however they are indexed. The shared volume is the
 mean of the estimates from both sides, so when every sample of each wireframe lies inside the other's
 neighbourhood (tiny perturbations) the IoU is exactly 1 rather than 1 plus Monte-Carlo noise.
+
+Flat-ended cylinders reuse the same samples: the samples drawn in a capsule's tube part are exactly a
+sample of the flat cylinders' mixture (each tube chosen in proportion to its volume, uniform inside), so
+one draw and one containment query give both IoUs. The flat estimate's effective sample count is the tube
+share of the samples (most of them unless the edges are much shorter than the radius).
 """
 
 from __future__ import annotations
@@ -50,14 +55,17 @@ def _ball_volume(radius: float, ends: CylinderEnds) -> float:
 
 
 def sample_capsules(
-    segments: np.ndarray, radius: float, n: int, rng: np.random.Generator, ends: CylinderEnds = CylinderEnds.ROUND
-) -> np.ndarray:
-    """``n`` points uniform in the mixture of capsules (or flat cylinders), each chosen in proportion to its volume."""
+    segments: np.ndarray, radius: float, n: int, rng: np.random.Generator, *, with_part: bool = False
+):
+    """``n`` points uniform in the mixture of capsules, each capsule chosen in proportion to its volume.
+
+    With ``with_part`` also a bool per point: drawn in the tube part (not in a cap).
+    """
     a, b = segments[:, 0], segments[:, 1]
     length = np.linalg.norm(b - a, axis=1)
     d = (b - a) / length[:, None]
     tube = np.pi * radius**2 * length
-    ball = _ball_volume(radius, ends)
+    ball = _ball_volume(radius, CylinderEnds.ROUND)
     volume = tube + ball
     k = rng.choice(len(segments), size=n, p=volume / volume.sum())
     u = rng.random((n, 4))
@@ -73,7 +81,8 @@ def sample_capsules(
     g *= (radius * np.cbrt(rng.random(n)) / np.maximum(np.linalg.norm(g, axis=1), 1e-300))[:, None]
     front = np.einsum("ij,ij->i", g, d[k]) >= 0
     cap_pts = np.where(front[:, None], b[k], a[k]) + g
-    return np.where(in_tube[:, None], tube_pts, cap_pts)
+    points = np.where(in_tube[:, None], tube_pts, cap_pts)
+    return (points, in_tube) if with_part else points
 
 
 def canonical_order(segments: np.ndarray) -> np.ndarray:
@@ -126,28 +135,71 @@ def capsule_containment(
 
 
 @lru_cache(maxsize=16)
-def _own_samples(key: bytes, n_segments: int, radius: float, n_samples: int, seed: int, ends: CylinderEnds):
-    """(samples, 1 / own containment count, total own volume) of one wireframe's cylinders.
+def _own_samples(key: bytes, n_segments: int, radius: float, n_samples: int, seed: int):
+    """One wireframe's capsule samples with their weights, for round and flat ends.
 
-    Cached on the segments' bytes: a report compares many predictions with the same GT, whose samples
-    and weights do not change (each process keeps the last few).
+    Returns (points, in_tube, 1 / own capsule count, 1 / own flat-cylinder count (0 outside the tubes),
+    total capsule volume, total tube volume). Cached on the segments' bytes: a report compares many
+    predictions with the same GT, whose samples and weights do not change.
     """
     segments = np.frombuffer(key, dtype=np.float64).reshape(n_segments, 2, 3)
-    pts = sample_capsules(segments, radius, n_samples, derive_rng(seed, "cylinder_iou"), ends)
-    p_idx, _ = capsule_containment(pts, segments, radius, ends)
-    own = np.maximum(np.bincount(p_idx, minlength=n_samples), 1)  # >= 1 by construction
+    pts, in_tube = sample_capsules(segments, radius, n_samples, derive_rng(seed, "cylinder_iou"), with_part=True)
+    p_idx, s_idx = capsule_containment(pts, segments, radius)
+    flat = _projects_inside(pts[p_idx], segments[s_idx, 0], segments[s_idx, 1])
+    own_round = np.maximum(np.bincount(p_idx, minlength=n_samples), 1)  # >= 1 by construction
+    own_flat = np.bincount(p_idx[flat], minlength=n_samples)  # >= 1 for tube samples
+    inv_flat = np.where(in_tube, 1.0 / np.maximum(own_flat, 1), 0.0)
     length = np.linalg.norm(segments[:, 1] - segments[:, 0], axis=1)
-    total = float(np.pi * radius**2 * length.sum() + len(segments) * _ball_volume(radius, ends))
-    return pts, 1.0 / own, total
+    tube = float(np.pi * radius**2 * length.sum())
+    return pts, in_tube, 1.0 / own_round, inv_flat, tube + len(segments) * _ball_volume(radius, CylinderEnds.ROUND), tube
 
 
-def _volume_terms(segments, other, radius, n_samples, seed, ends) -> tuple[float, float]:
-    """(own volume, volume shared with ``other``) estimated from samples of ``segments``' capsules."""
+def _volume_terms(segments, other, radius, n_samples, seed) -> dict[CylinderEnds, tuple[float, float]]:
+    """Per end shape: (own volume, volume shared with ``other``) from samples of ``segments``' capsules."""
     segments = np.ascontiguousarray(segments, dtype=np.float64)
-    pts, inv, total = _own_samples(segments.tobytes(), len(segments), float(radius), int(n_samples), int(seed), ends)
-    p_idx, _ = capsule_containment(pts, other, radius, ends)
+    pts, in_tube, inv_round, inv_flat, total_round, total_tube = _own_samples(
+        segments.tobytes(), len(segments), float(radius), int(n_samples), int(seed))  # fmt: skip
+    p_idx, s_idx = capsule_containment(pts, other, radius)
     in_other = np.bincount(p_idx, minlength=n_samples) > 0
-    return total * float(inv.mean()), total * float((inv * in_other).mean())
+    flat = _projects_inside(pts[p_idx], other[s_idx, 0], other[s_idx, 1])
+    in_other_flat = np.bincount(p_idx[flat], minlength=n_samples) > 0
+    n_tube = int(in_tube.sum())
+    flat_terms = (
+        (total_tube * float(inv_flat.sum()) / n_tube, total_tube * float((inv_flat * in_other_flat).sum()) / n_tube)
+        if n_tube
+        else (total_tube, 0.0)
+    )
+    return {
+        CylinderEnds.ROUND: (total_round * float(inv_round.mean()), total_round * float((inv_round * in_other).mean())),
+        CylinderEnds.FLAT: flat_terms,
+    }
+
+
+def cylinder_ious(
+    pred: Wireframe, gt: Wireframe, radius: float = CYLINDER_RADIUS, n_samples: int = N_SAMPLES, seed: int = 0
+) -> dict[str, float]:
+    """Both IoUs from one set of samples: ``iou``/``jaccard_distance`` (capsules) and ``iou_flat``/
+    ``jaccard_distance_flat`` (flat-ended cylinders). See :func:`cylinder_iou`."""
+    if radius <= 0 or n_samples <= 0:
+        raise ValueError(f"cylinder_iou needs a positive radius and sample count, got {radius!r}, {n_samples!r}")
+    ps, gs = canonical_order(clean_segments(pred)), canonical_order(clean_segments(gt))
+    out = {}
+    if len(ps) == 0 or len(gs) == 0:
+        iou = 1.0 if len(ps) == len(gs) == 0 else 0.0
+        ious = {CylinderEnds.ROUND: iou, CylinderEnds.FLAT: iou}
+    else:
+        side_p = _volume_terms(ps, gs, radius, n_samples, seed)
+        side_g = _volume_terms(gs, ps, radius, n_samples, seed)
+        ious = {}
+        for ends in CylinderEnds:
+            (vol_p, inter_p), (vol_g, inter_g) = side_p[ends], side_g[ends]
+            inter = 0.5 * (inter_p + inter_g)
+            union = vol_p + vol_g - inter
+            ious[ends] = float(np.clip(inter / union, 0.0, 1.0)) if union > 0 else 1.0
+    for ends, suffix in ((CylinderEnds.ROUND, ""), (CylinderEnds.FLAT, "_flat")):
+        out[f"iou{suffix}"] = ious[ends]
+        out[f"jaccard_distance{suffix}"] = 1.0 - ious[ends]
+    return out
 
 
 def cylinder_iou(
@@ -168,15 +220,6 @@ def cylinder_iou(
         ends = CylinderEnds(ends)
     except ValueError:
         raise ValueError(f"unknown cylinder ends {ends!r}; choose from round, flat") from None
-    if radius <= 0 or n_samples <= 0:
-        raise ValueError(f"cylinder_iou needs a positive radius and sample count, got {radius!r}, {n_samples!r}")
-    ps, gs = canonical_order(clean_segments(pred)), canonical_order(clean_segments(gt))
-    if len(ps) == 0 or len(gs) == 0:
-        iou = 1.0 if len(ps) == len(gs) == 0 else 0.0
-        return {"iou": iou, "jaccard_distance": 1.0 - iou}
-    vol_p, inter_p = _volume_terms(ps, gs, radius, n_samples, seed, ends)
-    vol_g, inter_g = _volume_terms(gs, ps, radius, n_samples, seed, ends)
-    inter = 0.5 * (inter_p + inter_g)
-    union = vol_p + vol_g - inter
-    iou = float(np.clip(inter / union, 0.0, 1.0)) if union > 0 else 1.0
-    return {"iou": iou, "jaccard_distance": 1.0 - iou}
+    both = cylinder_ious(pred, gt, radius, n_samples, seed)
+    suffix = "" if ends is CylinderEnds.ROUND else "_flat"
+    return {"iou": both[f"iou{suffix}"], "jaccard_distance": both[f"jaccard_distance{suffix}"]}

@@ -28,7 +28,7 @@ from scipy.optimize import linear_sum_assignment
 from scipy.spatial import cKDTree
 from scipy.spatial.distance import cdist
 
-from spare_gen.metrics.cylinders import CYLINDER_RADIUS, canonical_order, cylinder_iou
+from spare_gen.metrics.cylinders import CYLINDER_RADIUS, canonical_order, cylinder_iou, cylinder_ious
 from spare_gen.metrics.matching import match_candidates, match_points, prf
 from spare_gen.metrics.sampling import (
     clean_segments,
@@ -232,8 +232,7 @@ FAMILIES: dict[str, Family] = {
     "wed_s23dr": wed_s23dr,
     "edge_distance": edge_distances,  # chamfer and Hausdorff share their samples and queries
     "edge_emd": edge_emd,
-    "cylinder": cylinder_iou,
-    "cylinder_flat": partial(cylinder_iou, ends="flat"),
+    "cylinder": cylinder_ious,  # round and flat ends from one set of samples
     "spectral": spectral_distances,  # W2 and W1 share the two spectra
 }
 
@@ -289,7 +288,7 @@ METRICS: dict[str, Metric] = dict(
         _metric("edge_emd", "edge_emd", None, _DOWN, True),
         _metric("edge_hausdorff", "edge_distance", "hausdorff", _DOWN, True),
         _metric("jaccard_distance", "cylinder", "jaccard_distance", _DOWN, True),
-        _metric("jaccard_distance_flat", "cylinder_flat", "jaccard_distance", _DOWN, True),
+        _metric("jaccard_distance_flat", "cylinder", "jaccard_distance_flat", _DOWN, True),
         _metric("spectral", "spectral", "w2", _DOWN, True),
         _metric("spectral_l1", "spectral", "w1", _DOWN, True),
     ]
