@@ -59,7 +59,10 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("metric-report", help="run the metric property ('unit test') report on a pool")
     p.add_argument("out")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--max-models", type=int, default=None)
+    p.add_argument("--max-models", type=int, default=None, help="use only the pool's first N wireframes")
+    p.add_argument("--models", type=int, default=64,
+                   help="top the pool's wireframes up to N from further models (0 = the pool's only)")
+    p.add_argument("--workers", type=int, default=0, help="Dask workers (0 = one per core)")
 
     p = sub.add_parser("rank", help="rank pool variants from pairwise judgements; rater reliability; metric agreement")
     p.add_argument("out")
@@ -127,7 +130,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "metric-report":
             from pipelines.metric_report import run as report
 
-            report(Path(args.out), seed=args.seed, max_models=args.max_models)
+            report(Path(args.out), seed=args.seed, max_models=args.max_models, models=args.models, workers=args.workers)
             return 0
         if args.command == "rank":
             from pipelines.rank import run as rank

@@ -240,3 +240,26 @@ def test_symmetry_tolerance_follows_the_gt_length_normalisation():
     # compared after the division (as a metric not declared normalised) the WED is not symmetric
     case = Case(gt, [], derive_rng(0, "sym"), dissim, dissim(gt, gt), np.array([False, False]))
     assert fn(case).tolist() == [False, True]
+
+
+def test_report_tops_the_pool_up_with_wireframes_extracted_from_further_models(tmp_path):
+    from spare_gen import cad
+    from spare_gen.cad.build import make_primitive
+
+    out = tmp_path / "out"
+    (out / "models").mkdir(parents=True)
+    rows = []
+    for i, size in enumerate([(1, 2, 3), (2, 2, 1), (3, 1, 1)]):
+        path = out / "models" / f"box{i}.brep"
+        cad.write_brep(make_primitive("box", dict(zip(("dx", "dy", "dz"), map(float, size)))), path)
+        rows.append({"model_id": f"box{i}", "status": "ok", "brep_path": f"models/box{i}.brep"})
+    rows.append({"model_id": "box9", "status": "failed", "brep_path": "models/missing.brep"})
+    pq.write_table(pa.Table.from_pylist(rows), out / "models.parquet")
+    pool = [{"model_id": "box0", "status": "ok", **cube().to_row()}]  # the pool holds one of them already
+    pq.write_table(pa.Table.from_pylist(pool), out / "wireframes.parquet")
+    result = metric_report.run(out, models=3, quiet=True)
+    assert result["n_models"] == 3 and result["n_extracted"] == 2  # box1, box2; never box0 twice or box9
+    table = pq.read_table(out / "reports" / "metric_properties.parquet").to_pandas()
+    identity = table[table["test"] == "Identity of indiscernibles"]
+    assert (identity["n_cases"] == 3).all() and (identity["pass_rate"] == 1.0).all()
+    assert "(1 from the pool, 2 extracted from further models)" in (out / "reports" / "metric_properties.md").read_text()
