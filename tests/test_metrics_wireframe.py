@@ -381,3 +381,22 @@ def test_registry_lists_every_metric_with_a_direction():
     assert evaluate_all(SPLIT_SQUARE, SQUARE, ["wed_mnn"]) == {"wed_mnn": pytest.approx(0.5625)}
     with pytest.raises(ValueError, match="'bogus'"):
         evaluate_all(SQUARE, SQUARE, ["bogus"])
+
+
+def test_new_variants_define_empty_and_degenerate_inputs():
+    names = ["corner_offset", "wed_nearest", "wed_ap", "wed_s23dr", "edge_emd", "spectral_l1", "jaccard_distance_flat"]
+    both = evaluate_all(EMPTY, EMPTY, names)
+    assert both == {n: 0.0 for n in names}
+    pred_empty = evaluate_all(EMPTY, SQUARE, names)
+    assert pred_empty["edge_emd"] == 1.0 and pred_empty["jaccard_distance_flat"] == 1.0
+    assert pred_empty["corner_offset"] == 0.02 and pred_empty["spectral_l1"] == pytest.approx(2.0)
+    assert pred_empty["wed_nearest"] == pred_empty["wed_ap"] == pytest.approx((4 * 0.5 + 4.0) / 4)
+    # S23DR: inserting 4 vertices at half the GT diameter (sqrt 2) each, and 4 unit edges
+    assert pred_empty["wed_s23dr"] == pytest.approx((4 * 0.5 * math.sqrt(2) + 4.0) / 4)
+    gt_empty = evaluate_all(SQUARE, EMPTY, names)
+    assert gt_empty["wed_s23dr"] == pytest.approx(4.0)  # a GT without extent: vertex costs 0, edges deleted
+    assert all(math.isfinite(v) for v in gt_empty.values())
+    point = Wireframe([[0.5, 0.5, 0]], np.zeros((0, 2)))  # a lone vertex: no edge geometry at all
+    lone = evaluate_all(point, SQUARE, names)
+    assert lone["edge_emd"] == 1.0 and lone["corner_offset"] == 0.02
+    assert all(math.isfinite(v) for v in lone.values())
