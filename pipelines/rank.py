@@ -106,7 +106,7 @@ def run(
         raise ValueError(f"unknown item {item!r}; choose from {', '.join(ITEMS)}")
     out, annotations_csv, pair_types = Path(out_dir), Path(annotations_csv), tuple(pair_types)
     directions = metric_directions(higher_is_better)
-    if higher_is_better is None:
+    if higher_is_better is None and (out / REPORTS_DIR / LEARNED_SCORES).is_file():
         directions[LEARNED] = True  # the learned metric predicts the preferred side: higher is better
     pairs, variants, answers, metric_columns = _read_inputs(out, annotations_csv, directions)
     annotations = answers.loc[:, list(ANSWER_COLUMNS)]  # every answer: reliability uses the repeats
