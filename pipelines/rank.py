@@ -109,7 +109,8 @@ def run(
     if higher_is_better is None and (out / REPORTS_DIR / LEARNED_SCORES).is_file():
         directions[LEARNED] = True  # the learned metric predicts the preferred side: higher is better
     pairs, variants, answers, metric_columns = _read_inputs(out, annotations_csv, directions)
-    annotations = answers.loc[:, list(ANSWER_COLUMNS)]  # every answer: reliability uses the repeats
+    # every answer, with the reader's is_repeat flag when it has one: reliability uses the repeats
+    annotations = answers.loc[:, [*ANSWER_COLUMNS, *[c for c in ("is_repeat",) if c in answers.columns]]]
     once = without_repeats(answers, pairs).loc[:, list(ANSWER_COLUMNS)]  # each (pair, rater) counted once
     labels = item_labels(variants, item)
     judgements = build_judgements(pairs, once, labels, pair_types=pair_types)
