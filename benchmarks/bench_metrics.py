@@ -1,6 +1,9 @@
 """Speed of every wireframe metric: pairs per second on a pool, and seconds per pair at 1,000 / 5,000 edges.
 
-Usage: ``python benchmarks/bench_metrics.py [OUT_DIR] [--max-pairs N]``. With an output folder the pool is
+Usage: ``python benchmarks/bench_metrics.py [OUT_DIR] [--max-pairs N] [--report N] [--workers W]``.
+``--report N`` also times the metric property report (``spare-gen metric-report``) on N GT wireframes
+(the pool's, else synthetic ones of ~150 edges) on an embedded Dask cluster, and projects 126 wireframes
+(issue 11's target: <= 60 s on 2 cores). With an output folder the pool is
 its ``corruptions.parquet`` variants paired with their GT in ``wireframes.parquet``; without one, a
 synthetic pool of box-and-arc wireframes and perturbed copies is used.
 """
@@ -84,6 +87,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("out_dir", nargs="?", type=Path, default=None)
     parser.add_argument("--max-pairs", type=int, default=200)
     parser.add_argument("--sizes", type=int, nargs="*", default=[1000, 5000])
+    parser.add_argument("--report", type=int, default=0, help="also time the property report on N wireframes")
+    parser.add_argument("--workers", type=int, default=0, help="Dask workers for --report (0 = one per core)")
     args = parser.parse_args(argv)
 
     pairs = pool_pairs(args.out_dir, args.max_pairs)
@@ -104,6 +109,28 @@ def main(argv: list[str] | None = None) -> None:
         cells = [f"{len(pairs) / seconds:16.1f}"]
         cells += [f"{time_family(fn, [big[s]]):16.3f}" for s in args.sizes]
         print(f"{name:<16}" + "".join(cells))
+    if args.report:
+        bench_report(args.out_dir, args.report, args.workers)
+
+
+def bench_report(out_dir: Path | None, n: int, workers: int) -> None:
+    """Wall time of the property report on ``n`` GT wireframes, and its projection to 126."""
+    from spare_gen.metrics.properties import property_cases
+    from spare_gen.runner.cluster import open_client
+
+    if out_dir is not None and (out_dir / "wireframes.parquet").exists():
+        from pipelines.metric_report import load_wireframes
+
+        wireframes = load_wireframes(out_dir / "wireframes.parquet", n)[1]
+    else:
+        wireframes = [synthetic_wireframe(150, derive_rng(0, "bench_metrics", "report", i)) for i in range(n)]
+    with open_client(workers=workers, dashboard=False, quiet=True) as client:
+        start = time.perf_counter()
+        property_cases(wireframes, client=client)
+        seconds = time.perf_counter() - start
+    per = seconds / len(wireframes)
+    print(f"metric report: {len(wireframes)} wireframes in {seconds:.1f} s ({per:.2f} s each); "
+          f"126 wireframes projected {126 * per:.0f} s (target 60 s)")
 
 
 if __name__ == "__main__":

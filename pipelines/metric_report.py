@@ -1,11 +1,19 @@
 """Metric property report: run the paper's metric "unit tests" on the GT wireframes of an output folder.
 
 Reads ``<out>/wireframes.parquet``, writes ``<out>/reports/metric_properties.md`` (a Table-2-like Markdown
-table) and ``<out>/reports/metric_properties.parquet`` (one row per test and metric) atomically.
+table with each cell's bootstrap interval and the paper's rate beside it) and
+``<out>/reports/metric_properties.parquet`` (one row per test and metric) atomically. The wireframes are
+tested in parallel on a Dask client (one task per wireframe): an embedded cluster unless one is given.
+
+The pool usually holds few ground truths (4 by default), too few for stable verdicts. When the output folder
+has more usable models (``models.parquet``), the report tops the set up to ``models`` wireframes (default
+:data:`DEFAULT_MODELS`) by extracting them with the pool's own extraction and deflection (read from
+``dataset.json`` when present), in parallel on the same client; ``models = 0`` keeps the pool's alone.
 """
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pandas as pd
@@ -13,10 +21,26 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from spare_gen.atomic import write_parquet, write_text
-from spare_gen.metrics.properties import PASS_RATE, TESTS, pass_rates, property_cases, render_markdown
+from spare_gen.config.schema import PoolConfig, RunnerConfig
+from spare_gen.metrics.paper_table2 import paper_rate
+from spare_gen.metrics.properties import (
+    PASS_RATE,
+    RECOMMENDED_MODELS,
+    STEPS,
+    TESTS,
+    bootstrap_intervals,
+    excluded_counts,
+    pass_rates,
+    property_cases,
+    render_markdown,
+)
+from spare_gen.runner.cluster import open_client
+from spare_gen.runner.isolation import Status
+from spare_gen.wireframes.driver import pool_models, wireframe_task
 from spare_gen.wireframes.model import Wireframe
 
 WIREFRAME_COLUMNS = ["model_id", "vertices", "edges", "vertex_kinds"]
+DEFAULT_MODELS = RECOMMENDED_MODELS  # GT wireframes the report aims for (pool's first, then extracted)
 MARKDOWN_NAME = "metric_properties.md"
 PARQUET_NAME = "metric_properties.parquet"
 
@@ -39,8 +63,39 @@ def load_wireframes(path: Path, max_models: int | None = None) -> tuple[list[str
     return [str(r["model_id"]) for r in rows], [Wireframe.from_row(r) for r in rows]
 
 
-def _long_table(cases: pd.DataFrame) -> pd.DataFrame:
-    """One row per (test, metric): category, pass rate, number of applicable and passing wireframes."""
+def _pool_settings(out_dir: Path) -> tuple[float, float]:
+    """(deflection, per-model timeout) the pool used: from dataset.json's config when present, else defaults."""
+    deflection, timeout = PoolConfig().deflection, RunnerConfig().timeout_s
+    path = out_dir / "dataset.json"
+    if path.is_file():
+        try:
+            config = json.loads(path.read_text()).get("config", {})
+            deflection = float(config.get("pool", {}).get("deflection", deflection))
+            timeout = float(config.get("runner", {}).get("timeout_s", timeout))
+        except (ValueError, AttributeError):
+            pass  # an unreadable card: the defaults are what a default pool used
+    return deflection, timeout
+
+
+def extra_wireframes(out_dir: Path, have: list[str], count: int, client) -> tuple[list[str], list[Wireframe]]:
+    """Up to ``count`` more GT wireframes, extracted from usable models not in ``have`` (model id order)."""
+    if count <= 0 or not (out_dir / "models.parquet").is_file():
+        return [], []
+    known = set(have)
+    models = [m for m in pool_models(out_dir, 0) if m["model_id"] not in known][:count]
+    if not models:
+        return [], []
+    deflection, timeout = _pool_settings(out_dir)
+    units = [{"model_id": m["model_id"], "shape_path": str(out_dir.resolve() / m["brep_path"])} for m in models]
+    ctx = {"deflection": deflection, "timeout_s": timeout, "debug": None}
+    rows = client.gather([client.submit(wireframe_task, u, ctx, pure=False) for u in units])
+    ok = [r for r in rows if r["status"] == Status.OK.value and r.get("vertices") is not None]
+    return [str(r["model_id"]) for r in ok], [Wireframe.from_row(r) for r in ok]
+
+
+def _long_table(cases: pd.DataFrame, low: pd.DataFrame, high: pd.DataFrame) -> pd.DataFrame:
+    """One row per (test, metric): category, pass rate and its bootstrap interval, applicable / passing /
+    excluded wireframes, and the paper's rate."""
     category = {t: c.value for t, c, _ in TESTS}
     grouped = cases.groupby(["test", "metric"], sort=False)["passed"]
     table = pd.DataFrame(
@@ -51,32 +106,81 @@ def _long_table(cases: pd.DataFrame) -> pd.DataFrame:
     ).reset_index()
     table["pass_rate"] = table["n_passed"] / table["n_cases"].where(table["n_cases"] > 0)
     table["passed"] = table["pass_rate"] >= PASS_RATE
+    table["n_excluded"] = table["test"].map(excluded_counts(cases)).astype("int64")
+    table["pass_rate_low"] = [low.loc[t, m] for t, m in zip(table["test"], table["metric"])]
+    table["pass_rate_high"] = [high.loc[t, m] for t, m in zip(table["test"], table["metric"])]
+    table["paper_pass_rate"] = [paper_rate(t, m) for t, m in zip(table["test"], table["metric"])]
     table.insert(0, "category", table["test"].map(category))
     return table
 
 
-def run(out_dir: Path, *, seed: int = 0, max_models: int | None = None) -> dict:
-    """Run the property report on ``<out_dir>/wireframes.parquet``; print and write the results."""
+def _test(out_dir: Path, ids, wireframes, models: int, seed: int, client):
+    """Top the wireframes up to ``models`` from the models table, then run every test on the client."""
+    more_ids, more = extra_wireframes(out_dir, ids, models - len(wireframes), client)
+    ids, wireframes = ids + more_ids, wireframes + more
+    return ids, wireframes, len(more), property_cases(wireframes, seed=seed, model_ids=ids, client=client)
+
+
+def run(
+    out_dir: Path,
+    *,
+    seed: int = 0,
+    max_models: int | None = None,
+    models: int = DEFAULT_MODELS,
+    client=None,
+    workers: int = 0,
+    quiet: bool = False,
+) -> dict:
+    """Run the property report on the pool's GT wireframes (topped up to ``models`` from the models table);
+    print and write the results. ``max_models`` caps the pool's wireframes (and then adds none).
+
+    Without ``client`` an embedded Dask cluster of ``workers`` processes (0 = one per core) runs it.
+    """
     out_dir = Path(out_dir)
     ids, wireframes = load_wireframes(out_dir / "wireframes.parquet", max_models)
     if not wireframes:
         raise ValueError(f"no wireframes to test in {out_dir / 'wireframes.parquet'}")
-    cases = property_cases(wireframes, seed=seed, model_ids=ids)
+    target = 0 if max_models is not None else int(models)
+    if client is None:
+        with open_client(workers=workers, dashboard=False, quiet=True) as own:
+            ids, wireframes, n_extracted, cases = _test(out_dir, ids, wireframes, target, seed, own)
+    else:
+        ids, wireframes, n_extracted, cases = _test(out_dir, ids, wireframes, target, seed, client)
     rates = pass_rates(cases)
-    title = (
-        f"# Metric properties\n\nShare of {len(wireframes)} GT wireframes passing each test (seed {seed}); "
-        f"bold = passed (>= {PASS_RATE:.0%}).\n\n"
+    low, high = bootstrap_intervals(cases, seed=seed)
+    excluded = excluded_counts(cases)
+    unsettled = int(((low < PASS_RATE) & (high >= PASS_RATE)).to_numpy().sum())
+    n_cells = int(rates.notna().to_numpy().sum())
+    size_note = (
+        f" **Only {len(wireframes)} wireframes: below the {RECOMMENDED_MODELS} we recommend, so many verdicts are "
+        f"not settled; build the pool with `pool.models = 0` (every model) or at least {RECOMMENDED_MODELS}.**"
+        if len(wireframes) < RECOMMENDED_MODELS
+        else ""
     )
-    markdown = title + render_markdown(rates)
-    print(markdown)
+    title = (
+        f"# Metric properties\n\nShare of {len(wireframes)} GT wireframes ({len(wireframes) - n_extracted} from "
+        f"the pool, {n_extracted} extracted from further models) passing each test (seed {seed}); "
+        f"bold = passed (>= {PASS_RATE:.0%}). [low–high] = 95 % bootstrap interval over the wireframes; "
+        f"~ = the interval straddles {PASS_RATE:.0%}, so the verdict is not settled ({unsettled} of {n_cells} "
+        f"cells).{size_note} P = the paper's Table 2 rate (128 house wireframes); ≠ = our verdict differs. "
+        f"Monotonic tests run exactly {STEPS} steps; 'Excluded' counts wireframes with too few "
+        "vertices/edges for them.\n\n"
+    )
+    markdown = title + render_markdown(rates, low=low, high=high, compare_paper=True, excluded=excluded)
+    if not quiet:
+        print(markdown)
     reports = out_dir / "reports"
     md_path = write_text(reports / MARKDOWN_NAME, markdown)
-    pq_path = write_parquet(reports / PARQUET_NAME, pa.Table.from_pandas(_long_table(cases), preserve_index=False))
+    long = _long_table(cases, low, high)
+    pq_path = write_parquet(reports / PARQUET_NAME, pa.Table.from_pandas(long, preserve_index=False))
     passes = (rates >= PASS_RATE).sum(axis=0)
     return {
         "n_models": len(wireframes),
+        "n_extracted": n_extracted,
         "markdown_path": str(md_path),
         "parquet_path": str(pq_path),
         "pass_counts": {m: int(passes[m]) for m in rates.columns},
         "n_tests": len(rates),
+        "unsettled_cells": unsettled,
+        "excluded": {t: int(v) for t, v in excluded.items()},
     }

@@ -2,8 +2,14 @@
 
 Reads ``<out>/pairs.parquet``, ``<out>/corruptions.parquet`` and the annotation CSV
 (``pair_id,rater_id,choice``) and writes to ``<out>/reports/``: ``ranking.md`` (the paper's Table 1,
-rater reliability, metric agreement), ``ranking.parquet``, ``rater_reliability.parquet``,
-``metric_agreement.parquet`` and ``ranking.png``. Every file is written atomically.
+rater reliability, metric agreement, rater groups, majority error, adequacy, metric correlation),
+``ranking.parquet``, ``rater_reliability.parquet``, ``metric_agreement.parquet``, ``rater_agreement.parquet``,
+``rater_clusters.parquet``, ``cluster_rankings.parquet``, ``majority_error.parquet``, ``adequacy.parquet``,
+``metric_correlation.parquet`` and ``ranking.png``. Every file is written atomically.
+
+Repeat judgements (answers on 'repeat' pairs, or rows with is_repeat = 1) count once: they feed only the
+raters' self-consistency. When ``reports/learned_scores.parquet`` exists (``spare-gen learn-metric``) its
+``learned`` column joins the metrics.
 """
 
 from __future__ import annotations
@@ -31,19 +37,25 @@ from spare_gen.ranking import (
     rater_reliability,
 )
 from spare_gen.ranking.bradley_terry import DEFAULT_L2, comparison_components
-from spare_gen.ranking.judgements import (
-    PAIR_TYPES,
-    REPEAT_COLUMN,
-    VARIANT_COLUMNS,
-    first_judgements,
-    type_sort_key,
+from spare_gen.ranking.judgements import PAIR_TYPES, VARIANT_COLUMNS, type_sort_key
+from spare_gen.ranking.raters import (
+    adequacy_curves,
+    is_simulated,
+    majority_error,
+    metric_correlation,
+    rater_agreement_matrix,
+    rater_clusters,
+    without_repeats,
 )
+from spare_gen.ranking.report import rater_analyses_markdown
 from spare_gen.wireframes.pairs import ANSWER_COLUMNS, read_annotations
 
 PAIRS_FILE = "pairs.parquet"
 CORRUPTIONS_FILE = "corruptions.parquet"
 REPORTS_DIR = "reports"
 ITEMS = tuple(i.value for i in Item)
+LEARNED_SCORES = "learned_scores.parquet"  # written by `spare-gen learn-metric` into reports/
+LEARNED = "learned"
 
 
 def _read_inputs(out: Path, annotations_csv: Path, directions: Mapping[str, bool]):
@@ -59,9 +71,14 @@ def _read_inputs(out: Path, annotations_csv: Path, directions: Mapping[str, bool
     metric_columns = [m for m in directions if m in schema_names]
     variants = pd.read_parquet(out / CORRUPTIONS_FILE, columns=[*VARIANT_COLUMNS, *metric_columns])
     variants["corruption_id"] = variants["corruption_id"].astype(str)
+    learned_path = out / REPORTS_DIR / LEARNED_SCORES
+    if learned_path.is_file() and LEARNED in directions:
+        learned = pd.read_parquet(learned_path, columns=["corruption_id", LEARNED])
+        learned["corruption_id"] = learned["corruption_id"].astype(str)
+        variants = variants.merge(learned, on="corruption_id", how="left")
+        metric_columns.append(LEARNED)
     answers = read_annotations(annotations_csv, pairs)  # the CSV contract's own reader: one-line ValueError
-    annotations = answers.loc[:, [*ANSWER_COLUMNS, REPEAT_COLUMN]]
-    return pairs, variants, annotations, metric_columns
+    return pairs, variants, answers, metric_columns
 
 
 def _to_parquet(path: Path, frame: pd.DataFrame) -> None:
@@ -76,6 +93,8 @@ def run(
     higher_is_better: Mapping[str, bool] | None = None,
     pair_types: Iterable[str] = PAIR_TYPES,
     l2: float = DEFAULT_L2,
+    adequacy_samples: int = 50,
+    quiet: bool = False,
 ) -> dict:
     """Rank, check raters and metrics, write the reports; returns paths and headline numbers.
 
@@ -87,10 +106,14 @@ def run(
         raise ValueError(f"unknown item {item!r}; choose from {', '.join(ITEMS)}")
     out, annotations_csv, pair_types = Path(out_dir), Path(annotations_csv), tuple(pair_types)
     directions = metric_directions(higher_is_better)
-    pairs, variants, annotations, metric_columns = _read_inputs(out, annotations_csv, directions)
+    if higher_is_better is None and (out / REPORTS_DIR / LEARNED_SCORES).is_file():
+        directions[LEARNED] = True  # the learned metric predicts the preferred side: higher is better
+    pairs, variants, answers, metric_columns = _read_inputs(out, annotations_csv, directions)
+    # every answer, with the reader's is_repeat flag when it has one: reliability uses the repeats
+    annotations = answers.loc[:, [*ANSWER_COLUMNS, *[c for c in ("is_repeat",) if c in answers.columns]]]
+    once = without_repeats(answers, pairs).loc[:, list(ANSWER_COLUMNS)]  # each (pair, rater) counted once
     labels = item_labels(variants, item)
-    # a rater's second judgement of a pair (is_repeat=1) is kept for reliability, not counted twice in the ranking
-    judgements = first_judgements(build_judgements(pairs, annotations, labels, pair_types=pair_types))
+    judgements = build_judgements(pairs, once, labels, pair_types=pair_types)
     if judgements.empty:
         raise ValueError(f"no judgements on pairs of type {sorted(pair_types)} in {annotations_csv}")
     played = sorted(set(judgements["left_item"]) | set(judgements["right_item"]))
@@ -99,6 +122,23 @@ def run(
     reliability = rater_reliability(pairs, annotations)
     used = {m: directions[m] for m in metric_columns}
     agreement = metric_agreement(judgements, variants.set_index("corruption_id")[metric_columns], used)
+
+    agree_matrix, shared = rater_agreement_matrix(judgements)
+    clusters = rater_clusters(agree_matrix)
+    cluster_tables = []
+    for cluster, raters in clusters.groupby(clusters, sort=True):
+        sub = judgements[judgements["rater_id"].isin(raters.index)]
+        sub_items = [i for i in items if i in set(sub["left_item"]) | set(sub["right_item"])]
+        if sub.empty or len(sub_items) < 2:
+            continue
+        sub_table = rank_items(sub, sub_items, l2=l2).table.loc[:, ["rank", "item", "win_rate", "bt_ability"]]
+        cluster_tables.append(sub_table.assign(cluster=int(cluster), n_raters=int(len(raters))))
+    cluster_rankings = pd.concat(cluster_tables, ignore_index=True) if cluster_tables else pd.DataFrame(
+        columns=["rank", "item", "win_rate", "bt_ability", "cluster", "n_raters"])
+    majority = majority_error(judgements)
+    adequacy = adequacy_curves(judgements, items, samples=adequacy_samples)
+    correlation = metric_correlation(variants.set_index("corruption_id")[metric_columns], used)
+    simulated = is_simulated(judgements["rater_id"].unique())
 
     table = ranking.table
     tau_factor = kendalltau(table["bt_ability"], table["quality_factor"]).statistic
@@ -126,15 +166,42 @@ def run(
         "rater_reliability": reports / "rater_reliability.parquet",
         "metric_agreement": reports / "metric_agreement.parquet",
         "ranking_png": reports / "ranking.png",
+        "rater_agreement": reports / "rater_agreement.parquet",
+        "rater_clusters": reports / "rater_clusters.parquet",
+        "cluster_rankings": reports / "cluster_rankings.parquet",
+        "majority_error": reports / "majority_error.parquet",
+        "adequacy": reports / "adequacy.parquet",
+        "metric_correlation": reports / "metric_correlation.parquet",
     }
+    long_agree = agree_matrix.stack(future_stack=True).rename("agreement").rename_axis(["rater_a", "rater_b"])
+    long_agree = long_agree.reset_index().assign(shared_pairs=shared.stack().to_numpy())
+    _to_parquet(paths["rater_agreement"], long_agree)
+    _to_parquet(paths["rater_clusters"], clusters.rename_axis("rater_id").reset_index())
+    _to_parquet(paths["cluster_rankings"], cluster_rankings)
+    _to_parquet(paths["majority_error"], majority)
+    _to_parquet(paths["adequacy"], adequacy)
+    _to_parquet(paths["metric_correlation"], correlation.rename_axis("metric").reset_index())
     _to_parquet(paths["ranking"], table)
     _to_parquet(paths["rater_reliability"], reliability)
     _to_parquet(paths["metric_agreement"], agreement)
-    markdown = ranking_markdown(ranking, reliability, agreement, item=item, higher_is_better=used, notes=notes)
+    source = "simulated raters" if simulated else "human raters"
+    if simulated:
+        notes.append("Every rater id starts with 'sim-': these judgements are simulated, not human.")
+    markdown = ranking_markdown(ranking, reliability, agreement, item=item, higher_is_better=used, notes=notes,
+                                source=source)
+    markdown += rater_analyses_markdown(agree_matrix, clusters, cluster_rankings, majority, adequacy, correlation)
     atomic.write_text(paths["ranking_md"], markdown)
     kind_of = dict(zip(variants["corruption_id"], variants["kind"].astype(str))) if item == Item.VARIANT.value else None
-    title = f"Ranking of corruption {item}s by human judgements"
+    title = (f"Ranking of corruption {item}s from {len(judgements)} judgements by "
+             f"{judgements['rater_id'].nunique()} {source}")
     atomic.write_bytes(paths["ranking_png"], ranking_png(table, title=title, kind_of=kind_of))
+    if not quiet:
+        top = ", ".join(str(i) for i in table["item"].head(3))
+        groups = clusters.value_counts().sort_index()
+        print(f"spare-gen rank: {len(judgements)} judgements by {judgements['rater_id'].nunique()} {source} on "
+              f"{len(table)} {item}s; best: {top}")
+        print(f"spare-gen rank: rater groups: {', '.join(f'{c}: {n} raters' for c, n in groups.items())}; "
+              f"best-agreeing metric: {_best_metric(agreement)}; reports in {reports}")
     return {
         **{name: str(path) for name, path in paths.items()},
         "item": item,
@@ -145,4 +212,14 @@ def run(
         "quality_factor_explained": ranking.factor.explained,
         "kendall_tau_bt_factor": float(tau_factor),
         "metrics": sorted(used),
+        "clusters": {str(r): int(c) for r, c in clusters.items()},
+        "simulated": simulated,
     }
+
+
+def _best_metric(agreement: pd.DataFrame) -> str:
+    overall = agreement[agreement["scope"] == "all"].dropna(subset=["agreement"])
+    if overall.empty:
+        return "none"
+    best = overall.sort_values(["agreement", "metric"], ascending=[False, True]).iloc[0]
+    return f"{best['metric']} ({best['agreement']:.3f})"

@@ -95,7 +95,10 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("metric-report", help="run the metric property ('unit test') report on a pool")
     p.add_argument("out")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--max-models", type=int, default=None)
+    p.add_argument("--max-models", type=int, default=None, help="use only the pool's first N wireframes")
+    p.add_argument("--models", type=int, default=64,
+                   help="top the pool's wireframes up to N from further models (0 = the pool's only)")
+    p.add_argument("--workers", type=int, default=0, help="Dask workers (0 = one per core)")
 
     p = sub.add_parser("rank", help="rank pool variants from pairwise judgements; rater reliability; metric agreement",
                        epilog=ANSWERS_FORMAT, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -124,6 +127,22 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--repeat-fraction", type=float, default=0.05,
                    help="share of a rater's pairs shown a second time, some sides swapped (default 0.05)")
     p.add_argument("--break-every", type=int, default=350, help="break prompt every N answers (default 350; 0 never)")
+
+    p = sub.add_parser("simulate-raters", help="write an answers CSV of simulated raters (dry-run a study)")
+    p.add_argument("out", help="pool output folder (pairs.parquet, corruptions.parquet)")
+    p.add_argument("--raters", default="0.9,0.9,0.9,0.9,0.9", help="accuracies of one group, comma-separated")
+    p.add_argument("--truth", default="edge_f1", help="hidden preference: metric mix, e.g. 'edge_f1=0.7,corner_f1=0.3'")
+    p.add_argument("--group", action="append", default=None,
+                   help="ACCURACIES:TRUTH, repeatable (replaces --raters/--truth), e.g. '0.9,0.9:corner_f1'")
+    p.add_argument("--answers", default=None, help="CSV to write (default <out>/pool/simulated_answers.csv)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--tie-margin", type=float, default=0.0, help="hidden qualities this close are 'equal'")
+
+    p = sub.add_parser("learn-metric", help="learn which metric combination predicts the raters; cross-validated")
+    p.add_argument("out", help="pool output folder (pairs.parquet, corruptions.parquet)")
+    p.add_argument("answers", help="answers CSV (or folder of CSVs): pair_id,rater_id,choice")
+    p.add_argument("--metrics", default="", help="comma-separated metric columns to use (default: all)")
+    p.add_argument("--folds", type=int, default=5)
 
     p = sub.add_parser("evaluate", help="score a baseline's predictions on a task split")
     p.add_argument("out")
@@ -188,7 +207,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "metric-report":
             from pipelines.metric_report import run as report
 
-            report(Path(args.out), seed=args.seed, max_models=args.max_models)
+            report(Path(args.out), seed=args.seed, max_models=args.max_models, models=args.models, workers=args.workers)
             return 0
         if args.command == "rank":
             from pipelines.rank import run as rank
@@ -201,6 +220,19 @@ def main(argv: list[str] | None = None) -> int:
 
             settings = Settings(sanity=args.sanity, repeat_fraction=args.repeat_fraction, break_every=args.break_every)
             return serve(Path(args.out), host=args.host, port=args.port, rater=args.rater, settings=settings)
+        if args.command == "simulate-raters":
+            from pipelines.simulate_raters import parse_group
+            from pipelines.simulate_raters import run as simulate
+
+            groups = [parse_group(g) for g in args.group] if args.group else [parse_group(f"{args.raters}:{args.truth}")]
+            simulate(Path(args.out), groups=groups, answers=args.answers, seed=args.seed, tie_margin=args.tie_margin)
+            return 0
+        if args.command == "learn-metric":
+            from pipelines.learn_metric import run as learn
+
+            metrics = [m.strip() for m in args.metrics.split(",") if m.strip()] or None
+            learn(Path(args.out), Path(args.answers), metrics=metrics, folds=args.folds)
+            return 0
         if args.command == "evaluate":
             from spare_gen.data.evaluate import main as evaluate_main
 

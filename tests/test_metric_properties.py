@@ -63,10 +63,10 @@ def test_sequences_apply_one_more_perturbation_per_step():
     assert [w.n_edges for w in wrong] == list(range(12, 23))
     deform = P.deform_sequence(gt, rng("deform"), 10, 0.05)
     assert [(w.n_vertices, w.n_edges) for w in deform] == [(8 + k, 12 + k) for k in range(11)]
-    moving = P.moving_sequence(gt, rng("move"), 10, 0.1)
-    assert len(moving) == 9  # only 8 corners to move
+    moving = P.moving_sequence(gt, rng("move"), 10, 0.03)
+    assert len(moving) == 9  # only 8 vertices to move
     moved = np.linalg.norm(moving[-1].vertices - gt.vertices, axis=1)
-    assert moved == pytest.approx(np.full(8, 0.1))
+    assert sorted(moved) == pytest.approx(0.03 * np.arange(1, 9))  # the k-th moved vertex goes k steps
     disconnect = P.disconnect_sequence(gt, rng("disconnect"), 10, 0.01)
     assert [w.n_vertices for w in disconnect] == list(range(8, 19))
     assert all(w.n_edges == 12 for w in disconnect)
@@ -127,14 +127,26 @@ def report(tmp_path_factory):
 
 def test_report_pipeline_writes_markdown_and_parquet(report):
     out, result, table, _ = report
+    md = (out / "reports" / "metric_properties.md").read_text()
     assert result["n_models"] == 3  # max_models keeps the first three ids in sorted order
     assert result["n_tests"] == 17
     assert set(result["pass_counts"]) == set(get_metric_names())
     assert len(table) == 17 * len(get_metric_names())
     assert set(table["category"]) == {"Monotonic", "Identity", "Symmetry", "Quasi-proportionality", "Triangle ineq"}
-    assert (table["n_cases"] == 3).all()  # each test applies to all three wireframes
-    md = (out / "reports" / "metric_properties.md").read_text()
+    assert (table["n_cases"] + table["n_excluded"] == 3).all()
+    # 10 steps need 10 vertices to move or delete: only the L-shape (12 corners) has them
+    excluded = table.groupby("test")["n_excluded"].first()
+    assert excluded["Monotonic (delete vertices)"] == excluded["Monotonic (moving vertex)"] == 2
+    assert excluded["Identity of indiscernibles"] == 0
+    assert "| Test | Excluded |" in md
     assert "3 GT wireframes" in md
+    assert "below the 64 we recommend" in md
+    assert "| Monotonic (wrong edges) | 0 | " in md
+    assert "· P 1.00" in md and "Verdicts that differ from the paper" in md
+    assert (table["pass_rate_low"] <= table["pass_rate"] + 1e-12).all()
+    assert (table["pass_rate_high"] >= table["pass_rate"] - 1e-12).all()
+    assert table.loc[table["metric"] == "corner_f1", "paper_pass_rate"].notna().all()
+    assert table.loc[table["metric"] == "wed", "paper_pass_rate"].isna().all()  # no plain WED in Table 2
     assert md.count("| Pass count |") == 1
     for name in get_metric_names():
         assert name in md
@@ -148,8 +160,8 @@ def test_report_pass_rates_reflect_metric_behaviour(report):
     assert (rates.loc["Identity of indiscernibles", metrics] == 1.0).all()
     for name in ["corner_f1", "edge_f1", "edge_chamfer", "edge_hausdorff", "jaccard_distance", "spectral"]:
         assert rates.loc["Symmetry (0 mean, weighted)", name] == 1.0, name
-    # WED divides by the GT edge length, which noise changes: never exactly symmetric
-    assert rates.loc["Symmetry (0 mean, weighted)", "wed"] == 0.0
+    # WED divides by the GT edge length, which noise changes; compared before that division it is symmetric
+    assert rates.loc["Symmetry (0 mean, weighted)", "wed"] == 1.0
     # deleting edges: recall strictly drops each step, corner precision never moves
     assert rates.loc["Monotonic (delete edges)", "edge_recall"] == 1.0
     assert rates.loc["Monotonic (delete edges)", "corner_precision"] == 0.0
@@ -159,3 +171,95 @@ def test_report_pass_rates_reflect_metric_behaviour(report):
     # a global shift is invisible to the spectrum (all differences 0 count as proportional)
     assert rates.loc["Quasi-proportionality (shift, far)", "spectral"] == 1.0
     assert rates.loc["Quasi-proportionality (shift, far)", "corner_f1"] == 0.0
+
+
+def two_cubes() -> Wireframe:
+    """Two disjoint unit cubes side by side: 16 corners, 24 edges (enough for 10 steps of every test)."""
+    c = cube()
+    return Wireframe(np.vstack([c.vertices, c.vertices + [2, 0, 0]]), np.vstack([c.edges, c.edges + 8]))
+
+
+def run_test(name: str, gt: Wireframe, dissim) -> np.ndarray | None:
+    from spare_gen.metrics.properties import Case
+
+    fn = {t: f for t, _, f in TESTS}[name]
+    gt = P.normalise(gt)
+    case = Case(gt, [], derive_rng(0, "properties", 0, name), dissim, dissim(gt, gt), np.zeros(1, bool))
+    return fn(case)
+
+
+def metric(name: str):
+    return lambda pred, gt: np.array([1.0 - v if name.endswith(("recall", "f1")) else v
+                                      for v in [evaluate_all(pred, gt, [name])[name]]])
+
+
+def plateau(name: str, cap: float):
+    """A metric built to violate monotonicity: the named one, capped at ``cap``."""
+    return lambda pred, gt: np.minimum(metric(name)(pred, gt), cap)
+
+
+@pytest.mark.parametrize(
+    "test, good, bad",
+    [
+        # fresh splits: every step breaks one more GT edge, so edge recall drops every step
+        ("Monotonic (deform/split)", "edge_recall", plateau("edge_hausdorff", 0.03)),
+        # growing displacement: the worst displacement, what Hausdorff measures, grows every step
+        ("Monotonic (moving vertex)", "edge_hausdorff", plateau("edge_hausdorff", 0.1)),
+        # a gap wider than twice the IoU radius: each break removes volume the cylinders can see
+        ("Monotonic (disconnect edges)", "jaccard_distance", plateau("jaccard_distance", 0.0)),
+    ],
+)
+def test_fixed_schedules_pass_where_the_paper_property_holds_and_fail_a_violating_metric(test, good, bad):
+    assert bool(run_test(test, two_cubes(), metric(good))[0]) is True
+    assert bool(run_test(test, two_cubes(), bad)[0]) is False
+
+
+def test_monotonic_tests_need_ten_steps_or_exclude_the_wireframe():
+    assert run_test("Monotonic (moving vertex)", cube(), metric("edge_hausdorff")) is None  # 8 vertices
+    assert run_test("Monotonic (deform/split)", square(), metric("edge_recall")) is None  # 4 edges
+    deform = P.deform_sequence(P.normalise(two_cubes()), rng("fresh"), 10, 0.05)
+    # never a piece of an earlier split: each step removes one more original edge
+    originals = {tuple(e) for e in P.normalise(two_cubes()).edges.tolist()}
+    assert [len(originals & {tuple(e) for e in w.edges.tolist()}) for w in deform] == list(range(24, 13, -1))
+
+
+def test_symmetry_tolerance_follows_the_gt_length_normalisation():
+    from spare_gen.metrics.properties import Case
+
+    gt = P.normalise(two_cubes())
+    names = ["wed", "edge_chamfer"]
+
+    def dissim(pred, truth):
+        scores = evaluate_all(pred, truth, names)
+        return np.array([scores[n] for n in names])
+
+    fn = {t: f for t, _, f in TESTS}["Symmetry (0 mean, weighted)"]
+    normalised = np.array([True, False])
+    case = Case(gt, [], derive_rng(0, "sym"), dissim, dissim(gt, gt), normalised)
+    assert fn(case).tolist() == [True, True]
+    # compared after the division (as a metric not declared normalised) the WED is not symmetric
+    case = Case(gt, [], derive_rng(0, "sym"), dissim, dissim(gt, gt), np.array([False, False]))
+    assert fn(case).tolist() == [False, True]
+
+
+def test_report_tops_the_pool_up_with_wireframes_extracted_from_further_models(tmp_path):
+    from spare_gen import cad
+    from spare_gen.cad.build import make_primitive
+
+    out = tmp_path / "out"
+    (out / "models").mkdir(parents=True)
+    rows = []
+    for i, size in enumerate([(1, 2, 3), (2, 2, 1), (3, 1, 1)]):
+        path = out / "models" / f"box{i}.brep"
+        cad.write_brep(make_primitive("box", dict(zip(("dx", "dy", "dz"), map(float, size)))), path)
+        rows.append({"model_id": f"box{i}", "status": "ok", "brep_path": f"models/box{i}.brep"})
+    rows.append({"model_id": "box9", "status": "failed", "brep_path": "models/missing.brep"})
+    pq.write_table(pa.Table.from_pylist(rows), out / "models.parquet")
+    pool = [{"model_id": "box0", "status": "ok", **cube().to_row()}]  # the pool holds one of them already
+    pq.write_table(pa.Table.from_pylist(pool), out / "wireframes.parquet")
+    result = metric_report.run(out, models=3, quiet=True)
+    assert result["n_models"] == 3 and result["n_extracted"] == 2  # box1, box2; never box0 twice or box9
+    table = pq.read_table(out / "reports" / "metric_properties.parquet").to_pandas()
+    identity = table[table["test"] == "Identity of indiscernibles"]
+    assert (identity["n_cases"] == 3).all() and (identity["pass_rate"] == 1.0).all()
+    assert "(1 from the pool, 2 extracted from further models)" in (out / "reports" / "metric_properties.md").read_text()

@@ -16,12 +16,15 @@ from spare_gen.metrics.wireframe import (
     corner_prf,
     cylinder_iou,
     edge_chamfer,
+    edge_emd,
     edge_hausdorff,
     edge_prf,
     evaluate_all,
     get_metric_names,
     spectral_distance,
+    spectral_distance_l1,
     wed,
+    wed_s23dr,
 )
 from spare_gen.rng import derive_rng
 from spare_gen.wireframes.model import CORNER, CURVE, Wireframe
@@ -67,12 +70,137 @@ def test_split_edge_keeps_corner_recall_but_lowers_edge_f1():
     assert edges["f1"] < 1.0
 
 
-def test_curve_vertices_are_ignored_by_default_corner_matching():
+def test_corner_metrics_count_every_vertex_by_default_and_corners_only_by_name():
     curvy = Wireframe(SPLIT_SQUARE.vertices, SPLIT_SQUARE.edges, [CORNER] * 4 + [CURVE])
-    assert corner_prf(curvy, SQUARE) == {"precision": 1.0, "recall": 1.0, "f1": 1.0}
-    assert corner_prf(curvy, SQUARE, kinds="all")["precision"] == pytest.approx(4 / 5)
+    assert corner_prf(curvy, SQUARE)["precision"] == pytest.approx(4 / 5)  # the paper: every vertex counts
+    assert corner_prf(curvy, SQUARE, kinds="corners") == {"precision": 1.0, "recall": 1.0, "f1": 1.0, "offset": 0.0}
+    scores = evaluate_all(curvy, SQUARE)
+    assert scores["corner_precision"] == pytest.approx(4 / 5)
+    assert scores["corner_precision_corners"] == scores["corner_f1_corners"] == 1.0
     with pytest.raises(ValueError, match="'some'"):
         corner_prf(curvy, SQUARE, kinds="some")
+
+
+def test_deformed_curve_points_lower_default_corner_recall():
+    """A deformed curve keeps its CORNER vertices but moves its CURVE points: only the default sees it."""
+    xs = np.linspace(0, 1, 11)
+    arc = Wireframe(np.c_[xs, np.zeros(11), np.zeros(11)], np.c_[np.arange(10), np.arange(1, 11)],
+                    [CORNER] + [CURVE] * 9 + [CORNER])
+    bent = Wireframe(arc.vertices + np.c_[np.zeros(11), 0.1 * np.sin(np.pi * xs), np.zeros(11)], arc.edges, arc.kinds)
+    assert corner_prf(bent, arc)["recall"] == pytest.approx(2 / 11)
+    assert corner_prf(bent, arc, kinds="corners")["recall"] == 1.0
+
+
+def test_corner_offset_is_the_mean_distance_of_matched_corners():
+    moved = Wireframe(SQUARE.vertices + [[0.01, 0, 0], [0, 0.005, 0], [0, 0, 0], [0.5, 0, 0]], SQUARE.edges)
+    result = corner_prf(moved, SQUARE, threshold=0.02)
+    assert result["recall"] == pytest.approx(3 / 4)  # the vertex moved by 0.5 is unmatched
+    assert result["offset"] == pytest.approx((0.01 + 0.005 + 0) / 3)
+    assert corner_prf(SQUARE, moved, threshold=0.02)["offset"] == pytest.approx(result["offset"])  # symmetric
+    assert corner_prf(EMPTY, EMPTY)["offset"] == 0.0
+    assert corner_prf(EMPTY, SQUARE, threshold=0.02)["offset"] == 0.02  # nothing matched: the worst match
+    assert METRICS["corner_offset"].direction is Direction.LOWER_IS_BETTER
+
+
+def s23dr_formula(pv, pe, gv, ge):
+    """The challenge's formula written out directly (pre-registration, Hungarian, costs x GT diameter)."""
+    from scipy.optimize import linear_sum_assignment
+    from scipy.spatial.distance import cdist
+
+    pv, gv = np.asarray(pv, float), np.asarray(gv, float)
+    pv = (pv - pv.mean(0)) / np.linalg.norm(pv.std(0)) * np.linalg.norm(gv.std(0)) + gv.mean(0)
+    diameter = cdist(gv, gv).max()
+    r, c = linear_sum_assignment(cdist(pv, gv))
+    cost = cdist(pv, gv)[r, c].sum() + 0.25 * diameter * (len(pv) - len(r)) + 0.5 * diameter * (len(gv) - len(r))
+    to_gt = dict(zip(r.tolist(), c.tolist()))
+    mapped = {frozenset((to_gt[a], to_gt[b])) for a, b in pe if a in to_gt and b in to_gt}
+    gt_set = {frozenset(e) for e in ge}
+    length = lambda v, e: float(np.linalg.norm(v[e[0]] - v[e[1]]))  # noqa: E731
+    cost += sum(length(pv, e) for e in pe if not (e[0] in to_gt and e[1] in to_gt
+                                                   and frozenset((to_gt[e[0]], to_gt[e[1]])) in gt_set))
+    cost += sum(length(gv, e) for e in ge if frozenset(e) not in mapped)
+    return cost / sum(length(gv, e) for e in ge)
+
+
+def test_wed_s23dr_follows_the_challenge_formula_in_gt_diameters():
+    big = Wireframe(SQUARE.vertices * 10, SQUARE.edges)  # diameter 10 sqrt(2), edge length 40
+    split = Wireframe(SPLIT_SQUARE.vertices * 10, SPLIT_SQUARE.edges)
+    # hand: pre-registration moves the 5 split vertices; their Hungarian cost is what the formula computes;
+    # one extra vertex costs 1/4 diameter; the two half edges are deleted (10) and one GT edge inserted (10)
+    value = wed_s23dr(split, big)
+    assert value == pytest.approx(s23dr_formula(split.vertices, split.edges.tolist(), big.vertices, big.edges.tolist()))
+    assert wed_s23dr(big, big) == 0.0
+    # without pre-registration movement, a missing vertex is half a diameter: drop vertex 3 of the square
+    tri = Wireframe(big.vertices[:3], [[0, 1], [1, 2]])
+    assert s23dr_formula(tri.vertices, [[0, 1], [1, 2]], big.vertices, big.edges.tolist()) == pytest.approx(
+        wed_s23dr(tri, big))
+    # scale invariance: costs follow the GT size, so scaling both changes nothing (unlike absolute costs)
+    assert wed_s23dr(Wireframe(split.vertices / 10, split.edges), SQUARE) == pytest.approx(value)
+    assert wed(split, big, preregister=True) != pytest.approx(value)
+    for key in ("a", "b"):
+        a, b = random_wireframe(f"s23-{key}"), random_wireframe(f"s23-{key}2", 25, 40)
+        assert wed_s23dr(a, b) == pytest.approx(s23dr_formula(a.vertices, a.edges.tolist(), b.vertices, b.edges.tolist()))
+
+
+def test_wed_nearest_and_ap_hand_computed():
+    # square with vertex 0 duplicated 0.01 away: nearest sends both copies to GT vertex 0 (no deletion)
+    dup = Wireframe(np.vstack([SQUARE.vertices, [[0.01, 0, 0]]]), [[0, 1], [1, 2], [2, 3], [3, 0], [4, 1]])
+    # move 0.01; the duplicate's edge 4-1 maps onto GT edge 0-1, which the prediction already has: kept
+    assert wed(dup, SQUARE, assignment="nearest") == pytest.approx(0.01 / 4)
+    # Hungarian must delete one copy (0.25) and its edge 4-1 (length 0.99)
+    assert wed(dup, SQUARE) == pytest.approx((0.25 + 0.99) / 4)
+    # AP-style: a vertex moved beyond the radius is deleted and re-inserted, with its two edges
+    far = Wireframe(SQUARE.vertices + [[0.05, 0, 0], [0, 0, 0], [0, 0, 0], [0, 0, 0]], SQUARE.edges)
+    deleted = np.linalg.norm(far.vertices[0] - far.vertices[1]) + np.linalg.norm(far.vertices[0] - far.vertices[3])
+    assert wed(far, SQUARE, assignment="threshold") == pytest.approx((0.25 + 0.5 + deleted + 2.0) / 4)
+    assert wed(far, SQUARE, assignment="threshold", match_radius=0.1) == pytest.approx(0.05 / 4)
+    assert wed(far, SQUARE) == pytest.approx(0.05 / 4)
+    with pytest.raises(ValueError, match="'best'"):
+        wed(far, SQUARE, assignment="best")
+
+
+def test_edge_emd_charges_what_chamfer_forgives():
+    gt = Wireframe([[0, 0, 0], [1, 0, 0]], [[0, 1]])
+    lifted = Wireframe([[0, 0, 0.1], [1, 0, 0.1]], [[0, 1]])
+    assert edge_emd(lifted, gt) == pytest.approx(0.1)
+    # a prediction covering only the first half: chamfer pred->gt is 0, but EMD must carry mass along;
+    half = Wireframe([[0, 0, 0], [0.5, 0, 0]], [[0, 1]])
+    # the monotone map between uniform measures on [0, 0.5] and [0, 1] moves x by x: mean over [0, 1] of x/2 = 0.25
+    assert edge_emd(half, gt) == pytest.approx(0.25, abs=1e-3)
+    assert edge_emd(half, gt) == edge_emd(gt, half)
+    assert edge_emd(gt, reversed_edges(gt)) == 0.0 and edge_emd(EMPTY, EMPTY) == 0.0
+    assert edge_emd(EMPTY, gt) == 1.0
+    # duplicated edges do not double the mass (clean edges)
+    assert edge_emd(Wireframe(gt.vertices, [[0, 1], [1, 0]]), gt) == 0.0
+
+
+def test_spectral_l1_is_w1_of_the_spectra():
+    # square spectrum {0, 2, 2, 4} vs empty {0}: W1 = mean |q| = (0 + 2 + 2 + 4) / 4 = 2
+    assert spectral_distance_l1(EMPTY, SQUARE) == pytest.approx(2.0)
+    assert spectral_distance_l1(SQUARE, SQUARE) == 0.0
+    scaled = Wireframe(SQUARE.vertices * 2, SQUARE.edges)  # spectrum doubles: {0, 4, 4, 8}
+    assert spectral_distance_l1(scaled, SQUARE) == pytest.approx(2.0)
+    assert spectral_distance(scaled, SQUARE) == pytest.approx(math.sqrt((0 + 4 + 4 + 16) / 4))
+
+
+def test_flat_cylinders_leave_the_joint_gap_that_capsules_fill():
+    r = 0.02
+    seg = Wireframe([[0, 0, 0], [1, 0, 0]], [[0, 1]])
+    parallel = Wireframe([[0, r, 0], [1, r, 0]], [[0, 1]])
+    lens = (2 * math.acos(0.5) - math.sqrt(3) / 2) * r**2
+    tube = math.pi * r**2
+    flat = cylinder_iou(parallel, seg, radius=r, n_samples=40_000, ends="flat")
+    assert flat["iou"] == pytest.approx(lens / (2 * tube - lens), abs=0.01)
+    # a collinear continuation: flat cylinders touch without overlap; capsules overlap in two half balls
+    after = Wireframe([[1, 0, 0], [2, 0, 0]], [[0, 1]])
+    assert cylinder_iou(after, seg, radius=r, ends="flat")["iou"] == 0.0
+    assert cylinder_iou(after, seg, radius=r)["iou"] > 0.0
+    half = Wireframe([[0, 0, 0], [0.5, 0, 0]], [[0, 1]])
+    assert cylinder_iou(half, seg, radius=r, ends="flat")["iou"] == pytest.approx(0.5, abs=0.01)
+    assert cylinder_iou(seg, seg, ends="flat")["iou"] == 1.0
+    assert cylinder_iou(EMPTY, seg, ends="flat")["iou"] == 0.0
+    with pytest.raises(ValueError, match="'square'"):
+        cylinder_iou(seg, seg, ends="square")
 
 
 @pytest.mark.parametrize("wf", [SQUARE, SPLIT_SQUARE, cube(), random_wireframe("self")], ids=range(4))
@@ -88,7 +216,9 @@ def test_corner_threshold_is_inclusive_and_one_to_one():
     near = Wireframe([[0.019, 0, 0], [0.0, 0.01, 0]], np.zeros((0, 2)))
     far = Wireframe([[0.021, 0, 0]], np.zeros((0, 2)))
     # both predictions are near the single GT corner, but it can be matched once
-    assert corner_prf(near, gt) == pytest.approx({"precision": 0.5, "recall": 1.0, "f1": 2 / 3})
+    assert corner_prf(near, gt) == pytest.approx(
+        {"precision": 0.5, "recall": 1.0, "f1": 2 / 3, "offset": 0.01}  # the cheaper of the two is matched
+    )
     assert corner_prf(far, gt)["recall"] == 0.0
 
 
@@ -130,8 +260,8 @@ def test_wed_mnn_and_preregistration_hand_computed():
     scaled = Wireframe(cube().vertices * 2.0 + 3.0, cube().edges)
     assert wed(scaled, cube()) > 1.0
     assert wed(scaled, cube(), preregister=True) == pytest.approx(0.0, abs=1e-12)
-    with pytest.raises(ValueError, match="'nearest'"):
-        wed(pred, gt, assignment="nearest")
+    with pytest.raises(ValueError, match="'greedy'"):
+        wed(pred, gt, assignment="greedy")
 
 
 @pytest.mark.parametrize("assignment", ["hungarian", "mnn"])
@@ -187,7 +317,8 @@ def test_duplicate_reversed_self_loop_and_zero_length_edges_are_ignored():
         [CORNER] * 4 + [CURVE],
     )
     scores = evaluate_all(messy, SQUARE)
-    assert scores["edge_f1"] == 1.0 and scores["corner_f1"] == 1.0
+    assert scores["edge_f1"] == 1.0 and scores["corner_f1_corners"] == 1.0
+    assert scores["corner_precision"] == pytest.approx(4 / 5)  # the duplicate vertex is a vertex
     assert scores["edge_chamfer"] == scores["edge_hausdorff"] == scores["jaccard_distance"] == 0.0
     # the extra (duplicate-position) vertex is the only difference WED sees: one deletion
     assert scores["wed"] == pytest.approx(0.25 / 4)
@@ -250,3 +381,22 @@ def test_registry_lists_every_metric_with_a_direction():
     assert evaluate_all(SPLIT_SQUARE, SQUARE, ["wed_mnn"]) == {"wed_mnn": pytest.approx(0.5625)}
     with pytest.raises(ValueError, match="'bogus'"):
         evaluate_all(SQUARE, SQUARE, ["bogus"])
+
+
+def test_new_variants_define_empty_and_degenerate_inputs():
+    names = ["corner_offset", "wed_nearest", "wed_ap", "wed_s23dr", "edge_emd", "spectral_l1", "jaccard_distance_flat"]
+    both = evaluate_all(EMPTY, EMPTY, names)
+    assert both == {n: 0.0 for n in names}
+    pred_empty = evaluate_all(EMPTY, SQUARE, names)
+    assert pred_empty["edge_emd"] == 1.0 and pred_empty["jaccard_distance_flat"] == 1.0
+    assert pred_empty["corner_offset"] == 0.02 and pred_empty["spectral_l1"] == pytest.approx(2.0)
+    assert pred_empty["wed_nearest"] == pred_empty["wed_ap"] == pytest.approx((4 * 0.5 + 4.0) / 4)
+    # S23DR: inserting 4 vertices at half the GT diameter (sqrt 2) each, and 4 unit edges
+    assert pred_empty["wed_s23dr"] == pytest.approx((4 * 0.5 * math.sqrt(2) + 4.0) / 4)
+    gt_empty = evaluate_all(SQUARE, EMPTY, names)
+    assert gt_empty["wed_s23dr"] == pytest.approx(4.0)  # a GT without extent: vertex costs 0, edges deleted
+    assert all(math.isfinite(v) for v in gt_empty.values())
+    point = Wireframe([[0.5, 0.5, 0]], np.zeros((0, 2)))  # a lone vertex: no edge geometry at all
+    lone = evaluate_all(point, SQUARE, names)
+    assert lone["edge_emd"] == 1.0 and lone["corner_offset"] == 0.02
+    assert all(math.isfinite(v) for v in lone.values())

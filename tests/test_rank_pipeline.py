@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from PIL import Image
+from scipy.stats import kendalltau
 
 from pipelines.rank import run
 from spare_gen.ranking import simulate_judgements
@@ -145,3 +146,60 @@ def test_run_can_rank_from_regular_pairs_only(pool):
     n_raters, n_regular = 4, 3 * 66
     assert regular["n_judgements"] == n_raters * n_regular < everything["n_judgements"]
     assert regular["top_item"] == "remove/low"
+
+
+def test_rank_recovers_two_planted_rater_groups_and_both_orders(tmp_path):
+    quality = write_pool(tmp_path, n_models=4)
+    reverse = {vid: -q for vid, q in quality.items()}  # the second group prefers the opposite
+    pairs = pd.read_parquet(tmp_path / "pairs.parquet")
+    group_a = simulate_judgements(pairs, quality, {f"sim-a{i}": 0.9 for i in range(4)}, seed=1)
+    group_b = simulate_judgements(pairs, reverse, {f"sim-b{i}": 0.9 for i in range(3)}, seed=2)
+    csv = tmp_path / "answers.csv"
+    pd.concat([group_a, group_b]).to_csv(csv, index=False)
+    result = run(tmp_path, csv, quiet=True)
+    clusters = result["clusters"]
+    assert {clusters[f"sim-a{i}"] for i in range(4)} == {1}  # the larger group is group 1
+    assert {clusters[f"sim-b{i}"] for i in range(3)} == {2}
+    rankings = pd.read_parquet(result["cluster_rankings"])
+    truth = {f"{k}/{s}": KIND_QUALITY[k] + SEVERITY_QUALITY[s] for k in KINDS for s in SEVERITIES}
+    for cluster, sign in ((1, 1.0), (2, -1.0)):
+        table = rankings[rankings["cluster"] == cluster]
+        tau = kendalltau(table["bt_ability"], sign * table["item"].map(truth)).statistic
+        assert tau > 0.8, (cluster, tau)
+    assert result["simulated"] is True
+    md = Path(result["ranking_md"]).read_text()
+    assert "simulated raters" in md and "## Rater groups" in md and "### Ranking of group 2" in md
+    majority = pd.read_parquet(result["majority_error"])
+    assert list(majority["panel_size"]) == [1, 3, 5, 7, 9]
+    assert majority["p_wrong_winner"].iloc[0] > majority["p_wrong_winner"].dropna().iloc[-1]
+
+
+def test_rank_counts_repeats_once_and_uses_them_for_self_consistency(pool):
+    out, csv = pool
+    pairs = pd.read_parquet(out / "pairs.parquet")
+    answers = pd.read_csv(csv)
+    n_repeat_answers = int(answers["pair_id"].isin(pairs.loc[pairs["pair_type"] == "repeat", "pair_id"]).sum())
+    assert n_repeat_answers > 0
+    result = run(out, csv, quiet=True)
+    assert result["n_judgements"] == len(answers) - n_repeat_answers
+    reliability = pd.read_parquet(result["rater_reliability"])
+    assert (reliability["n_repeat"] > 0).all()  # the repeats still measure self-consistency
+    # an is_repeat column marks the rater app's second judgements: they are dropped the same way
+    marked = answers.assign(is_repeat=0)
+    first_regular = marked.index[~marked["pair_id"].isin(pairs.loc[pairs["pair_type"] == "repeat", "pair_id"])][0]
+    extra = marked.loc[[first_regular]].assign(is_repeat=1)
+    marked_csv = out / "marked.csv"
+    pd.concat([marked, extra]).to_csv(marked_csv, index=False)
+    try:
+        again = run(out, marked_csv, quiet=True)
+    except ValueError as exc:  # the answers reader may refuse a second answer on one (pair, rater)
+        assert "pair" in str(exc)
+    else:
+        assert again["n_judgements"] == result["n_judgements"]
+
+
+def test_rank_prints_a_summary(pool, capsys):
+    out, csv = pool
+    run(out, csv)
+    printed = capsys.readouterr().out
+    assert "spare-gen rank:" in printed and "best:" in printed and "rater groups" in printed

@@ -11,9 +11,17 @@ putting its segments in a canonical order, so its samples depend only on (seed, 
 exactly symmetric and exactly 1 for identical inputs, however they are indexed. The shared volume is the
 mean of the estimates from both sides, so when every sample of each wireframe lies inside the other's
 neighbourhood (tiny perturbations) the IoU is exactly 1 rather than 1 plus Monte-Carlo noise.
+
+Flat-ended cylinders reuse the same samples: the samples drawn in a capsule's tube part are exactly a
+sample of the flat cylinders' mixture (each tube chosen in proportion to its volume, uniform inside), so
+one draw and one containment query give both IoUs. The flat estimate's effective sample count is the tube
+share of the samples (most of them unless the edges are much shorter than the radius).
 """
 
 from __future__ import annotations
+
+from enum import Enum
+from functools import lru_cache
 
 import numpy as np
 from scipy.spatial import cKDTree
@@ -23,6 +31,14 @@ from spare_gen.rng import derive_rng
 from spare_gen.wireframes.model import Wireframe
 
 CYLINDER_RADIUS = 0.02
+
+
+class CylinderEnds(str, Enum):
+    """The shape around each edge: a capsule (round caps, the default) or a flat-ended cylinder."""
+
+    ROUND = "round"  # points within ``radius`` of the segment: joints are covered
+    FLAT = "flat"  # points within ``radius`` whose projection falls on the segment: the paper's "cylinders"
+
 N_SAMPLES = 10_000  # per wireframe; IoU standard error below 0.5 %
 
 
@@ -34,13 +50,22 @@ def _perpendicular_frame(d: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return u, np.cross(d, u)
 
 
-def sample_capsules(segments: np.ndarray, radius: float, n: int, rng: np.random.Generator) -> np.ndarray:
-    """``n`` points uniform in the mixture of capsules, each capsule chosen in proportion to its volume."""
+def _ball_volume(radius: float, ends: CylinderEnds) -> float:
+    return 4.0 / 3.0 * np.pi * radius**3 if ends is CylinderEnds.ROUND else 0.0
+
+
+def sample_capsules(
+    segments: np.ndarray, radius: float, n: int, rng: np.random.Generator, *, with_part: bool = False
+):
+    """``n`` points uniform in the mixture of capsules, each capsule chosen in proportion to its volume.
+
+    With ``with_part`` also a bool per point: drawn in the tube part (not in a cap).
+    """
     a, b = segments[:, 0], segments[:, 1]
     length = np.linalg.norm(b - a, axis=1)
     d = (b - a) / length[:, None]
     tube = np.pi * radius**2 * length
-    ball = 4.0 / 3.0 * np.pi * radius**3
+    ball = _ball_volume(radius, CylinderEnds.ROUND)
     volume = tube + ball
     k = rng.choice(len(segments), size=n, p=volume / volume.sum())
     u = rng.random((n, 4))
@@ -56,7 +81,8 @@ def sample_capsules(segments: np.ndarray, radius: float, n: int, rng: np.random.
     g *= (radius * np.cbrt(rng.random(n)) / np.maximum(np.linalg.norm(g, axis=1), 1e-300))[:, None]
     front = np.einsum("ij,ij->i", g, d[k]) >= 0
     cap_pts = np.where(front[:, None], b[k], a[k]) + g
-    return np.where(in_tube[:, None], tube_pts, cap_pts)
+    points = np.where(in_tube[:, None], tube_pts, cap_pts)
+    return (points, in_tube) if with_part else points
 
 
 def canonical_order(segments: np.ndarray) -> np.ndarray:
@@ -69,11 +95,23 @@ def canonical_order(segments: np.ndarray) -> np.ndarray:
     return segs[np.lexsort(flat.T[::-1])]
 
 
-def capsule_containment(points: np.ndarray, segments: np.ndarray, radius: float) -> tuple[np.ndarray, np.ndarray]:
-    """All (point, segment) index pairs with the point inside the segment's capsule, each pair once.
+def _projects_inside(points: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Whether each point's projection on the line a-b falls between a and b (inclusive)."""
+    ab = b - a
+    t = np.einsum("ij,ij->i", points - a, ab)
+    return (t >= 0) & (t <= np.einsum("ij,ij->i", ab, ab))
+
+
+def capsule_containment(
+    points: np.ndarray, segments: np.ndarray, radius: float, ends: CylinderEnds = CylinderEnds.ROUND
+) -> tuple[np.ndarray, np.ndarray]:
+    """All (point, segment) index pairs with the point inside the segment's capsule (or flat cylinder), once.
 
     Candidates come from a KD-tree on edge samples ``radius / 2`` apart: any segment within ``radius`` of a
-    point has a sample within ``1.25 * radius``; the exact point-to-segment distance then decides.
+    point has a sample within ``1.25 * radius``; the exact point-to-segment distance then decides. A
+    (point, segment) pair is found through several samples; only the sample of the piece holding the point's
+    (clamped) projection is kept, which is within the search radius whenever the point is inside, so every
+    pair appears once without sorting the candidates.
     """
     if len(points) == 0 or len(segments) == 0:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
@@ -82,42 +120,106 @@ def capsule_containment(points: np.ndarray, segments: np.ndarray, radius: float)
     pairs = cKDTree(points).sparse_distance_matrix(
         cKDTree(samples.points), radius + spacing / 2.0, output_type="ndarray"
     )
-    key = np.unique(pairs["i"] * len(segments) + samples.segment_index[pairs["j"]])
-    p_idx, s_idx = key // len(segments), key % len(segments)
-    inside = point_segment_distance(points[p_idx], segments[s_idx, 0], segments[s_idx, 1]) <= radius
+    p_idx, j = pairs["i"], pairs["j"]
+    s_idx = samples.segment_index[j]
+    a, b = segments[s_idx, 0], segments[s_idx, 1]
+    ab = b - a
+    t = np.clip(np.einsum("ij,ij->i", points[p_idx] - a, ab) / np.einsum("ij,ij->i", ab, ab), 0.0, 1.0)
+    count = samples.piece_count[s_idx]
+    own_piece = np.minimum((t * count).astype(np.int64), count - 1) == samples.piece_index[j]
+    p_idx, s_idx, a, b = p_idx[own_piece], s_idx[own_piece], a[own_piece], b[own_piece]
+    inside = point_segment_distance(points[p_idx], a, b) <= radius
+    if ends is CylinderEnds.FLAT:
+        inside &= _projects_inside(points[p_idx], a, b)
     return p_idx[inside], s_idx[inside]
 
 
-def _volume_terms(segments, other, radius, n_samples, seed) -> tuple[float, float]:
-    """(own volume, volume shared with ``other``) estimated from samples of ``segments``' capsules."""
-    pts = sample_capsules(segments, radius, n_samples, derive_rng(seed, "cylinder_iou"))
-    # one query against both wireframes: segment rows below len(segments) are the own capsules
-    p_idx, s_idx = capsule_containment(pts, np.concatenate([segments, other]), radius)
-    own_rows = s_idx < len(segments)
-    own = np.maximum(np.bincount(p_idx[own_rows], minlength=n_samples), 1)  # >= 1 by construction
-    in_other = np.bincount(p_idx[~own_rows], minlength=n_samples) > 0
+@lru_cache(maxsize=16)
+def _own_samples(key: bytes, n_segments: int, radius: float, n_samples: int, seed: int):
+    """One wireframe's capsule samples with their weights, for round and flat ends.
+
+    Returns (points, in_tube, 1 / own capsule count, 1 / own flat-cylinder count (0 outside the tubes),
+    total capsule volume, total tube volume). Cached on the segments' bytes: a report compares many
+    predictions with the same GT, whose samples and weights do not change.
+    """
+    segments = np.frombuffer(key, dtype=np.float64).reshape(n_segments, 2, 3)
+    pts, in_tube = sample_capsules(segments, radius, n_samples, derive_rng(seed, "cylinder_iou"), with_part=True)
+    p_idx, s_idx = capsule_containment(pts, segments, radius)
+    flat = _projects_inside(pts[p_idx], segments[s_idx, 0], segments[s_idx, 1])
+    own_round = np.maximum(np.bincount(p_idx, minlength=n_samples), 1)  # >= 1 by construction
+    own_flat = np.bincount(p_idx[flat], minlength=n_samples)  # >= 1 for tube samples
+    inv_flat = np.where(in_tube, 1.0 / np.maximum(own_flat, 1), 0.0)
     length = np.linalg.norm(segments[:, 1] - segments[:, 0], axis=1)
-    total = float(np.pi * radius**2 * length.sum() + len(segments) * 4.0 / 3.0 * np.pi * radius**3)
-    inv = 1.0 / own
-    return total * float(inv.mean()), total * float((inv * in_other).mean())
+    tube = float(np.pi * radius**2 * length.sum())
+    return pts, in_tube, 1.0 / own_round, inv_flat, tube + len(segments) * _ball_volume(radius, CylinderEnds.ROUND), tube
 
 
-def cylinder_iou(
+def _volume_terms(segments, other, radius, n_samples, seed) -> dict[CylinderEnds, tuple[float, float]]:
+    """Per end shape: (own volume, volume shared with ``other``) from samples of ``segments``' capsules."""
+    segments = np.ascontiguousarray(segments, dtype=np.float64)
+    pts, in_tube, inv_round, inv_flat, total_round, total_tube = _own_samples(
+        segments.tobytes(), len(segments), float(radius), int(n_samples), int(seed))  # fmt: skip
+    p_idx, s_idx = capsule_containment(pts, other, radius)
+    in_other = np.bincount(p_idx, minlength=n_samples) > 0
+    flat = _projects_inside(pts[p_idx], other[s_idx, 0], other[s_idx, 1])
+    in_other_flat = np.bincount(p_idx[flat], minlength=n_samples) > 0
+    n_tube = int(in_tube.sum())
+    flat_terms = (
+        (total_tube * float(inv_flat.sum()) / n_tube, total_tube * float((inv_flat * in_other_flat).sum()) / n_tube)
+        if n_tube
+        else (total_tube, 0.0)
+    )
+    return {
+        CylinderEnds.ROUND: (total_round * float(inv_round.mean()), total_round * float((inv_round * in_other).mean())),
+        CylinderEnds.FLAT: flat_terms,
+    }
+
+
+def cylinder_ious(
     pred: Wireframe, gt: Wireframe, radius: float = CYLINDER_RADIUS, n_samples: int = N_SAMPLES, seed: int = 0
 ) -> dict[str, float]:
-    """IoU of the two ``radius``-neighbourhoods and the Jaccard distance 1 - IoU (symmetric).
-
-    Two empty wireframes: IoU 1; exactly one empty: IoU 0.
-    """
+    """Both IoUs from one set of samples: ``iou``/``jaccard_distance`` (capsules) and ``iou_flat``/
+    ``jaccard_distance_flat`` (flat-ended cylinders). See :func:`cylinder_iou`."""
     if radius <= 0 or n_samples <= 0:
         raise ValueError(f"cylinder_iou needs a positive radius and sample count, got {radius!r}, {n_samples!r}")
     ps, gs = canonical_order(clean_segments(pred)), canonical_order(clean_segments(gt))
+    out = {}
     if len(ps) == 0 or len(gs) == 0:
         iou = 1.0 if len(ps) == len(gs) == 0 else 0.0
-        return {"iou": iou, "jaccard_distance": 1.0 - iou}
-    vol_p, inter_p = _volume_terms(ps, gs, radius, n_samples, seed)
-    vol_g, inter_g = _volume_terms(gs, ps, radius, n_samples, seed)
-    inter = 0.5 * (inter_p + inter_g)
-    union = vol_p + vol_g - inter
-    iou = float(np.clip(inter / union, 0.0, 1.0)) if union > 0 else 1.0
-    return {"iou": iou, "jaccard_distance": 1.0 - iou}
+        ious = {CylinderEnds.ROUND: iou, CylinderEnds.FLAT: iou}
+    else:
+        side_p = _volume_terms(ps, gs, radius, n_samples, seed)
+        side_g = _volume_terms(gs, ps, radius, n_samples, seed)
+        ious = {}
+        for ends in CylinderEnds:
+            (vol_p, inter_p), (vol_g, inter_g) = side_p[ends], side_g[ends]
+            inter = 0.5 * (inter_p + inter_g)
+            union = vol_p + vol_g - inter
+            ious[ends] = float(np.clip(inter / union, 0.0, 1.0)) if union > 0 else 1.0
+    for ends, suffix in ((CylinderEnds.ROUND, ""), (CylinderEnds.FLAT, "_flat")):
+        out[f"iou{suffix}"] = ious[ends]
+        out[f"jaccard_distance{suffix}"] = 1.0 - ious[ends]
+    return out
+
+
+def cylinder_iou(
+    pred: Wireframe,
+    gt: Wireframe,
+    radius: float = CYLINDER_RADIUS,
+    n_samples: int = N_SAMPLES,
+    seed: int = 0,
+    ends: str = "round",
+) -> dict[str, float]:
+    """IoU of the two unions of edge cylinders and the Jaccard distance 1 - IoU (symmetric).
+
+    ``ends="round"`` (default): capsules, i.e. the ``radius``-neighbourhoods; ``ends="flat"``: cylinders
+    with flat ends, the paper's wording ("a set of cylinders with a fixed radius"), which leave wedge-shaped
+    gaps at bends. Two empty wireframes: IoU 1; exactly one empty: IoU 0.
+    """
+    try:
+        ends = CylinderEnds(ends)
+    except ValueError:
+        raise ValueError(f"unknown cylinder ends {ends!r}; choose from round, flat") from None
+    both = cylinder_ious(pred, gt, radius, n_samples, seed)
+    suffix = "" if ends is CylinderEnds.ROUND else "_flat"
+    return {"iou": both[f"iou{suffix}"], "jaccard_distance": both[f"jaccard_distance{suffix}"]}

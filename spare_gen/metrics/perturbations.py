@@ -107,33 +107,55 @@ def wrong_edges_sequence(gt: Wireframe, rng: np.random.Generator, steps: int) ->
 
 
 def deform_sequence(gt: Wireframe, rng: np.random.Generator, steps: int, offset: float) -> list[Wireframe]:
-    """Split a random edge per step at its midpoint and push the new vertex ``offset`` sideways."""
-    seq, wf = [gt], Wireframe(gt.vertices, clean_edges(gt), gt.kinds)
-    if wf.n_edges == 0:
-        return seq
-    for _ in range(steps):
-        k = int(rng.integers(0, wf.n_edges))
-        a, b = wf.edges[k]
-        pa, pb = wf.vertices[a], wf.vertices[b]
+    """Per step, split one more *original* edge at its midpoint and push the new vertex ``offset`` sideways.
+
+    Each step picks a GT edge not split before (never a piece of an earlier split), so every step breaks one
+    more GT edge, as the paper's test does; a wireframe with fewer than ``steps`` edges gives a shorter list.
+    """
+    base = Wireframe(gt.vertices, clean_edges(gt), gt.kinds)
+    picks = rng.permutation(base.n_edges)[:steps]
+    seq, wf = [gt], base
+    for k in picks:
+        a, b = base.edges[k]
+        pa, pb = base.vertices[a], base.vertices[b]
         d = unit_vectors(pb - pa)
         r = rng.standard_normal(3)
         side = unit_vectors(r - np.dot(r, d) * d)
+        row = int(np.nonzero((wf.edges[:, 0] == a) & (wf.edges[:, 1] == b))[0][0])
         new = wf.n_vertices
-        edges = np.vstack([np.delete(wf.edges, k, axis=0), [[a, new], [new, b]]])
+        edges = np.vstack([np.delete(wf.edges, row, axis=0), [[a, new], [new, b]]])
         wf = _add_vertex(wf, 0.5 * (pa + pb) + offset * side, edges)
         seq.append(wf)
     return seq
 
 
 def moving_sequence(gt: Wireframe, rng: np.random.Generator, steps: int, distance: float) -> list[Wireframe]:
-    """Move one more distinct vertex per step by ``distance`` in a random direction."""
-    cand = _vertex_candidates(gt)
+    """Per step, move one more distinct vertex, the k-th by ``k * distance`` outwards.
+
+    The displacement grows with the step, so the worst displacement (what Hausdorff sees) grows too, and
+    with ``distance`` above the corner threshold each step unmatches one more vertex. "Outwards" is away
+    from the vertex's own edges (minus the mean of the unit vectors along them), tilted at random by up to
+    about 30 degrees, so the moved vertex's nearest GT point stays the vertex it left; an isolated vertex,
+    or one whose edges cancel out, moves in a random direction. Candidates are the
+    CORNER vertices when there are at least ``steps`` of them, else every vertex.
+    """
+    corners = np.nonzero(gt.kinds == CORNER)[0]
+    cand = corners if len(corners) >= steps else np.arange(gt.n_vertices)
     picks = rng.permutation(cand)[:steps]
-    moves = distance * unit_vectors(rng.standard_normal((len(picks), 3)))
+    edges = clean_edges(gt)
+    along = np.zeros_like(gt.vertices)
+    if len(edges):
+        d = unit_vectors(gt.vertices[edges[:, 1]] - gt.vertices[edges[:, 0]])
+        np.add.at(along, edges[:, 0], d)
+        np.add.at(along, edges[:, 1], -d)
+    random = unit_vectors(rng.standard_normal((len(picks), 3)))
+    outward = -unit_vectors(along[picks])
+    outward = np.where(np.linalg.norm(along[picks], axis=1, keepdims=True) > 1e-9, outward, random)
+    moves = unit_vectors(outward + 0.5 * random)
     seq, verts = [gt], gt.vertices.copy()
-    for v, m in zip(picks, moves):
+    for k, (v, m) in enumerate(zip(picks, moves), start=1):
         verts = verts.copy()
-        verts[v] += m
+        verts[v] += k * distance * m
         seq.append(Wireframe(verts, gt.edges, gt.kinds))
     return seq
 

@@ -5,15 +5,23 @@ each test checks one property per GT wireframe; the report gives the fraction of
 Where the paper is silent we chose, and the constants below record the choices (normalised units):
 
 * Monotonic (wrong edges, deform/split, moving vertex, disconnect edges, delete vertices, delete edges):
-  up to :data:`STEPS` cumulative perturbations (:mod:`spare_gen.metrics.perturbations`); passes if
-  d(step k, gt) rises strictly (by more than :data:`STRICT_EPS`) from step 0 (gt itself) through every step.
-  Fewer steps are used when the wireframe has fewer candidates (e.g. vertices); no candidate: not applicable.
+  exactly :data:`STEPS` cumulative perturbations, as the paper (:mod:`spare_gen.metrics.perturbations`);
+  passes if d(step k, gt) rises strictly (by more than :data:`STRICT_EPS`) from step 0 (gt itself) through
+  every step. A wireframe with too few candidates for 10 steps (e.g. 8 vertices) is excluded from that test
+  and counted (``n_excluded``), never tested on fewer steps. The schedules are built so the property can
+  hold: deform/split splits a fresh GT edge each step (never a piece of an earlier split), the moving
+  vertex test moves the k-th vertex by k * :data:`MOVE_DISTANCE` (growing, so the worst displacement
+  grows), and the disconnect gap :data:`DISCONNECT_GAP` is more than twice the IoU radius (so the break is
+  visible to the cylinder IoU).
 * Identity of indiscernibles: d(x', x) = 0 (within :data:`EXACT_TOL`), where x' is x with vertices
   permuted and edges shuffled and reversed: the same wireframe written differently.
 * Near identity: d(x + noise, x) <= :data:`NEAR_IDENTITY_TOL` for noise of :data:`NEAR_IDENTITY_SIGMA`.
 * Symmetry: |d(x, y) - d(y, x)| <= :data:`EXACT_TOL` with y = x plus weighted zero-mean vertex noise
   ("0 mean") or that noise plus a global shift ("shift"); "Near symmetry" repeats it with perturbations
-  :data:`NEAR_SCALE` times smaller.
+  :data:`NEAR_SCALE` times smaller. The tolerance follows each metric's normalisation: a metric divided by
+  the GT's total edge length (the WEDs, ``Metric.gt_length_normalised``) is compared before that division,
+  i.e. |d(x, y) L(y) - d(y, x) L(x)| <= EXACT_TOL * max(1, L): swapping the arguments swaps the normaliser,
+  which is a choice of units, not an asymmetry of the edit cost.
 * Quasi-proportionality: the whole wireframe is shifted by k * step (k = 0..STEPS) in a random direction;
   passes if the successive differences of d are nearly constant (std <= :data:`PROPORTIONAL_CV` * |mean|
   + EXACT_TOL). A metric that ignores the shift entirely therefore passes, as in the paper's table.
@@ -35,6 +43,8 @@ import numpy as np
 import pandas as pd
 
 from spare_gen.metrics import perturbations as P
+from spare_gen.metrics.paper_table2 import difference_reason, paper_rate
+from spare_gen.metrics.sampling import clean_segments
 from spare_gen.metrics.wireframe import METRICS, evaluate_all, get_metric_names
 from spare_gen.rng import derive_rng
 from spare_gen.wireframes.model import Wireframe
@@ -48,14 +58,16 @@ SYMMETRY_SIGMA = 0.01
 SYMMETRY_SHIFT = 0.05
 NEAR_SCALE = 0.01
 DEFORM_OFFSET = 0.05
-MOVE_DISTANCE = 0.1
-DISCONNECT_GAP = 0.01
+MOVE_DISTANCE = 0.03  # step k moves its vertex k * 0.03: beyond the 0.02 corner threshold from step 1
+DISCONNECT_GAP = 0.05  # > 2 x the 0.02 IoU radius
 SHIFT_STEP_FAR = 0.025
 SHIFT_STEP_CLOSE = 0.003
 PROPORTIONAL_CV = 0.1
 TRIANGLE_NOISE_SIGMA = 0.01
 TRIANGLE_EDGE_FRACTION = 0.1
 PASS_RATE = 0.9  # a test is passed when at least this fraction of wireframes pass
+BOOTSTRAP_SAMPLES = 1000  # resamples of the wireframes for each cell's 95 % interval
+RECOMMENDED_MODELS = 64  # below this many wireframes many verdicts are not stable (see the report's intervals)
 
 
 class Category(str, Enum):
@@ -75,6 +87,7 @@ class Case:
     rng: np.random.Generator
     dissim: Callable[[Wireframe, Wireframe], np.ndarray]
     self_dissim: np.ndarray  # dissim(gt, gt), shared by the sequences' step 0
+    length_normalised: np.ndarray  # bool per metric: divided by the GT's total edge length
 
 
 Outcome = Optional[np.ndarray]  # bool per metric, or None when the test does not apply to this wireframe
@@ -84,8 +97,8 @@ TestFn = Callable[[Case], Outcome]
 def _monotonic(build: Callable[[Case], list[Wireframe]]) -> TestFn:
     def run(case: Case):
         seq = build(case)
-        if len(seq) < 2:
-            return None
+        if len(seq) < STEPS + 1:
+            return None  # too few candidates for the paper's 10 steps: excluded, not tested on fewer
         d = np.stack([case.self_dissim] + [case.dissim(w, case.gt) for w in seq[1:]])
         return np.all(np.diff(d, axis=0) > STRICT_EPS, axis=0)
 
@@ -104,10 +117,21 @@ def _near_identity(case: Case):
 
 def _symmetry(sigma: float, shift: float) -> TestFn:
     def run(case: Case):
-        y = P.jitter(case.gt, case.rng, sigma, shift)
-        return np.abs(case.dissim(case.gt, y) - case.dissim(y, case.gt)) <= EXACT_TOL
+        x, y = case.gt, P.jitter(case.gt, case.rng, sigma, shift)
+        len_x, len_y = total_length(x), total_length(y)
+        to_x = np.where(case.length_normalised, len_y, 1.0)  # d(x, y) is divided by L(y): undo it
+        to_y = np.where(case.length_normalised, len_x, 1.0)
+        tol = EXACT_TOL * np.where(case.length_normalised, max(1.0, len_x, len_y), 1.0)
+        return np.abs(case.dissim(x, y) * to_x - case.dissim(y, x) * to_y) <= tol
 
     return run
+
+
+def total_length(wf: Wireframe) -> float:
+    """Total clean edge length (the WED normaliser), 1 when there is none (as the WEDs divide by 1 then)."""
+    seg = clean_segments(wf)
+    length = float(np.linalg.norm(seg[:, 1] - seg[:, 0], axis=1).sum()) if len(seg) else 0.0
+    return length if length > 0 else 1.0
 
 
 def _quasi_proportional(step: float) -> TestFn:
@@ -188,31 +212,48 @@ def _dissimilarity_fn(names: list[str]) -> Callable[[Wireframe, Wireframe], np.n
     return dissim
 
 
+def model_cases(index: int, gts: Sequence[Wireframe], names: Sequence[str], seed: int) -> list[tuple]:
+    """Rows (model_index, category, test, metric, passed) of one normalised GT wireframe (a Dask task)."""
+    names = list(names)
+    dissim = _dissimilarity_fn(names)
+    normalised = np.array([METRICS[n].gt_length_normalised for n in names])
+    gt = gts[index]
+    others = list(gts[:index]) + list(gts[index + 1 :])
+    self_d = dissim(gt, gt)
+    rows = []
+    for test, category, fn in TESTS:
+        case = Case(gt, others, derive_rng(seed, "properties", index, test), dissim, self_d, normalised)
+        outcome = fn(case)
+        for k, name in enumerate(names):
+            rows.append((index, category.value, test, name, None if outcome is None else bool(outcome[k])))
+    return rows
+
+
 def property_cases(
     wireframes: Sequence[Wireframe],
     *,
     seed: int = 0,
     metric_names: Sequence[str] | None = None,
     model_ids: Sequence[str] | None = None,
+    client=None,
 ) -> pd.DataFrame:
     """One row per (wireframe, test, metric): ``passed`` is True/False, or missing when not applicable.
 
     Each wireframe is normalised to bounding-box diagonal 1 first, so the tolerances mean the same everywhere.
+    With a Dask ``client`` the wireframes are tested in parallel, one task each (same rows, same order).
     """
     names = get_metric_names() if metric_names is None else list(metric_names)
     ids = [str(i) for i in range(len(wireframes))] if model_ids is None else [str(m) for m in model_ids]
-    dissim = _dissimilarity_fn(names)
     gts = [P.normalise(w) for w in wireframes]
-    rows = []
-    for index, gt in enumerate(gts):
-        others = gts[:index] + gts[index + 1 :]
-        self_d = dissim(gt, gt)
-        for test, category, fn in TESTS:
-            case = Case(gt, others, derive_rng(seed, "properties", index, test), dissim, self_d)
-            outcome = fn(case)
-            for k, name in enumerate(names):
-                passed = None if outcome is None else bool(outcome[k])
-                rows.append((ids[index], index, category.value, test, name, passed))
+    if client is None:
+        per_model = [model_cases(i, gts, names, seed) for i in range(len(gts))]
+    else:
+        shared = client.scatter(gts, broadcast=True)
+        # longest first: wireframes with many edges run first so no worker is left with one at the end
+        order = sorted(range(len(gts)), key=lambda i: -gts[i].n_edges)
+        futures = {i: client.submit(model_cases, i, shared, names, seed, pure=False) for i in order}
+        per_model = [futures[i].result() for i in range(len(gts))]
+    rows = [(ids[r[0]], *r) for rows_i in per_model for r in rows_i]
     frame = pd.DataFrame(rows, columns=["model_id", "model_index", "category", "test", "metric", "passed"])
     frame["passed"] = frame["passed"].astype("boolean")
     return frame
@@ -233,24 +274,104 @@ def run_properties(
     return pass_rates(property_cases(wireframes, seed=seed, metric_names=metric_names))
 
 
-def render_markdown(rates: pd.DataFrame, threshold: float = PASS_RATE) -> str:
-    """A Table-2-like Markdown table: tests grouped by category, passes (>= threshold) in bold, pass counts."""
+def bootstrap_intervals(
+    cases: pd.DataFrame, *, samples: int = BOOTSTRAP_SAMPLES, seed: int = 0, level: float = 0.95
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(low, high) test x metric tables: percentile interval of each pass rate over wireframe resamples.
+
+    Every resample draws the wireframes with replacement (``derive_rng(seed, "properties-bootstrap")``) and
+    recomputes every cell from the same draw, as the report would on another set of GT wireframes.
+    """
+    rates = pass_rates(cases)
+    cells = cases.assign(cell=cases["test"] + "\x00" + cases["metric"])
+    table = cells.pivot(index="model_index", columns="cell", values="passed")
+    applicable = table.notna().to_numpy(float)
+    passed = table.fillna(False).to_numpy(float)
+    n_models = len(table)
+    rng = derive_rng(seed, "properties-bootstrap")
+    counts = rng.multinomial(n_models, np.full(n_models, 1.0 / n_models), size=samples).astype(float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        boot = (counts @ passed) / (counts @ applicable)
+    alpha = (1.0 - level) / 2.0
+    lo = np.nanquantile(boot, alpha, axis=0) if samples else np.full(boot.shape[1], np.nan)
+    hi = np.nanquantile(boot, 1.0 - alpha, axis=0) if samples else np.full(boot.shape[1], np.nan)
+    out = []
+    for values in (lo, hi):
+        series = pd.Series(values, index=table.columns)
+        grid = [[series.get(f"{t}\x00{m}", np.nan) for m in rates.columns] for t in rates.index]
+        out.append(pd.DataFrame(grid, index=rates.index, columns=rates.columns, dtype=float))
+    return out[0], out[1]
+
+
+def excluded_counts(cases: pd.DataFrame) -> pd.Series:
+    """Per test, how many wireframes it did not apply to (e.g. too few vertices for 10 steps)."""
+    first_metric = cases["metric"].iloc[0]
+    per_test = cases[cases["metric"] == first_metric].groupby("test", sort=False)["passed"]
+    return (per_test.size() - per_test.count()).astype(int)
+
+
+def _verdict(value: float, threshold: float) -> bool:
+    return bool(value >= threshold)
+
+
+def render_markdown(
+    rates: pd.DataFrame,
+    threshold: float = PASS_RATE,
+    *,
+    low: pd.DataFrame | None = None,
+    high: pd.DataFrame | None = None,
+    compare_paper: bool = False,
+    excluded: pd.Series | None = None,
+) -> str:
+    """A Table-2-like Markdown table: tests grouped by category, passes (>= threshold) in bold, pass counts.
+
+    With ``low``/``high`` each cell shows its bootstrap interval, and ``~`` marks a verdict the interval
+    does not settle (it straddles the threshold). With ``compare_paper`` each cell shows the paper's rate
+    (``P``) and ``≠`` marks a verdict that differs from the paper's; a list of differences with known
+    reasons follows the table. ``excluded`` adds a column with the wireframes each test did not apply to.
+    """
     category_of = {t: c for t, c, _ in TESTS}
     metrics = list(rates.columns)
-    lines = ["| Test | " + " | ".join(metrics) + " |", "|---|" + "---:|" * len(metrics)]
+    extra = excluded is not None
+    lines = [
+        "| Test | " + ("Excluded | " if extra else "") + " | ".join(metrics) + " |",
+        "|---|" + ("---:|" if extra else "") + "---:|" * len(metrics),
+    ]
     current = None
+    differences = []
     for test, row in rates.iterrows():
         if category_of.get(test) is not current:
             current = category_of.get(test)
-            lines.append(f"| **{current.value if current else 'Other'}** |" + " |" * len(metrics))
+            lines.append(f"| **{current.value if current else 'Other'}** |" + (" |" if extra else "") + " |" * len(metrics))
         cells = []
-        for value in row:
+        for metric, value in row.items():
             if pd.isna(value):
                 cells.append("n/a")
-            else:
-                cells.append(f"**{value:.2f}**" if value >= threshold else f"{value:.2f}")
-        lines.append(f"| {test} | " + " | ".join(cells) + " |")
+                continue
+            cell = f"**{value:.2f}**" if _verdict(value, threshold) else f"{value:.2f}"
+            if low is not None and high is not None and not pd.isna(low.loc[test, metric]):
+                lo, hi = float(low.loc[test, metric]), float(high.loc[test, metric])
+                cell += f" [{lo:.2f}–{hi:.2f}]"
+                if lo < threshold <= hi:
+                    cell += " ~"
+            if compare_paper:
+                paper = paper_rate(str(test), str(metric))
+                if not np.isnan(paper):
+                    cell += f" · P {paper:.2f}"
+                    if _verdict(paper, threshold) != _verdict(value, threshold):
+                        cell += " ≠"
+                        differences.append((test, metric, value, paper))
+            cells.append(cell)
+        lines.append(f"| {test} | " + (f"{int(excluded.get(test, 0))} | " if extra else "") + " | ".join(cells) + " |")
     counts = (rates >= threshold).sum(axis=0)
     applicable = rates.notna().sum(axis=0)
-    lines.append("| Pass count | " + " | ".join(f"{counts[m]}/{applicable[m]}" for m in metrics) + " |")
+    lines.append(
+        "| Pass count | " + ("| " if extra else "") + " | ".join(f"{counts[m]}/{applicable[m]}" for m in metrics) + " |"
+    )
+    if compare_paper:
+        lines += ["", f"### Verdicts that differ from the paper's Table 2 ({len(differences)})", ""]
+        lines += [
+            f"- {test} / {metric}: ours {ours:.2f}, paper {paper:.2f} — {difference_reason(str(test), str(metric))}"
+            for test, metric, ours, paper in differences
+        ] or ["None."]
     return "\n".join(lines) + "\n"

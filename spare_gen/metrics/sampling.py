@@ -76,6 +76,8 @@ class EdgeSamples:
     points: np.ndarray  # (P, 3)
     weights: np.ndarray  # (P,) arc length represented by each point; sums to the total edge length
     segment_index: np.ndarray  # (P,) row of the segment array each point lies on
+    piece_index: np.ndarray | None = None  # (P,) which piece of its segment the point is the midpoint of
+    piece_count: np.ndarray | None = None  # (K,) pieces per segment
 
 
 def sample_segments(segments: np.ndarray, spacing: float) -> EdgeSamples:
@@ -87,7 +89,8 @@ def sample_segments(segments: np.ndarray, spacing: float) -> EdgeSamples:
     if spacing <= 0:
         raise ValueError(f"sample spacing must be positive, got {spacing!r}")
     if len(segments) == 0:
-        return EdgeSamples(np.zeros((0, 3)), np.zeros(0), np.zeros(0, dtype=np.int64))
+        empty = np.zeros(0, dtype=np.int64)
+        return EdgeSamples(np.zeros((0, 3)), np.zeros(0), empty, empty, empty)
     a, b = segments[:, 0], segments[:, 1]
     lengths = np.linalg.norm(b - a, axis=1)
     counts = np.maximum(1, np.ceil(lengths / spacing).astype(np.int64))
@@ -97,4 +100,4 @@ def sample_segments(segments: np.ndarray, spacing: float) -> EdgeSamples:
     t = (within + 0.5) / counts[seg_idx]
     points = a[seg_idx] + t[:, None] * (b - a)[seg_idx]
     weights = (lengths / counts)[seg_idx]
-    return EdgeSamples(points, weights, seg_idx)
+    return EdgeSamples(points, weights, seg_idx, within, counts)

@@ -15,6 +15,8 @@ from spare_gen.ranking.table import Ranking
 def _cell(value: object, fmt: str | None) -> str:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return "–"
+    if fmt == "d":
+        value = int(value)  # iterrows turns ints into floats in mixed-type frames
     return format(value, fmt) if fmt else str(value)
 
 
@@ -65,13 +67,15 @@ def ranking_markdown(
     item: str,
     higher_is_better: Mapping[str, bool],
     notes: Sequence[str] = (),
+    source: str = "human raters",
 ) -> str:
-    """The whole report as Markdown text."""
+    """The report's ranking, reliability and agreement sections as Markdown text (``source`` names the raters)."""
     lines = [
-        "# Ranking from pairwise human judgements",
+        f"# Ranking from pairwise judgements ({source})",
         "",
         f"Items: **{item}**. Judgements: {int(ranking.table['games'].sum() // 2)} between different items, "
-        f"{reliability['n_judgements'].sum()} in all, from {len(reliability)} raters.",
+        f"{reliability['n_judgements'].sum()} in all (repeats included), from {len(reliability)} {source}; "
+        "each repeat judgement counts once in the ranking and the agreement tables.",
         "",
         "Win rate: win 1, tie 0.5, loss 0. BT: Bradley-Terry ability (penalised maximum likelihood, ties as half "
         f"wins, L2 {ranking.bradley_terry.l2:g}); implied win rates are expected scores against the opponents met. "
@@ -115,4 +119,67 @@ def ranking_markdown(
         lines.append(markdown_table(per_rater, headers))
     if notes:
         lines += ["", "## Notes", "", *[f"- {n}" for n in notes]]
+    return "\n".join(lines) + "\n"
+
+
+def _matrix_table(matrix: pd.DataFrame, fmt: str = ".2f") -> str:
+    frame = matrix.reset_index().rename(columns={matrix.index.name or "index": ""})
+    first = frame.columns[0]
+    headers = {first: ("", None), **{c: (str(c), fmt) for c in frame.columns[1:]}}
+    return markdown_table(frame, headers)
+
+
+def rater_analyses_markdown(
+    agreement: pd.DataFrame,
+    clusters: pd.Series,
+    cluster_rankings: pd.DataFrame,
+    majority: pd.DataFrame,
+    adequacy: pd.DataFrame,
+    correlation: pd.DataFrame,
+) -> str:
+    """Sections for the rater-rater agreement, rater groups and their rankings, majority error, adequacy
+    and metric-metric correlation (paper Fig. 4, 5, 8, 10-12)."""
+    lines = [
+        "",
+        "## Rater-rater agreement",
+        "",
+        "Mean agreement on the pairs both raters judged (1 same, 0.5 one 'equal', 0 opposite); – when they "
+        "share too few pairs.",
+        "",
+        _matrix_table(agreement.rename_axis("rater")),
+        "",
+        "## Rater groups",
+        "",
+        "Average-linkage clustering of 1 - agreement; the number of groups maximises the agreement gap within "
+        "vs across groups (one group when no split gains 0.05).",
+        "",
+    ]
+    for cluster, members in clusters.groupby(clusters, sort=True):
+        lines.append(f"- Group {cluster} ({len(members)}): {', '.join(map(str, members.index))}")
+    for cluster, table in cluster_rankings.groupby("cluster", sort=True):
+        lines += ["", f"### Ranking of group {cluster}", ""]
+        lines.append(markdown_table(table, {"rank": ("#", None), "item": ("Item", None),
+                                            "win_rate": ("Win rate", ".2f"), "bt_ability": ("BT ability", ".2f")}))
+    lines += [
+        "",
+        "## Probability that a majority picks the wrong winner",
+        "",
+        "k raters drawn at random per pair; wrong = their majority differs from the whole panel's decisive one.",
+        "",
+        markdown_table(majority, {"panel_size": ("Raters k", "d"), "n_pairs": ("Pairs", "d"),
+                                  "p_wrong_winner": ("P(wrong winner)", ".3f")}),
+        "",
+        "## Are there enough raters and pairs?",
+        "",
+        "Kendall tau between the full ranking and one from a random subset (mean, 5th-95th percentile).",
+        "",
+        markdown_table(adequacy, {"resource": ("Subset of", None), "fraction": ("Fraction", ".1f"), "n": ("Kept", "d"),
+                                  "tau_mean": ("tau", ".3f"), "tau_low": ("5 %", ".3f"), "tau_high": ("95 %", ".3f")}),
+        "",
+        "## Metric-metric correlation",
+        "",
+        "Spearman correlation over the variants, every metric oriented so that higher is better.",
+        "",
+        _matrix_table(correlation.rename_axis("metric")),
+    ]
     return "\n".join(lines) + "\n"

@@ -78,3 +78,37 @@ def simulate_judgements(
         choice = np.where(correct, truth, wrong)
         frames.append(pd.DataFrame({"pair_id": ordered["pair_id"].to_numpy(), "rater_id": rater_id, "choice": choice}))
     return pd.concat(frames, ignore_index=True).loc[:, list(ANNOTATION_COLUMNS)]
+
+
+def parse_weights(text: str) -> dict[str, float]:
+    """'edge_f1=0.7,corner_f1=0.3' (or one name, weight 1) -> {metric: weight}; one-line ValueError if bad."""
+    weights: dict[str, float] = {}
+    for part in (p.strip() for p in str(text).split(",") if p.strip()):
+        name, _, value = part.partition("=")
+        try:
+            weights[name.strip()] = float(value) if value else 1.0
+        except ValueError:
+            raise ValueError(f"hidden truth {text!r}: weight {value!r} of {name!r} is not a number") from None
+    if not weights:
+        raise ValueError(f"hidden truth {text!r} names no metric; use e.g. 'edge_f1=0.7,corner_f1=0.3'")
+    return weights
+
+
+def metric_mix_quality(
+    variants: pd.DataFrame, weights: Mapping[str, float], higher_is_better: Mapping[str, bool]
+) -> dict[str, float]:
+    """Hidden quality per variant: the weighted sum of its metric values, each oriented so higher is better
+    and standardised over the variants (z-scores), so weights compare metrics on one scale.
+
+    ``variants`` has corruption_id and the metric columns; a missing value counts as the metric's mean.
+    """
+    unknown = [m for m in weights if m not in variants.columns or m not in higher_is_better]
+    if unknown:
+        raise ValueError(f"hidden truth names metric {unknown[0]!r}, which the corruptions table lacks")
+    total = np.zeros(len(variants))
+    for name, weight in weights.items():
+        values = variants[name].astype(float) * (1.0 if higher_is_better[name] else -1.0)
+        std = float(values.std(ddof=0))
+        z = (values - values.mean()) / (std if std > 0 else 1.0)
+        total += weight * z.fillna(0.0).to_numpy()
+    return dict(zip(variants["corruption_id"].astype(str), total.tolist()))
