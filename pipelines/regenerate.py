@@ -72,15 +72,15 @@ def run(config: Config, *, stages: tuple[str, ...] = ("models", "drawings", "que
 def _audit(out: Path, seed: int) -> str:
     """The bias audit, so every dataset card carries it (the question stage rewrites the card)."""
     from spare_gen.audit.probes import audit_and_record
-    from spare_gen.audit.text import warnings
+    from spare_gen.audit.text import summary, warnings
 
     try:
         report, _, _ = audit_and_record(out, seed)
     except (ValueError, FileNotFoundError) as exc:
-        return f"audit: not run ({exc})"
-    if report["flagged"]:
-        return "audit: WARNING, probes not within chance: " + "; ".join(warnings(report))
-    return f"audit: all {len(report['results'])} question-blind probes within chance"
+        return f"audit: NOT RUN ({exc})"
+    if report["flagged"] or report["not_audited"] or report["empty_splits"]:  # loud: never "within chance"
+        return "audit: WARNING: " + summary(report) + "".join(f"\n  WARNING: {w}" for w in warnings(report))
+    return f"audit: {summary(report)}"
 
 
 def stage_summaries(out: Path) -> dict:
