@@ -12,6 +12,7 @@ from spare_gen.atomic import write_json
 from spare_gen.config.schema import Config
 from spare_gen.models.driver import run_models
 from spare_gen.models.driver import summary as models_summary
+from spare_gen.questions.card import CARD_NAME, write_pool_section
 from spare_gen.runner.cluster import open_client
 from spare_gen.versions import package_versions
 
@@ -64,6 +65,8 @@ def run(config: Config, *, stages: tuple[str, ...] = ("models", "drawings", "que
 
             summaries["pool"] = run_pool(client, config, out)
             say(summaries["pool"])
+            if (out / CARD_NAME).is_file():  # the card (written by the question stage) describes the pool too
+                write_pool_section(out)
     write_manifest(out, config, started, _now(), summaries)
     say(f"done in {time.monotonic() - t0:.1f} s; output in {out}")
     return summaries
