@@ -157,7 +157,7 @@ def main(argv: list[str] | None = None) -> int:
             return export_main([args.out, "--task", args.task, "--split", args.split, "--size", str(args.size),
                                 *(["--dest", args.dest] if args.dest else [])])
         if args.command == "show":
-            from spare_gen.show import main as show_main
+            from spare_gen.viewer.page import main as show_main
 
             return show_main(Path(args.out), task=args.task, n=args.n, split=args.split,
                              dest=Path(args.dest) if args.dest else None)

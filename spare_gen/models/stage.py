@@ -12,6 +12,7 @@ from pathlib import Path
 
 from spare_gen import cad
 from spare_gen.models.csg import primitives_volume, random_program
+from spare_gen.models.quality import assess
 from spare_gen.rng import derive_rng
 from spare_gen.runner import testhooks
 
@@ -86,7 +87,9 @@ def load_file_model(model_id: str, path: str, out_dir: str, debug: dict | None =
     stats = cad.shape_stats(shape)
     if stats["n_faces"] == 0:
         raise cad.CadReadError(f"{Path(path).name}: the file holds no faces (nothing to draw)")
+    quality, reason = assess(stats["valid"], stats["n_solids"], cad.solid_groups(shape))
     step, brep = model_paths(out_dir, model_id)
     cad.write_step(shape, step, name=model_id)
     cad.write_brep(shape, brep)
-    return {"step_path": f"models/{step.name}", "brep_path": f"models/{brep.name}", **stats}
+    return {"step_path": f"models/{step.name}", "brep_path": f"models/{brep.name}", **stats,
+            "quality": quality, "quality_reason": reason}
