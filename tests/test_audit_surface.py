@@ -13,6 +13,7 @@ import pyarrow.parquet as pq
 import pytest
 from synthetic_dataset import make_dataset
 
+from pipelines.regenerate import _audit
 from spare_gen.audit.probes import EXIT_NOT_AUDITED, audit, main
 from spare_gen.audit.surface import TokenLookup, tokens
 from spare_gen.cli import main as cli_main
@@ -161,6 +162,8 @@ def test_an_empty_split_is_not_audited_with_its_own_exit_code(tmp_path, capsys):
     card = (out / "README.md").read_text()
     assert "**Not audited" in card and "`pose_to_isometric/test`" in card
     assert "Every probe ran and is within chance" not in card
+    line = _audit(out, 0)  # what `spare-gen run` prints after the question stage
+    assert line.startswith("audit: WARNING: ") and "NOT AUDITED" in line and "EMPTY SPLITS: pose_to_isometric/test" in line
 
 
 def test_too_few_questions_are_not_audited(tmp_path, capsys):
