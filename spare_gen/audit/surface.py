@@ -18,8 +18,9 @@ isometric_to_pose one of the 4 pose classes) by what a shortcut could read:
 For isometric_to_pose the one drawing's tokens are joined with each class (``k2|...``) and the
 class's own value (``choice_poses[k]``) is matched against them, like ``logit.class_design``.
 Token probes are a smoothed lookup (``TokenLookup``): per token, how often it was on the answer in
-training against how often answer frequencies alone put it there; a choice scores the sum over its
-tokens; ties are broken at random (derived RNG), so a probe that learns nothing scores chance.
+training against how often answer frequencies alone put it there; a choice scores its strongest
+token (the sum of all breaks ties); remaining ties are broken at random (derived RNG), so a probe
+that learns nothing scores chance.
 """
 
 from __future__ import annotations
@@ -48,8 +49,10 @@ ANSWER_KEY_METADATA = b"answer_key"
 PATH_SUFFIXES = ("_svg", "_png", "_step")
 ANSWER_SIDE_CLASS_COLUMNS = ("iso_png", "iso_svg")  # isometric_to_pose: the drawing whose pose is the answer
 CHOICE_VALUE_COLUMN = "choice_poses"  # isometric_to_pose: the class labels (the poses behind answers 0..3)
-TOKEN_SPLIT = re.compile(r"[/\\._\-\s]+|(?<=\d)(?=[A-Za-z])|(?<=[A-Za-z])(?=\d)")
+WORD_SPLIT = re.compile(r"[/\\._\-\s]+")  # path parts and words: cut0, 2, png
+RUN_SPLIT = re.compile(r"(?<=\d)(?=[A-Za-z])|(?<=[A-Za-z])(?=\d)")  # and their letter and digit runs: cut, 0
 SMOOTHING = 1.0  # pseudo-observation added to a token's observed and expected answer counts
+SUM_WEIGHT = 1e-3  # share of the summed token weights in a choice's score (ties between strongest tokens)
 N_BYTE_FEATURES = 3  # log size, mean byte, byte entropy
 
 
@@ -64,15 +67,16 @@ def answer_key_columns(schema: pa.Schema) -> list[str]:
 
 
 def tokens(value) -> set[str]:
-    """Lower-case tokens of a value: path parts, words and digit runs (``cut0/2.png`` -> cut, 0, 2, png)."""
+    """Lower-case tokens of a value: words and their letter/digit runs (``cut0/2.png`` -> cut0, cut, 0, 2, png)."""
     if value is None:
         return set()
     if isinstance(value, (list, tuple)):
         return set().union(*(tokens(v) for v in value)) if value else set()
     if isinstance(value, float) and value.is_integer():
         value = int(value)
-    text = str(value).lower()
-    return {t.lstrip("0") or "0" if t.isdigit() else t for t in TOKEN_SPLIT.split(text) if t}
+    words = [w for w in WORD_SPLIT.split(str(value).lower()) if w]
+    parts = set(words) | {r for w in words for r in RUN_SPLIT.split(w) if r}
+    return {t.lstrip("0") or "0" if t.isdigit() else t for t in parts}
 
 
 def _json_list(value) -> list | None:
@@ -228,8 +232,16 @@ class TokenLookup:
         return self
 
     def scores(self, x: np.ndarray) -> np.ndarray:
-        return np.array([[sum(self.weights.get(t, 0.0) for t in toks) for toks in row] for row in x],
-                        dtype=np.float64).reshape(len(x), -1)
+        """Per choice: its strongest token's weight, then (a thousandth) the sum of all its tokens' weights.
+
+        The strongest token decides (a single telling token, e.g. ``cut0``, is not drowned by many rare
+        ones such as fragments of random names); the sum only breaks ties.
+        """
+        def score(toks) -> float:
+            w = [self.weights.get(t, 0.0) for t in toks]
+            return (max(w) + SUM_WEIGHT * sum(w)) if w else 0.0
+
+        return np.array([[score(toks) for toks in row] for row in x], dtype=np.float64).reshape(len(x), -1)
 
     def predict(self, x: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """The highest-scoring choice per question; ties broken at random."""
