@@ -13,6 +13,7 @@ from spare_gen.hub.pack import HF_SPLIT, hf_path, write_hf_tables
 from spare_gen.questions.schema import describe
 from spare_gen.questions.tasks import LAYOUTS, SPLITS, TASKS
 from spare_gen.versions import package_versions
+from spare_gen.wireframes.driver import CORRUPTIONS_FILE, PAIRS_FILE, WIREFRAMES_FILE
 
 CARD_NAME = "README.md"
 PREVIEW_DIR = "preview"
@@ -157,8 +158,6 @@ def _quality(out: Path | None) -> list[str]:
 
 def pool_section(out: Path | None) -> str:
     """The corrupted-pool section (between markers, rewritten when the pool stage finishes)."""
-    from spare_gen.wireframes.driver import CORRUPTIONS_FILE, PAIRS_FILE, WIREFRAMES_FILE
-
     out = Path(out) if out is not None else None
     lines = [POOL_BEGIN, "## Corrupted-wireframe pool", ""]
     if out is None or not (out / CORRUPTIONS_FILE).is_file():

@@ -18,6 +18,7 @@ import numpy as np
 from spare_gen.atomic import write_text
 from spare_gen.config.schema import TaskName
 from spare_gen.data.tables import available_tasks, check_split, load_split
+from spare_gen.drawings.poses import pose
 from spare_gen.questions.files import split_path
 from spare_gen.questions.tasks import task_name
 from spare_gen.rng import derive_rng
@@ -54,8 +55,6 @@ def _figure(out: Path, rel: str | None, caption: str, css: str = "") -> str:
 
 def _points_svg(points, size: int = 150) -> str:
     """The target point cloud seen from pose 2 (front-top-right), as an inline SVG scatter."""
-    from spare_gen.drawings.poses import pose
-
     p = np.asarray(points, dtype=float).reshape(-1, 3)
     xy = pose("2").project(p) if len(p) else np.zeros((0, 2))
     lo, hi = (xy.min(axis=0), xy.max(axis=0)) if len(xy) else (np.zeros(2), np.ones(2))
