@@ -7,7 +7,13 @@ A probe never sees the F, R, T drawings or the query pose, only the answer side:
 * ``pixels_16`` - conditional logit on 16 x 16 grey thumbnails;
 * ``answer_position`` - always the most frequent training answer (position bias); test evaluation
   only: holding questions out of an exactly balanced answer set makes the held-out answer the rarer
-  one in training, so a cross-validated majority guess scores below chance by construction.
+  one in training, so a cross-validated majority guess scores below chance by construction;
+* ``paths``, ``file_order``, ``metadata``, ``file_bytes`` - what a model sees besides pixels (file
+  paths and names, where files sort, exposed columns, file sizes and bytes; ``spare_gen.audit.surface``).
+  These may match a choice against the question's own values (a file named after the query pose).
+
+An evaluation that cannot run (an empty split, too few questions) makes its probe "not audited",
+never "within chance"; ``main`` then exits 3 (1 when a probe is not within chance, 2 on bad input).
 
 For three_view_to_isometric and pose_to_isometric a probe scores each candidate drawing with shared
 weights and picks the argmax of the 4; for isometric_to_pose (one drawing, 4 pose choices) it is a
