@@ -20,6 +20,7 @@ from spare_gen.manifest import now, stage_summaries, write_manifest, write_run_r
 from spare_gen.models.driver import run_models
 from spare_gen.models.driver import summary as models_summary
 from spare_gen.preflight import check_output_folder
+from spare_gen.questions.card import CARD_NAME, write_pool_section
 from spare_gen.runner.cluster import open_client
 
 STAGES = ("models", "drawings", "questions", "pool")
@@ -90,12 +91,14 @@ def _run_stages(client, config: Config, out: Path, stages: tuple[str, ...], summ
         from pipelines.pool import run_pool
 
         record("pool", run_pool(client, config, out))
+        if (out / CARD_NAME).is_file():  # the card (written by the question stage) describes the pool too
+            write_pool_section(out)
 
 
 def _audit(out: Path, seed: int) -> str:
     """The bias audit, so every dataset card carries it (the question stage rewrites the card)."""
     from spare_gen.audit.probes import audit_and_record
-    from spare_gen.audit.text import warnings
+    from spare_gen.audit.text import summary, warnings
 
     try:
         report, _, _ = audit_and_record(out, seed)

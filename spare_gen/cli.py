@@ -10,6 +10,8 @@ import sys
 from pathlib import Path
 
 from spare_gen.annotate.answers_format import ANSWERS_FORMAT
+from spare_gen import __version__
+from spare_gen.cli_help import EPILOGS
 from spare_gen.config import ConfigError, load_config
 
 DEFAULT_CONFIG = "configs/default.toml"
@@ -75,6 +77,7 @@ def _resolve_config(args):
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="spare-gen", description=__doc__)
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("run", help="regenerate a dataset: models, drawings, questions (and the pool if enabled)")
@@ -180,6 +183,24 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--channels", default="rgb", help="rgb or bgr")
     p.add_argument("--device", default="auto", help="auto (a GPU if present), cpu, cuda, ...")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+    p = sub.add_parser("export", help="one task split as a compressed .npz of fixed-size arrays")
+    p.add_argument("out")
+    p.add_argument("--task", required=True)
+    p.add_argument("--split", default="train")
+    p.add_argument("--size", type=int, default=64, help="square image side in pixels")
+    p.add_argument("--dest", default=None, help="output .npz (default: <out>/exports/<task>_<split>_<size>.npz)")
+
+    p = sub.add_parser("show", help="write an HTML page of sample questions (drawings, pose cube, answer toggle)")
+    p.add_argument("out")
+    p.add_argument("--task", default=None, help="one task (default: every task present)")
+    p.add_argument("--n", type=int, default=8, help="questions per task (default 8)")
+    p.add_argument("--split", default="test", help="split to sample from (default test; train/val/test)")
+    p.add_argument("--dest", default=None, help="output HTML (default: <out>/show/index.html)")
+
+    for name, p in sub.choices.items():  # every subcommand's input formats, with an example
+        p.formatter_class = argparse.RawDescriptionHelpFormatter
+        p.epilog = EPILOGS.get(name, p.epilog)
     return parser
 
 
@@ -259,6 +280,17 @@ def main(argv: list[str] | None = None) -> int:
                                    channels=args.channels, device=args.device)
             return train_main(Path(args.out), args.task, options, Path(args.dest) if args.dest else None,
                               progress=not args.no_progress)
+
+        if args.command == "export":
+            from pipelines.export import main as export_main
+
+            return export_main([args.out, "--task", args.task, "--split", args.split, "--size", str(args.size),
+                                *(["--dest", args.dest] if args.dest else [])])
+        if args.command == "show":
+            from spare_gen.viewer.page import main as show_main
+
+            return show_main(Path(args.out), task=args.task, n=args.n, split=args.split,
+                             dest=Path(args.dest) if args.dest else None)
     except ConfigError as exc:
         print(f"spare-gen: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT

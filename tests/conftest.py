@@ -97,3 +97,26 @@ def remote_scheduler(tmp_path):
     for p in reversed(procs):
         os.killpg(p.pid, 15)
         p.wait(timeout=30)
+
+TINY_OVERRIDES = [
+    "models.csg.count=90", "pool.enabled=false", "questions.allow_fewer=true",
+    "questions.counts.three_view_to_isometric=16", "questions.counts.isometric_to_pose=16",
+    "questions.counts.pose_to_isometric=16", "questions.counts.isometric_view_generation=10",
+    "questions.counts.point_cloud_generation=10",
+]
+
+
+@pytest.fixture(scope="session")
+def tiny_dataset(tmp_path_factory) -> Path:
+    """A real run small enough for audit, card and viewer tests: 90 CSG models, every task with 3 non-empty splits.
+
+    No pool. Tests that damage it copy it first.
+    """
+    from pipelines.regenerate import run
+    from spare_gen.config import load_config
+
+    out = tmp_path_factory.mktemp("tiny_dataset") / "out"
+    cfg = load_config(REPO / "configs" / "default.toml",
+                      [f'out="{out}"', "runner.progress=false", "runner.dashboard=false", *TINY_OVERRIDES])
+    run(cfg)
+    return out

@@ -78,19 +78,19 @@ def test_verdicts_use_bonferroni_wilson_intervals():
     assert [r["verdict"] for r in results] == ["above_chance", "within_chance", "within_chance", "within_chance"]
     results.append({"task": "t", "probe": "e", "chance": 0.25, "evaluations": {"test": None, "cv": None}})
     judge(results)
-    assert results[-1]["verdict"] == "skipped"
+    assert results[-1]["verdict"] == "not_audited"  # nothing ran: never "within chance"
 
 
 def test_every_probe_is_within_chance_on_fair_data(fair):
     report = audit(fair, seed=0)
     assert {r["task"] for r in report["results"]} == set(MC_TASKS)
-    assert len(report["results"]) == 9 and report["flagged"] == []
+    assert len(report["results"]) == 21 and report["flagged"] == [] and report["not_audited"] == []
     for r in report["results"]:
         assert r["verdict"] == "within_chance", r
         assert r["evaluations"]["test"]["total"] == 24
         if r["probe"] != "answer_position":
             assert r["evaluations"]["cv"]["total"] == 68
-    assert report["per_evaluation_confidence"] == pytest.approx(1 - 0.05 / 15)
+    assert report["per_evaluation_confidence"] == pytest.approx(1 - 0.05 / 39)  # 3 tasks x (6 x 2 + 1)
     assert audit(fair, seed=0) == report  # seeded: the same report again
 
 
@@ -108,7 +108,7 @@ def test_a_planted_shortcut_is_flagged(biased, capsys):
     card = (biased / "README.md").read_text()
     assert card.startswith("# Card\n\nSome text.\n\n" + BEGIN) and "## Bias audit" in card
     assert "Not within chance: `three_view_to_isometric/line_stats`" in card
-    assert "at a family-wise 95% level (99.67% per evaluation, Bonferroni)" in card  # 3 x 2 + 3 evaluations
+    assert "at a family-wise 95% level (99.87% per evaluation, Bonferroni)" in card  # 3 x (6 x 2 + 1) evaluations
     assert cli_main(["audit", str(biased), "--seed", "1"]) == 1  # a rerun replaces the section
     card_again = (biased / "README.md").read_text()
     assert card_again.count(BEGIN) == 1 and card_again.count(END) == 1 and card_again == card
@@ -129,17 +129,22 @@ def test_audit_errors_without_questions(tmp_path, capsys):
 # ---- the default config's real dataset --------------------------------------------------------------------
 
 
-def test_real_dataset_is_within_chance(small_dataset, tmp_path):
+PIXEL_PROBES = ("line_stats", "pixels_16", "answer_position")
+
+
+def test_real_dataset_pixels_are_within_chance(small_dataset, tmp_path):
+    """Pixel probes are within chance; every probe runs (the path probes' verdict is the naming's business)."""
     card = (small_dataset / "README.md").read_text()  # the main job audits and records it in the card
-    assert "## Bias audit" in card and "**Every probe is within chance.**" in card
+    assert "## Bias audit" in card
     copy = tmp_path / "copy"  # write the reports and card section into a copy, not the shared dataset
     copy.mkdir()
     (copy / "questions").symlink_to(small_dataset / "questions")
     (copy / "drawings").symlink_to(small_dataset / "drawings")
     (copy / "views.parquet").symlink_to(small_dataset / "views.parquet")
-    assert main(copy) == 0
+    assert main(copy) in (0, 1)
     report = json.loads((copy / "reports" / "audit.json").read_text())
-    assert [r["verdict"] for r in report["results"]] == ["within_chance"] * 9
+    assert [r["verdict"] for r in report["results"] if r["probe"] in PIXEL_PROBES] == ["within_chance"] * 9
+    assert report["not_audited"] == [] and len(report["results"]) == 21
     for r in report["results"]:
         if r["probe"] != "answer_position":  # cross-validation covers every question of the task
             n_questions = sum(pq.read_metadata(p).num_rows for p in (small_dataset / "questions" / r["task"]).glob("*.parquet"))
@@ -174,5 +179,10 @@ def test_real_drawings_with_the_most_ink_as_answer_are_flagged(small_dataset, tm
     assert by["line_stats"]["verdict"] == "above_chance"
     assert by["line_stats"]["evaluations"]["test"]["accuracy"] >= 0.75
     # the same drawings with answers that ignore them stay within chance
-    fair = real_drawing_questions(small_dataset, tmp_path / "fair", lambda i, g: i % 4)
-    assert [r["verdict"] for r in audit(fair)["results"]] == ["within_chance"] * 3
+    answers = derive_rng(0, "test", "fair-answers").permutation(np.arange(64) % 4)
+    fair = real_drawing_questions(small_dataset, tmp_path / "fair", lambda i, g: int(answers[i]))
+    assert [r["verdict"] for r in audit(fair)["results"]] == ["within_chance"] * 7
+    # answers that follow the row order (i % 4) are a shortcut the file_order probe finds
+    by_row = {r["probe"]: r["verdict"] for r in audit(real_drawing_questions(
+        small_dataset, tmp_path / "rows", lambda i, g: i % 4))["results"]}
+    assert by_row["file_order"] == "above_chance" and by_row["line_stats"] == "within_chance"

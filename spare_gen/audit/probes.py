@@ -7,7 +7,13 @@ A probe never sees the F, R, T drawings or the query pose, only the answer side:
 * ``pixels_16`` - conditional logit on 16 x 16 grey thumbnails;
 * ``answer_position`` - always the most frequent training answer (position bias); test evaluation
   only: holding questions out of an exactly balanced answer set makes the held-out answer the rarer
-  one in training, so a cross-validated majority guess scores below chance by construction.
+  one in training, so a cross-validated majority guess scores below chance by construction;
+* ``paths``, ``file_order``, ``metadata``, ``file_bytes`` - what a model sees besides pixels (file
+  paths and names, where files sort, exposed columns, file sizes and bytes; ``spare_gen.audit.surface``).
+  These may match a choice against the question's own values (a file named after the query pose).
+
+An evaluation that cannot run (an empty split, too few questions) makes its probe "not audited",
+never "within chance"; ``main`` then exits 3 (1 when a probe is not within chance, 2 on bad input).
 
 For three_view_to_isometric and pose_to_isometric a probe scores each candidate drawing with shared
 weights and picks the argmax of the 4; for isometric_to_pose (one drawing, 4 pose choices) it is a
@@ -34,6 +40,9 @@ import numpy as np
 from spare_gen.atomic import write_json
 from spare_gen.audit import logit
 from spare_gen.audit.features import LAYOUT, DrawingFeatures, FeatureKind, Layout, needed_svgs, split_features
+from spare_gen.audit.surface import (
+    TOKEN_PROBES, FolderListing, SurfaceProbe, TokenLookup, empty_splits, surface_data, task_columns,
+)
 from spare_gen.config.schema import TaskName
 from spare_gen.data.evaluate import MULTIPLE_CHOICE, REPORTS_DIR
 from spare_gen.data.stats import CONFIDENCE, wilson
@@ -51,6 +60,10 @@ class Probe(str, Enum):
     LINE_STATS = "line_stats"
     PIXELS = "pixels_16"
     ANSWER_POSITION = "answer_position"
+    PATHS = SurfaceProbe.PATHS.value
+    FILE_ORDER = SurfaceProbe.FILE_ORDER.value
+    METADATA = SurfaceProbe.METADATA.value
+    FILE_BYTES = SurfaceProbe.FILE_BYTES.value
 
 
 class Evaluation(str, Enum):
@@ -62,11 +75,13 @@ class Verdict(str, Enum):
     WITHIN = "within_chance"
     ABOVE = "above_chance"
     BELOW = "below_chance"
-    SKIPPED = "skipped"
+    NOT_AUDITED = "not_audited"  # an evaluation could not run (empty split, too few questions): never "within"
 
 
 FEATURES = {Probe.LINE_STATS: FeatureKind.STATS, Probe.PIXELS: FeatureKind.PIXELS,
             Probe.ANSWER_POSITION: FeatureKind.STATS}
+SURFACE = {p: SurfaceProbe(p.value) for p in Probe if p.value in {s.value for s in SurfaceProbe}}
+EXIT_OK, EXIT_FLAGGED, EXIT_ERROR, EXIT_NOT_AUDITED = 0, 1, 2, 3
 
 
 def fit_predict(probe: Probe, x_train: np.ndarray, y_train: np.ndarray, x_test: np.ndarray, layout: Layout,
@@ -74,6 +89,8 @@ def fit_predict(probe: Probe, x_train: np.ndarray, y_train: np.ndarray, x_test: 
     """Test predictions of ``probe`` fitted on the training questions."""
     if probe is Probe.ANSWER_POSITION:  # the most frequent training answer (the lowest index on ties)
         return np.full(len(x_test), int(np.argmax(np.bincount(y_train, minlength=n_choices))))
+    if probe in SURFACE and SURFACE[probe] in TOKEN_PROBES:
+        return TokenLookup().fit(x_train, y_train).predict(x_test, rng)
     scaler = logit.Standardizer.fit(x_train)
     x_train, x_test = scaler(x_train), scaler(x_test)
     if layout is Layout.CLASSES:
@@ -100,16 +117,23 @@ def run_probe(task: TaskName, probe: Probe, data: dict[str, tuple[np.ndarray, np
     x_all = np.concatenate([data[s][0] for s in SPLITS])
     y_all = np.concatenate([data[s][1] for s in SPLITS])
     counts: dict[str, dict | None] = {Evaluation.TEST.value: None, Evaluation.CV.value: None}
+    not_audited: dict[str, str] = {}
     if len(y_train) >= MIN_TRAIN and len(y_test):
         pred = fit_predict(probe, x_train, y_train, x_test, layout, n_choices,
                            derive_rng(seed, "audit", task.value, probe.value))
         counts[Evaluation.TEST.value] = {"correct": int((pred == y_test).sum()), "total": int(len(y_test))}
-    if probe is not Probe.ANSWER_POSITION and len(y_all) * (logit.CV_FOLDS - 1) // logit.CV_FOLDS >= MIN_TRAIN:
+    else:
+        not_audited[Evaluation.TEST.value] = (
+            "test split empty" if not len(y_test) else f"{len(y_train)} training questions (needs {MIN_TRAIN})")
+    cv_train = len(y_all) * (logit.CV_FOLDS - 1) // logit.CV_FOLDS
+    if probe is not Probe.ANSWER_POSITION and cv_train >= MIN_TRAIN:
         pred = cross_validated(probe, x_all, y_all, layout, n_choices,
                                derive_rng(seed, "audit", task.value, probe.value, Evaluation.CV.value))
         counts[Evaluation.CV.value] = {"correct": int((pred == y_all).sum()), "total": int(len(y_all))}
+    elif probe is not Probe.ANSWER_POSITION:  # answer_position has no cv evaluation by design (module docstring)
+        not_audited[Evaluation.CV.value] = f"{len(y_all)} questions in all splits (needs {MIN_TRAIN} per fold)"
     return {"task": task.value, "probe": probe.value, "chance": 1.0 / n_choices,
-            "n": {s: int(len(data[s][1])) for s in SPLITS}, "evaluations": counts}
+            "n": {s: int(len(data[s][1])) for s in SPLITS}, "evaluations": counts, "not_audited": not_audited}
 
 
 def judge(results: list[dict], family_confidence: float = FAMILY_CONFIDENCE) -> float:
@@ -127,8 +151,10 @@ def judge(results: list[dict], family_confidence: float = FAMILY_CONFIDENCE) -> 
             e.update(accuracy=plain.value, ci95=[plain.low, plain.high], ci_family=[family.low, family.high],
                      verdict=verdict.value)
             verdicts.append(verdict)
-        r["verdict"] = (Verdict.SKIPPED if not verdicts else Verdict.ABOVE if Verdict.ABOVE in verdicts
-                        else Verdict.BELOW if Verdict.BELOW in verdicts else Verdict.WITHIN).value
+        # a shortcut found by one evaluation is a finding; otherwise one that could not run leaves the probe
+        # "not audited" (never "within chance")
+        r["verdict"] = (Verdict.ABOVE if Verdict.ABOVE in verdicts else Verdict.BELOW if Verdict.BELOW in verdicts
+                        else Verdict.NOT_AUDITED if r.get("not_audited") or not verdicts else Verdict.WITHIN).value
     return level
 
 
@@ -139,16 +165,34 @@ def audit(out: Path, seed: int = 0) -> dict:
     if not tasks:
         raise FileNotFoundError(f"no multiple-choice question sets under {out / 'questions'} (run the question stage)")
     features = DrawingFeatures(out, DrawingVectors.load(out, needed_svgs(out, tasks, SPLITS)))
-    results = []
+    listing = FolderListing(out)
+    results, excluded = [], {}
     for task in tasks:
+        columns = task_columns(out, task, SPLITS)
+        if columns is not None:
+            excluded[task.value] = columns.excluded
         for probe in Probe:
-            data = {s: split_features(out, task, s, FEATURES[probe], features) for s in SPLITS}
+            if probe in SURFACE:
+                if columns is None:
+                    continue
+                data = {s: surface_data(out, task, s, SURFACE[probe], columns, listing) for s in SPLITS}
+            else:
+                data = {s: split_features(out, task, s, FEATURES[probe], features) for s in SPLITS}
             results.append(run_probe(task, probe, data, seed))
     level = judge(results)
     return {"seed": seed, "family_confidence": FAMILY_CONFIDENCE, "per_evaluation_confidence": level,
             "confidence": CONFIDENCE, "min_train": MIN_TRAIN, "cv_folds": logit.CV_FOLDS, "results": results,
+            "empty_splits": empty_splits(out, tasks, SPLITS), "answer_key_columns": excluded,
             "flagged": [f"{r['task']}/{r['probe']}" for r in results
-                        if r["verdict"] in (Verdict.ABOVE.value, Verdict.BELOW.value)]}
+                        if r["verdict"] in (Verdict.ABOVE.value, Verdict.BELOW.value)],
+            "not_audited": [f"{r['task']}/{r['probe']}" for r in results if r["verdict"] == Verdict.NOT_AUDITED.value]}
+
+
+def exit_code(report: dict) -> int:
+    """1 when a probe is not within chance, else 3 when one could not run, else 0."""
+    if report["flagged"]:
+        return EXIT_FLAGGED
+    return EXIT_NOT_AUDITED if report["not_audited"] else EXIT_OK
 
 
 def audit_and_record(out: Path, seed: int = 0) -> tuple[dict, Path, Path]:
@@ -161,16 +205,17 @@ def audit_and_record(out: Path, seed: int = 0) -> tuple[dict, Path, Path]:
 
 
 def main(out: Path, seed: int = 0) -> int:
-    """CLI entry: 0 when every probe is within chance (or skipped), 1 when one is not, 2 on errors."""
-    from spare_gen.audit.text import format_report, warnings
+    """CLI entry: 0 every probe ran and is within chance, 1 one is not, 3 one could not run, 2 on errors."""
+    from spare_gen.audit.text import format_report, summary, warnings
 
     try:
         report, json_path, card_path = audit_and_record(Path(out), seed)
     except (ValueError, FileNotFoundError, KeyError) as exc:
         print(f"spare-gen audit: error: {exc}", file=sys.stderr)
-        return 2
+        return EXIT_ERROR
     print(format_report(report))
     for w in warnings(report):
         print(f"spare-gen audit: WARNING: {w}", file=sys.stderr)
     print(f"report: {json_path}; dataset card section: {card_path}")
-    return 1 if report["flagged"] else 0
+    print(f"audit: {summary(report)}")
+    return exit_code(report)

@@ -26,15 +26,35 @@ def format_report(report: dict) -> str:
         c = _evaluation_cells(r["evaluations"]["cv"])
         lines.append(f"{r['task']:<26}{r['probe']:<17}{t[0]:>8}{t[1]:>8}  {t[2]:<17}{c[0]:>8}{c[1]:>8}  "
                      f"{c[2]:<17}{r['verdict']}")
-    lines.append(f"test: train split -> test split; cv: {report['cv_folds']}-fold over all splits. chance 25.0%; "
+    lines.append(f"test: train split -> test split; cv: {report['cv_folds']}-fold over all splits; '-': could not run "
+                 "(not_audited) or not applicable (answer_position cv). chance 25.0%; "
                  f"family CI: Wilson at {100 * report['family_confidence']:.0f}% family-wise "
                  f"({100 * report['per_evaluation_confidence']:.2f}% per evaluation, Bonferroni)")
     return "\n".join(lines)
 
 
+def summary(report: dict) -> str:
+    """One line: how many probes ran within chance, which are flagged, which were not audited."""
+    n = len(report["results"])
+    flagged, missing = report["flagged"], report.get("not_audited", [])
+    within = n - len(flagged) - len(missing)
+    parts = [f"{within} of {n} question-blind probes within chance"]
+    if flagged:
+        parts.append(f"NOT within chance: {', '.join(flagged)}")
+    if missing:
+        parts.append(f"NOT AUDITED (could not run): {', '.join(missing)}")
+    if report.get("empty_splits"):
+        parts.append(f"EMPTY SPLITS: {', '.join(report['empty_splits'])}")
+    return "; ".join(parts)
+
+
 def warnings(report: dict) -> list[str]:
-    """One line per evaluation whose family-wise interval excludes chance."""
-    out = []
+    """One line per empty split, per probe that could not run, and per evaluation whose interval excludes chance."""
+    out = [f"split {s} is EMPTY: it has no questions, so every probe that needs it is not audited"
+           for s in report.get("empty_splits", [])]
+    for r in report["results"]:
+        for name, reason in r.get("not_audited", {}).items():
+            out.append(f"{r['task']}/{r['probe']} ({name}) NOT AUDITED: {reason}")
     for r in report["results"]:
         for name, e in r["evaluations"].items():
             if e is None or e["verdict"] == "within_chance":

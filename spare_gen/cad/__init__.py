@@ -8,7 +8,7 @@ from OCP.Message import Message, Message_Gravity
 
 from spare_gen.cad.build import CsgError, build_csg, fuse_all
 from spare_gen.cad.io import CadReadError, occt_version, read_shape, write_brep, write_step
-from spare_gen.cad.props import shape_stats
+from spare_gen.cad.props import shape_stats, solid_groups
 
 
 def _quiet_occt() -> None:
@@ -27,6 +27,7 @@ __all__ = [
     "occt_version",
     "read_shape",
     "shape_stats",
+    "solid_groups",
     "write_brep",
     "write_step",
 ]

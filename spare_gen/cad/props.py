@@ -5,6 +5,7 @@ from __future__ import annotations
 from OCP.Bnd import Bnd_Box
 from OCP.BRepBndLib import BRepBndLib
 from OCP.BRepCheck import BRepCheck_Analyzer
+from OCP.BRepExtrema import BRepExtrema_DistShapeShape
 from OCP.BRepGProp import BRepGProp
 from OCP.GProp import GProp_GProps
 from OCP.TopAbs import TopAbs_EDGE, TopAbs_FACE, TopAbs_SHELL, TopAbs_SOLID, TopAbs_VERTEX
@@ -41,6 +42,37 @@ def area(shape: TopoDS_Shape) -> float:
 
 def is_valid(shape: TopoDS_Shape) -> bool:
     return bool(BRepCheck_Analyzer(shape).IsValid())
+
+
+def solid_groups(shape: TopoDS_Shape, relative_tolerance: float = 1e-6) -> int:
+    """How many groups of touching solids the shape holds (0 without solids; 1 = one connected part).
+
+    Two solids touch when their distance is within ``relative_tolerance`` x the bounding-box diagonal;
+    boxes further apart than that are not measured.
+    """
+    solids = indexed_subshapes(shape, TopAbs_SOLID)
+    if len(solids) < 2:
+        return len(solids)
+    lo_hi = [bounding_box(s) for s in solids]
+    box = bounding_box(shape)
+    tol = relative_tolerance * max(sum((box[i + 3] - box[i]) ** 2 for i in range(3)) ** 0.5, 1e-12)
+    parent = list(range(len(solids)))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for i in range(len(solids)):
+        for j in range(i + 1, len(solids)):
+            a, b = lo_hi[i], lo_hi[j]
+            if root(i) == root(j) or any(a[k] > b[k + 3] + tol or b[k] > a[k + 3] + tol for k in range(3)):
+                continue
+            dist = BRepExtrema_DistShapeShape(solids[i], solids[j])
+            if dist.IsDone() and dist.Value() <= tol:
+                parent[root(i)] = root(j)
+    return len({root(i) for i in range(len(solids))})
 
 
 def shape_stats(shape: TopoDS_Shape) -> dict:

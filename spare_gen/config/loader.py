@@ -61,17 +61,40 @@ def _allowed(model: type[BaseModel] | None, loc: tuple) -> str:
     return ""
 
 
-def format_error(err: ValidationError, source: str) -> str:
+def _override_keys(overrides: list[str]) -> dict[str, str]:
+    """Dotted key -> the ``--set`` argument that assigned it (the last one wins, as in apply_override)."""
+    keys = {}
+    for assignment in overrides:
+        key = ".".join(p for p in assignment.partition("=")[0].strip().split(".") if p)
+        keys[key] = assignment
+    return keys
+
+
+def _blame(loc: tuple, source: str, overrides: list[str]) -> str:
+    """Where the bad value came from: the ``--set`` argument that set the key (or a section above it), else the file."""
+    keys = _override_keys(overrides)
+    for n in range(len(loc), 0, -1):
+        assignment = keys.get(".".join(loc[:n]))
+        if assignment is not None:
+            return f"--set {assignment}"
+    inside = [a for k, a in keys.items() if k.startswith(".".join(loc) + ".")]  # a cross-field rule of a section
+    return " / ".join(f"--set {a}" for a in inside) if inside else source
+
+
+def format_error(err: ValidationError, source: str, overrides: list[str] | None = None) -> str:
     first = err.errors()[0]
     loc = tuple(str(p) for p in first["loc"] if str(p) != "[key]")
     key = ".".join(loc)
+    source = _blame(loc, source, overrides or [])
     if first["type"] == "extra_forbidden":
         parent = _model_at(loc)
         allowed = ", ".join(parent.model_fields) if parent else ""
         msg = f"unknown key {key!r}" + (f"; allowed keys here: {allowed}" if allowed else "")
     else:
         value = first.get("input")
-        msg = f"{key} = {value!r}: {first['msg'][0].lower()}{first['msg'][1:]}{_allowed(_model_at(loc), loc)}"
+        text = first["msg"].removeprefix("Value error, ")
+        shown = f"{key}" if isinstance(value, dict) else f"{key} = {value!r}"  # a section: its rule names the keys
+        msg = f"{shown}: {text[0].lower()}{text[1:]}{_allowed(_model_at(loc), loc)}"
     more = f" (and {len(err.errors()) - 1} more)" if len(err.errors()) > 1 else ""
     return f"config error in {source}: {msg}{more}"
 
@@ -93,4 +116,4 @@ def load_config(path: str | Path | None = None, overrides: list[str] | None = No
     try:
         return Config.model_validate(data)
     except ValidationError as exc:
-        raise ConfigError(format_error(exc, source)) from None
+        raise ConfigError(format_error(exc, source, overrides)) from None

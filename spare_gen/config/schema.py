@@ -8,7 +8,7 @@ from __future__ import annotations
 from enum import Enum
 from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 
 class _Section(BaseModel):
@@ -49,6 +49,13 @@ class ModelsConfig(_Section):
     source: ModelSource = ModelSource.CSG
     csg: CsgConfig = Field(default_factory=CsgConfig)
     files: FilesConfig = Field(default_factory=FilesConfig)
+
+    @model_validator(mode="after")
+    def _files_named(self) -> "ModelsConfig":
+        """Cross-field rule: a files source needs a folder or a list of files (checked before any work)."""
+        if self.source is ModelSource.FILES and not (self.files.root or self.files.list_file):
+            raise ValueError("source = 'files' needs models.files.root (a folder) or models.files.list_file")
+        return self
 
 
 class HiddenStyle(str, Enum):
@@ -147,6 +154,21 @@ class QuestionsConfig(_Section):
         CutterFamily.SPARE_GEN,
         description="spare3d: the original generator's cutters, kept unless two candidate PNGs are pixel-identical",
     )
+    allow_flagged_cad: bool = Field(
+        False, description="also make questions from CAD models the quality gate flagged (invalid B-rep, disjoint solids)"
+    )
+
+    @field_validator("split")
+    @classmethod
+    def _split_fractions(cls, v: tuple[float, float, float]) -> tuple[float, float, float]:
+        """Cross-field rule, checked with the config (before any work): train, val, test fractions summing to 1."""
+        if any(f < 0 or f > 1 for f in v):
+            raise ValueError("train, val, test fractions must each be between 0 and 1")
+        if v[0] <= 0:
+            raise ValueError("the train fraction must be above 0")
+        if abs(sum(v) - 1.0) > 1e-6:
+            raise ValueError(f"train, val, test fractions must sum to 1 (they sum to {sum(v):g})")
+        return v
 
 
 class PredictionUnits(str, Enum):
@@ -173,6 +195,24 @@ class PoolConfig(_Section):
                                               "model (the CAD model's) or normalised (the ground truth's, diagonal 1)")
 
 
+SPARE3D_CITATION = """@inproceedings{han2020spare3d,
+  title     = {{SPARE3D}: A Dataset for {SPA}tial {RE}asoning on Three-View Line Drawings},
+  author    = {Han, Wenyu and Xiang, Siyuan and Liu, Chenhui and Wang, Ruoyu and Feng, Chen},
+  booktitle = {Proceedings of the IEEE/CVF Conference on Computer Vision and Pattern Recognition (CVPR)},
+  pages     = {14690--14699},
+  year      = {2020}
+}"""
+
+
+class CardConfig(_Section):
+    """What the dataset card (the Hugging Face README) declares about the published dataset."""
+
+    pretty_name: str = "SPARE3D-style spatial reasoning (spare_gen)"
+    license: str = Field("cc-by-4.0", description="Hugging Face license id of the generated dataset")
+    citation: str = Field("", description="BibTeX of this dataset (optional); SPARE3D's citation is always included")
+    spare3d_citation: str = Field(SPARE3D_CITATION, description="BibTeX of SPARE3D (Han et al., CVPR 2020)")
+
+
 class DebugConfig(_Section):
     """Test hooks (spare_gen.runner.testhooks): entries are <unit_id>, <stage>:<unit_id> or <stage>-<phase>:<unit_id>."""
 
@@ -194,4 +234,5 @@ class Config(_Section):
     render: RenderConfig = Field(default_factory=RenderConfig)
     questions: QuestionsConfig = Field(default_factory=QuestionsConfig)
     pool: PoolConfig = Field(default_factory=PoolConfig)
+    card: CardConfig = Field(default_factory=CardConfig)
     debug: DebugConfig = Field(default_factory=DebugConfig)

@@ -61,4 +61,7 @@ def summary(table: pa.Table) -> str:
     if rejected:
         attempts = sum(r["attempts"] or 0 for r in rows)
         text += f"; CSG attempts {attempts}, rejected {sum(rejected.values())} ({dict(sorted(rejected.items()))})"
+    flagged = Counter(r.get("quality") for r in rows if r.get("quality") not in (None, "ok"))
+    if flagged:  # kept, but no questions unless questions.allow_flagged_cad
+        text += f"; quality gate flagged {sum(flagged.values())} ({dict(sorted(flagged.items()))}), kept, no questions"
     return text

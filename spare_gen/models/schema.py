@@ -28,6 +28,8 @@ MODELS_SCHEMA = pa.schema(
         ("n_edges", pa.int32()),
         ("n_vertices", pa.int32()),
         ("valid", pa.bool_()),
+        ("quality", pa.string()),  # ok | invalid_brep | disjoint_solids (spare_gen.models.quality)
+        ("quality_reason", pa.string()),  # one line; empty when ok
     ]
 )
 

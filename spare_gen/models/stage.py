@@ -13,6 +13,7 @@ from pathlib import Path
 from spare_gen import cad
 from spare_gen.filehash import sha256_file
 from spare_gen.models.csg import primitives_volume, random_program
+from spare_gen.models.quality import assess
 from spare_gen.rng import derive_rng
 
 
@@ -89,4 +90,5 @@ def load_file_model(model_id: str, path: str, out_dir: str) -> dict:
     stats = cad.shape_stats(shape)
     if stats["n_faces"] == 0:
         raise cad.CadReadError(f"{Path(path).name}: the file holds no faces (nothing to draw)")
-    return {**write_model_files(shape, out_dir, model_id), **stats}
+    quality, reason = assess(stats["valid"], stats["n_solids"], cad.solid_groups(shape))
+    return {**write_model_files(shape, out_dir, model_id), **stats, "quality": quality, "quality_reason": reason}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from spare_gen.models.quality import assess
 from spare_gen.runner.isolation import Status, worker_executor
 
 
@@ -30,4 +31,6 @@ def model_task(unit: dict, ctx: dict) -> dict:
     row = {**base, "status": outcome.status.value, "error": outcome.error, "seconds": round(outcome.seconds, 4)}
     if outcome.status is Status.OK:
         row.update(outcome.value)
+        if "quality" not in row:  # CSG: the attempt rules already require one valid solid
+            row["quality"], row["quality_reason"] = assess(row["valid"], row["n_solids"], row["n_solids"])
     return row

@@ -176,7 +176,7 @@ def run_questions(client, config: Config, out: Path) -> str:
     out = Path(out)
     parts: dict[str, float] = {}
     t = time.monotonic()
-    inputs = load_inputs(out)
+    inputs = load_inputs(out, config.questions.allow_flagged_cad)
     requested, planned, quotas = plan(config, inputs)
     parts["plan"] = time.monotonic() - t
     fills = _fill_all(client, config, out, inputs, quotas)

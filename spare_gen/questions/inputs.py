@@ -9,11 +9,13 @@ from pathlib import Path
 import pyarrow.parquet as pq
 
 from spare_gen.drawings.poses import FIXED_VIEWS
+from spare_gen.models.quality import Quality
 from spare_gen.questions.select import Stratum
 from spare_gen.questions.tasks import Rejection
 
 VIEW_COLUMNS = ["model_id", "view", "status", "svg", "png", "png_sha256"]
 POLYLINE_COLUMNS = ["model_id", "view", "visible", "hidden", "png_sha256"]
+FLAGGED_CAD_RULE = "flagged_cad"  # the model stage's quality gate (invalid B-rep, disjoint solids)
 
 
 @dataclass
@@ -47,10 +49,15 @@ def _flag_rule(row: dict) -> Rejection | None:
     return None
 
 
-def load_inputs(out: Path) -> Inputs:
-    """Models drawn without a blank, tiny or duplicate flag and with all 11 fixed views ok."""
+def load_inputs(out: Path, allow_flagged_cad: bool = False) -> Inputs:
+    """Models drawn without a blank, tiny or duplicate flag and with all 11 fixed views ok.
+
+    Models the CAD quality gate flagged (``quality`` other than ok) are left out unless ``allow_flagged_cad``.
+    """
+    columns = ["model_id", "status", "n_primitives", "brep_path"]
+    has_quality = "quality" in pq.read_schema(out / "models.parquet").names
     models = {r["model_id"]: r for r in pq.read_table(
-        out / "models.parquet", columns=["model_id", "status", "n_primitives", "brep_path"]).to_pylist()}
+        out / "models.parquet", columns=columns + (["quality"] if has_quality else [])).to_pylist()}
     drawings = pq.read_table(out / "drawings.parquet").to_pylist()
     views: dict[str, dict[str, dict]] = {}
     for v in pq.read_table(out / "views.parquet", columns=VIEW_COLUMNS).to_pylist():
@@ -68,6 +75,9 @@ def load_inputs(out: Path) -> Inputs:
             rule = Rejection.NOT_DRAWN
         if rule is not None:
             inputs.filtered[rule.value] += 1
+            continue
+        if not allow_flagged_cad and models[mid].get("quality") not in (None, Quality.OK.value):
+            inputs.filtered[FLAGGED_CAD_RULE] += 1
             continue
         inputs.strata[mid] = models[mid]["n_primitives"]
         inputs.brep[mid] = models[mid]["brep_path"]

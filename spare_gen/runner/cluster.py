@@ -50,6 +50,15 @@ def _workers_ignore_sigint() -> Iterator[None]:
         signal.signal(signal.SIGINT, previous)
 
 
+def dashboard_available() -> bool:
+    """Dask serves its dashboard only when bokeh (>= 3.1) is importable; without it the link is a dead page."""
+    try:
+        import bokeh  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
 def default_workers() -> int:
     return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1))
 
@@ -82,6 +91,9 @@ def open_client(scheduler: str = "", workers: int = 0, dashboard: bool = True, q
             client.close()
         return
     n = workers or default_workers()
+    if dashboard and not dashboard_available():
+        say("spare-gen: Dask dashboard off: bokeh>=3.1 is not installed (pip install 'bokeh>=3.1')")
+        dashboard = False
     with dask.config.set({"distributed.worker.daemon": False, "distributed.admin.system-monitor.gil.enabled": False}):
         with _workers_ignore_sigint():
             cluster = LocalCluster(

@@ -1,0 +1,155 @@
+"""``spare-gen show``: a self-contained HTML page of sample questions, answers behind a toggle.
+
+Per task, ``n`` questions of a split (a seeded sample, in file order): the F, R, T drawings, the
+isometric drawing or candidates, the pose cube with the query pose (pose_to_isometric) or the pose
+choices (isometric_to_pose), and the answer in a ``<details>`` element (closed: try first, then look).
+Drawings are embedded as data URIs, so the page works offline, copied anywhere.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from spare_gen.atomic import write_text
+from spare_gen.config.schema import TaskName
+from spare_gen.data.tables import available_tasks, check_split, load_split
+from spare_gen.drawings.poses import pose
+from spare_gen.questions.files import split_path
+from spare_gen.questions.tasks import task_name
+from spare_gen.rng import derive_rng
+from spare_gen.viewer.pose_cube import pose_cube_svg
+
+SHOW_DIR = "show"
+PAGE_NAME = "index.html"
+LETTERS = "ABCD"
+STYLE = """
+body { font-family: sans-serif; margin: 1.5em; color: #222; }
+h2 { border-bottom: 1px solid #ccc; padding-bottom: .2em; margin-top: 2em; }
+.q { border: 1px solid #ddd; border-radius: 6px; padding: .8em; margin: 1em 0; }
+.row { display: flex; flex-wrap: wrap; gap: .8em; align-items: flex-start; }
+figure { margin: 0; text-align: center; }
+figcaption { font-size: 12px; color: #555; }
+img { width: 150px; height: 150px; border: 1px solid #eee; image-rendering: auto; }
+.answer-drawing img { border: 3px solid #2ca02c; }
+details { margin-top: .6em; }
+summary { cursor: pointer; color: #1f77b4; }
+.meta { font-size: 12px; color: #777; }
+"""
+
+
+def _data_uri(path: Path) -> str:
+    return "data:image/png;base64," + base64.b64encode(path.read_bytes()).decode("ascii")
+
+
+def _figure(out: Path, rel: str | None, caption: str, css: str = "") -> str:
+    if not rel:
+        return f'<figure><div class="meta">(no PNG)</div><figcaption>{html.escape(caption)}</figcaption></figure>'
+    return (f'<figure class="{css}"><img alt="{html.escape(caption)}" src="{_data_uri(out / rel)}">'
+            f"<figcaption>{html.escape(caption)}</figcaption></figure>")
+
+
+def _points_svg(points, size: int = 150) -> str:
+    """The target point cloud seen from pose 2 (front-top-right), as an inline SVG scatter."""
+    p = np.asarray(points, dtype=float).reshape(-1, 3)
+    xy = pose("2").project(p) if len(p) else np.zeros((0, 2))
+    lo, hi = (xy.min(axis=0), xy.max(axis=0)) if len(xy) else (np.zeros(2), np.ones(2))
+    scale = 0.9 * size / max(float((hi - lo).max()), 1e-9)
+    mid = (lo + hi) / 2
+    dots = "".join(f'<circle cx="{size / 2 + scale * (x - mid[0]):.1f}" cy="{size / 2 - scale * (y - mid[1]):.1f}" '
+                   f'r="0.8" fill="#222"/>' for x, y in xy)
+    return (f'<figure><svg xmlns="http://www.w3.org/2000/svg" width="{size}" height="{size}">'
+            f'<rect width="{size}" height="{size}" fill="white" stroke="#eee"/>{dots}</svg>'
+            f"<figcaption>target point cloud ({len(p)} points, pose 2)</figcaption></figure>")
+
+
+def question_html(out: Path, task: TaskName, row: dict) -> str:
+    """One question: inputs, choices, and the answer behind a toggle."""
+    inputs = [_figure(out, row["front_png"], "F (front)"), _figure(out, row["right_png"], "R (right)"),
+              _figure(out, row["top_png"], "T (top)")]
+    choices, answer = [], []
+    if task is TaskName.POSE_TO_ISOMETRIC:
+        query = int(row["pose"])
+        inputs.append(f"<figure>{pose_cube_svg((query,), f'query pose {query}')}"
+                      "<figcaption>which candidate is seen from this pose?</figcaption></figure>")
+    if task is TaskName.ISOMETRIC_TO_POSE:
+        inputs.append(_figure(out, row["iso_png"], "isometric drawing"))
+        poses = tuple(int(p) for p in row["choice_poses"])
+        labels = ", ".join(f"{LETTERS[k]} = pose {p}" for k, p in enumerate(poses))
+        choices.append(f"<figure>{pose_cube_svg(poses, 'choices')}<figcaption>{labels}</figcaption></figure>")
+        a = int(row["answer"])
+        answer.append(f"<p>Answer: <b>{LETTERS[a]}</b> (pose {poses[a]})</p>"
+                      f"<figure>{pose_cube_svg((poses[a],), f'pose {poses[a]}')}</figure>")
+    if task in (TaskName.THREE_VIEW_TO_ISOMETRIC, TaskName.POSE_TO_ISOMETRIC):
+        pngs = row["candidate_png"] or [None] * 4
+        choices += [_figure(out, p, f"candidate {LETTERS[k]}") for k, p in enumerate(pngs)]
+        a = int(row["answer"])
+        answer.append(f"<p>Answer: <b>{LETTERS[a]}</b></p>"
+                      + _figure(out, pngs[a], f"candidate {LETTERS[a]}", "answer-drawing"))
+    if task is TaskName.ISOMETRIC_VIEW_GENERATION:
+        answer.append(_figure(out, row["target_png"], "target: isometric pose 2", "answer-drawing"))
+    if task is TaskName.POINT_CLOUD_GENERATION:
+        answer.append(_points_svg(row["points"]))
+    prims = "" if row.get("n_primitives") is None else f" &middot; {row['n_primitives']} primitives"
+    return "".join([
+        f'<div class="q" id="{html.escape(row["question_id"])}">',
+        f'<div class="meta">{html.escape(row["question_id"])} &middot; model {html.escape(str(row["model_id"]))}'
+        f"{prims}</div>",
+        f'<div class="row">{"".join(inputs)}</div>',
+        f'<div class="row">{"".join(choices)}</div>' if choices else "",
+        f'<details><summary>Show answer</summary><div class="row">{"".join(answer)}</div></details>',
+        "</div>",
+    ])
+
+
+def sample_rows(out: Path, task: TaskName, split: str, n: int) -> list[dict]:
+    """``n`` questions of the split, a seeded sample kept in file order (all of them when fewer)."""
+    table = load_split(out, task, split)
+    keep = sorted(derive_rng(0, "show", task.value, split).permutation(table.num_rows)[:max(n, 0)].tolist())
+    return table.take(keep).to_pylist() if keep else []
+
+
+def page_html(out: Path, tasks: list[TaskName], split: str, n: int) -> str:
+    sections = []
+    for task in tasks:
+        if not split_path(out, task.value, split).is_file():
+            sections.append(f"<h2>{task.value}</h2><p>No {split} questions (the split is empty).</p>")
+            continue
+        rows = sample_rows(out, task, split, n)
+        sections.append(f'<h2 id="{task.value}">{task.value}</h2>'
+                        f"<p class='meta'>{len(rows)} question{'' if len(rows) == 1 else 's'} of the {split} split</p>"
+                        + "".join(question_html(out, task, r) for r in rows))
+    index = " &middot; ".join(f'<a href="#{t.value}">{t.value}</a>' for t in tasks)
+    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            f"<title>spare_gen samples: {html.escape(out.name)}</title><style>{STYLE}</style></head><body>"
+            f"<h1>Sample questions of {html.escape(str(out))}</h1><p>{index}</p>"
+            "<p class='meta'>Try each question, then open <i>Show answer</i>. Pose cube: isometric poses 1-8 sit "
+            "on its corners; F, R, T are the front, right and top faces.</p>"
+            + "".join(sections) + "</body></html>\n")
+
+
+def write_page(out: Path, task: str | None = None, n: int = 8, split: str = "test", dest: Path | None = None) -> Path:
+    out = Path(out)
+    check_split(split)
+    if n < 1:
+        raise ValueError(f"--n must be at least 1, got {n}")
+    tasks = [task_name(task)] if task else available_tasks(out)
+    if not tasks:
+        raise FileNotFoundError(f"no question sets under {out / 'questions'} (run the question stage)")
+    dest = Path(dest) if dest else out / SHOW_DIR / PAGE_NAME
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    return write_text(dest, page_html(out, tasks, split, n))
+
+
+def main(out: Path, task: str | None = None, n: int = 8, split: str = "test", dest: Path | None = None) -> int:
+    try:
+        path = write_page(out, task, n, split, dest)
+    except (ValueError, FileNotFoundError) as exc:
+        print(f"spare-gen show: error: {exc}", file=sys.stderr)
+        return 2
+    print(f"wrote {path} (open it in a browser: file://{path.resolve()})")
+    return 0

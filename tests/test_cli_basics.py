@@ -1,0 +1,67 @@
+"""The CLI behaves like its peers: --version, config errors before any work, --set blamed, help with formats, export."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from conftest import spare_gen_cli
+from synthetic_dataset import make_dataset
+
+from spare_gen import __version__
+from spare_gen.cli import build_parser, main
+
+
+def test_version_prints_the_package_version():
+    done = spare_gen_cli("--version")
+    assert done.returncode == 0 and done.stdout.strip() == f"spare-gen {__version__}"
+
+
+def test_bad_split_fails_before_any_work(tmp_path):
+    out = tmp_path / "out"
+    done = spare_gen_cli("run", "--out", str(out), "--set", "questions.split=[0.5,0.5,0.5]", timeout=120)
+    assert done.returncode == 2
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in done.stderr
+    assert "--set questions.split=[0.5,0.5,0.5]" in lines[0] and "sum to 1" in lines[0]
+    assert not out.exists()  # no cluster, no model: nothing was written
+    assert "Dask" not in done.stderr
+
+
+@pytest.mark.parametrize("split", ["[-0.1,0.6,0.5]", "[0,0.5,0.5]"])
+def test_other_bad_splits_are_config_errors(split, capsys):
+    assert main(["config", "--set", f"questions.split={split}"]) == 2
+    assert f"--set questions.split={split}" in capsys.readouterr().err
+
+
+def test_set_errors_name_the_set_argument_not_the_file(capsys):
+    assert main(["config", "-c", "configs/default.toml", "--set", "render.size=abc"]) == 2
+    err = capsys.readouterr().err
+    assert "config error in --set render.size=abc: render.size = 'abc'" in err
+    assert main(["config", "-c", "configs/default.toml", "--set", "questions.enabled=maybe"]) == 2
+    assert "--set questions.enabled=maybe" in capsys.readouterr().err
+    # a bad value in the file itself still names the file
+    assert main(["config", "-c", "configs/abc.toml", "--set", 'models.files.root=""']) == 2
+    assert "--set models.files.root=\"\"" in capsys.readouterr().err
+
+
+def test_every_subcommand_documents_its_input_with_an_example():
+    sub = next(a for a in build_parser()._actions if a.dest == "command")
+    for name, parser in sub.choices.items():
+        text = parser.format_help()
+        assert "input:" in text or "input: " in text or "PRED.csv" in text, name
+        assert "e.g." in text or "Example" in text, name
+    assert "question_id,answer" in sub.choices["evaluate"].format_help()
+    assert "r00,r01,r02" in sub.choices["evaluate-poses"].format_help()
+    assert "pair_id,rater_id,choice" in sub.choices["rank"].format_help()
+    assert "exit codes" in sub.choices["audit"].format_help() and "not audited" in sub.choices["audit"].format_help()
+
+
+def test_export_subcommand_writes_the_npz(tmp_path, capsys):
+    out = make_dataset(tmp_path / "out", split_sizes={"train": 8, "val": 4, "test": 4})
+    assert main(["export", str(out), "--task", "pose_to_isometric", "--split", "test", "--size", "16"]) == 0
+    path = out / "exports" / "pose_to_isometric_test_16.npz"
+    with np.load(path) as z:
+        assert z["candidates"].shape == (4, 4, 16, 16, 3) and z["answer"].shape == (4,)
+    assert str(path) in capsys.readouterr().out
+    assert main(["export", str(out), "--task", "pose_to_isometric", "--split", "nope"]) == 2
+    assert "nope" in capsys.readouterr().err
