@@ -200,7 +200,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     for name, p in sub.choices.items():  # every subcommand's input formats, with an example
         p.formatter_class = argparse.RawDescriptionHelpFormatter
-        p.epilog = EPILOGS.get(name, p.epilog)
+        p.epilog = p.epilog or EPILOGS.get(name)  # a format set with the parser (annotate, rank) wins
     return parser
 
 
