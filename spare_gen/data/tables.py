@@ -1,8 +1,7 @@
 """Reading a dataset's tables: question splits, and the vector drawings behind every drawing path.
 
-Question columns come from ``spare_gen.questions.schema``; this module only names the few it reads
-by role (three-view inputs, the isometric input, candidates, targets), so a loader never hard-codes
-a column twice.
+Question columns come from ``spare_gen.questions.schema``; the few a loader reads by role (three-view
+inputs, the isometric input, candidates, targets) are named in ``spare_gen.questions.columns``.
 """
 
 from __future__ import annotations
@@ -16,17 +15,13 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from spare_gen.config.schema import TaskName
-from spare_gen.questions.files import CUT_VIEWS_NAME, QUESTIONS_DIR, split_path
-from spare_gen.questions.tasks import SPLITS, task_name
+from spare_gen.questions.columns import (  # noqa: F401  (column roles, re-exported for the loaders)
+    CANDIDATE_PREFIX, ISO_PREFIX, POINTS_COLUMN, POSE_COLUMN, TARGET_PREFIX, THREE_VIEW_PREFIXES,
+)
+from spare_gen.questions.layout import SPLITS, task_name
+from spare_gen.questions.outputs import CUT_VIEWS_NAME, QUESTIONS_DIR, split_path
 
 VIEWS_NAME = "views.parquet"
-# The three input views in the channel order every loader uses (F, R, T), and their column prefixes.
-THREE_VIEW_PREFIXES = {"f": "front", "r": "right", "t": "top"}
-ISO_PREFIX = "iso"  # isometric_to_pose: the isometric drawing whose pose is asked
-TARGET_PREFIX = "target"  # isometric_view_generation: the drawing to generate
-CANDIDATE_PREFIX = "candidate"  # candidate_svg / candidate_png: lists of 4, in answer order
-POSE_COLUMN = "pose"  # pose_to_isometric: the query pose 1..8
-POINTS_COLUMN = "points"  # point_cloud_generation: (n, 3) float32 target
 VECTOR_COLUMNS = ["svg", "png", "visible", "hidden"]
 
 

@@ -18,7 +18,9 @@ from pathlib import Path
 from spare_gen.config.schema import TaskName
 from spare_gen.questions.candidates import Drawing, near_duplicate
 from spare_gen.questions.cutters import random_cutter
-from spare_gen.questions.tasks import FRONT, N_CANDIDATES, RIGHT, TARGET_POSE, TOP, Rejection, pose_view
+from spare_gen.questions.layout import FRONT, N_CANDIDATES, RIGHT, TARGET_POSE, TOP, pose_view
+from spare_gen.questions.outputs import CUTS_DIR
+from spare_gen.questions.rejections import QuestionRejection
 from spare_gen.rng import derive_rng
 from spare_gen.runner import testhooks
 
@@ -26,7 +28,6 @@ TASK = TaskName.THREE_VIEW_TO_ISOMETRIC.value
 CUT_VIEWS = (FRONT, RIGHT, TOP, pose_view(TARGET_POSE))
 MIN_REMOVED = 0.02  # a cut removing less than this share of the volume "missed" the model
 MAX_REMOVED = 0.9  # a cut removing more leaves a sliver
-CUTS_DIR = "questions/cuts"
 STAGE = "questions"
 
 
@@ -35,14 +36,14 @@ def cut_dir(model_id: str) -> str:
     return f"{CUTS_DIR}/{model_id}"
 
 
-def _cut_rule(cut, removed: float) -> Rejection | None:
+def _cut_rule(cut, removed: float) -> QuestionRejection | None:
     """``cut``: a spare_gen.cad.cut.Cut; ``removed``: share of the model's volume it took away."""
     if not cut.has_faces or removed > MAX_REMOVED:
-        return Rejection.CUT_EMPTY
+        return QuestionRejection.CUT_EMPTY
     if removed < MIN_REMOVED:
-        return Rejection.CUT_MISSED
+        return QuestionRejection.CUT_MISSED
     if not cut.valid:
-        return Rejection.CUT_INVALID
+        return QuestionRejection.CUT_INVALID
     return None
 
 
@@ -71,16 +72,17 @@ def draw_cut(shape, name: str, folder: Path, render: dict, framing: dict, method
     return rows
 
 
-def _drawing_rule(rows: dict, accepted: list[dict], tolerance_px: float, min_extent: float) -> Rejection | None:
+def _drawing_rule(rows: dict, accepted: list[dict], tolerance_px: float, min_extent: float
+                  ) -> QuestionRejection | None:
     if any(r["n_visible"] + r["n_hidden"] == 0 or r["extent"] < min_extent for r in rows.values()):
-        return Rejection.CUT_DRAW_FAILED
+        return QuestionRejection.CUT_DRAW_FAILED
     mine = {v: Drawing.from_view(r) for v, r in rows.items()}
     target = pose_view(TARGET_POSE)
     if any(near_duplicate(mine[target], other["drawings"][target], tolerance_px) for other in accepted):
-        return Rejection.CUT_DUPLICATE
+        return QuestionRejection.CUT_DUPLICATE
     if accepted and all(near_duplicate(mine[v], accepted[0]["drawings"][v], tolerance_px)
                         for v in (FRONT, RIGHT, TOP)):
-        return Rejection.CUT_AMBIGUOUS
+        return QuestionRejection.CUT_AMBIGUOUS
     return None
 
 
@@ -108,7 +110,8 @@ def make_cut_set(
     bbox = bounding_box(shape)
     model_volume = volume(shape)
     if not model_volume > 0:
-        return {"accepted": False, "rule": Rejection.NO_VOLUME.value, "attempt_rejections": {}, "timings": {}}
+        return {"accepted": False, "rule": QuestionRejection.NO_VOLUME.value, "attempt_rejections": {},
+                "timings": {}}
     rel = cut_dir(model_id)
     folder = Path(out_dir) / rel
     shutil.rmtree(folder, ignore_errors=True)  # leftovers of an interrupted run
@@ -124,14 +127,14 @@ def make_cut_set(
                 cut = cut_with(shape, cutter)
                 rule = _cut_rule(cut, removed_fraction(model_volume, cut))
             except Exception:
-                rule = Rejection.CUT_FAILED
+                rule = QuestionRejection.CUT_FAILED
             timings["boolean"] += time.perf_counter() - t
             if rule is None:
                 try:
                     rows = draw_cut(cut.shape, f"cut{k}", folder, render, framing, hlr_method, timings)
                     rule = _drawing_rule(rows, accepted, tolerance_px, min_extent)
                 except Exception:
-                    rule = Rejection.CUT_DRAW_FAILED
+                    rule = QuestionRejection.CUT_DRAW_FAILED
             if rule is not None:
                 attempts[rule.value] += 1
                 continue
@@ -144,7 +147,7 @@ def make_cut_set(
             break
         else:
             shutil.rmtree(folder, ignore_errors=True)
-            return {"accepted": False, "rule": Rejection.CUT_ATTEMPTS_EXHAUSTED.value,
+            return {"accepted": False, "rule": QuestionRejection.CUT_ATTEMPTS_EXHAUSTED.value,
                     "attempt_rejections": dict(attempts), "timings": dict(timings)}
     for c in accepted:
         del c["drawings"]

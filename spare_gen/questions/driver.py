@@ -18,15 +18,17 @@ from spare_gen.models.schema import rows_to_table
 from spare_gen.questions import card, preview
 from spare_gen.questions.assemble import assemble_split
 from spare_gen.questions.fill import TaskFill, fill_task, shortfalls, trim_to_balance
-from spare_gen.questions.files import (
-    CUT_VIEWS_NAME, MANIFEST_NAME, QUESTIONS_DIR, SUMMARY_NAME, TIMINGS_NAME, manifest_table, row_paths, split_path,
-)
+from spare_gen.questions.files import manifest_table, row_paths
 from spare_gen.questions.inputs import Inputs, load_inputs
+from spare_gen.questions.layout import SPLITS
+from spare_gen.questions.outputs import (
+    CUT_VIEWS_NAME, MANIFEST_NAME, QUESTIONS_DIR, SUMMARY_NAME, TIMINGS_NAME, split_path,
+)
 from spare_gen.questions.schema import CUT_VIEWS_SCHEMA, question_schema
 from spare_gen.questions.select import (
     ModelQueues, NotEnoughModels, fit_counts, needs_by_stratum, plan_quotas, shortage, stratum_label,
 )
-from spare_gen.questions.tasks import LAYOUTS, SPLITS, TASKS
+from spare_gen.questions.tasks import TASK_SPECS, TASKS
 
 ADVICE = "raise models.csg.count (or add CAD files), or set questions.allow_fewer = true"
 
@@ -114,14 +116,10 @@ def _write_splits(out: Path, config: Config, fills: dict[TaskName, TaskFill], pl
     return written
 
 
-def _cut_view_rows(fill: TaskFill) -> list[dict]:
+def _cut_view_rows(fills: dict[TaskName, TaskFill]) -> list[dict]:
     """Vector drawings of the cut objects the questions use (the validator re-checks rule 3 on them)."""
-    rows = []
-    for acc in fill.accepted.values():
-        for item in acc:
-            for k, cut in enumerate(item.result["cuts"]):
-                for view, v in sorted(cut["views"].items()):
-                    rows.append({"model_id": item.model_id, "cut": k, "view": view, **v})
+    rows = [row for task, fill in fills.items() if TASK_SPECS[task].cut_view_rows is not None
+            for acc in fill.accepted.values() for item in acc for row in TASK_SPECS[task].cut_view_rows(item)]
     return sorted(rows, key=lambda r: (r["model_id"], r["cut"], r["view"]))
 
 
@@ -133,7 +131,7 @@ def _summary(config, inputs, requested, planned, quotas, fills, written) -> dict
     available = Counter({_strata_key(s): len(v) for s, v in inputs.by_stratum().items()})
     answers, mix = {}, {}
     for task, splits in written.items():
-        n_answers = LAYOUTS[TaskName(task)].n_answers
+        n_answers = TASK_SPECS[TaskName(task)].n_answers
         answers[task] = {s: [sum(r["answer"] == k for r in rows) for k in range(n_answers)] for s, rows in splits.items()}
         mix[task] = {s: dict(sorted(Counter(_strata_key(r["n_primitives"]) for r in rows).items()))
                      for s, rows in splits.items()}
@@ -186,7 +184,7 @@ def run_questions(client, config: Config, out: Path) -> str:
              for p in row_paths(r, TaskName(task))]
     write_parquet(out / QUESTIONS_DIR / MANIFEST_NAME, manifest_table(out, paths))
     write_parquet(out / QUESTIONS_DIR / CUT_VIEWS_NAME,
-                  rows_to_table(_cut_view_rows(fills[TaskName.THREE_VIEW_TO_ISOMETRIC]), CUT_VIEWS_SCHEMA))
+                  rows_to_table(_cut_view_rows(fills), CUT_VIEWS_SCHEMA))
     summary = _summary(config, inputs, requested, planned, quotas, fills, written)
     write_json(out / QUESTIONS_DIR / SUMMARY_NAME, summary)
     parts["write"] = time.monotonic() - t

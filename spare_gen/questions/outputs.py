@@ -1,0 +1,18 @@
+"""Output file and folder names of the question stage, declared once (relative to the dataset root)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+QUESTIONS_DIR = "questions"
+MANIFEST_NAME = "files.parquet"
+SUMMARY_NAME = "summary.json"
+TIMINGS_NAME = "timings.json"
+CUT_VIEWS_NAME = "cut_views.parquet"
+CUTS_DIR = f"{QUESTIONS_DIR}/cuts"  # cut objects (STEP) and their drawings, one folder per model
+PREVIEW_DIR = "preview"  # contact sheets <task>.png
+
+
+def split_path(out: Path, task: str, split: str) -> Path:
+    """``<out>/questions/<task>/<split>.parquet``."""
+    return Path(out) / QUESTIONS_DIR / task / f"{split}.parquet"
