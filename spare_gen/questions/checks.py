@@ -39,6 +39,10 @@ def check_files(ds: LoadedDataset) -> list[str]:
                 if ds.actual_sha[p] != ds.manifest[p]:
                     bad.append(f"files: {p!r} has SHA-256 {ds.actual_sha[p][:12]}..., recorded "
                                f"{ds.manifest[p][:12]}... (edited after generation)")
+                source = ds.source(p)
+                copied = source == p or ((ds.out / source).is_file() and sha256_file(ds.out / source) == ds.actual_sha[p])
+                if not copied:
+                    bad.append(f"files: {p!r} is not a copy of {source!r} (questions/file_sources.parquet)")
     return bad
 
 

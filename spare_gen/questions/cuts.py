@@ -5,7 +5,8 @@ Runs in the isolated child. Cut ``k`` tries cutters from derive_rng(seed, "quest
 question's F, R, T and of the correct answer (the four cutters are exchangeable, so this equals a
 random choice; the answer position is assigned later, balanced). Every cut object is drawn with the
 original model's framing (scale and centre) through the drawing stage's own HLR and renderer, so the
-four candidates and the three views share one scale and nothing but geometry tells them apart.
+four candidates and the three views share one scale and nothing but geometry tells them apart. The
+accepted files are then named by their content (``per_question_files``): no path says which cut is 0.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from spare_gen.questions.candidates import Drawing, near_duplicate
 from spare_gen.questions.cutters import random_cutter
 from spare_gen.questions.layout import FRONT, N_CANDIDATES, RIGHT, TARGET_POSE, TOP, pose_view
 from spare_gen.questions.outputs import CUTS_DIR
+from spare_gen.questions.per_question_files import move_to_content_name
 from spare_gen.questions.rejections import QuestionRejection
 from spare_gen.rng import derive_rng
 from spare_gen.runner import testhooks
@@ -96,6 +98,17 @@ def _public(rows: dict, prefix: str, framing: dict) -> dict:
     return out
 
 
+def _content_names(out: Path, rel: str, cut: dict, keep_views: tuple[str, ...]) -> None:
+    """Move an accepted cut's STEP and its ``keep_views`` drawings to content names in its model's folder
+    (paths updated in place); its other drawings only served the in-child rules and are dropped."""
+    cut["step"] = move_to_content_name(out, cut["step"], rel)
+    cut["views"] = {v: row for v, row in cut["views"].items() if v in keep_views}
+    for v, row in cut["views"].items():
+        for kind in ("svg", "png"):
+            if row[kind]:
+                row[kind] = move_to_content_name(out, row[kind], rel, salt=v)
+
+
 def make_cut_set(
     model_id: str, shape_path: str, out_dir: str, seed: int, render: dict, framing: dict, hlr_method: str,
     tolerance_px: float, max_attempts: int, debug: dict | None = None,
@@ -104,6 +117,7 @@ def make_cut_set(
     from spare_gen import cad
     from spare_gen.cad.cut import cut_with, removed_fraction
     from spare_gen.cad.props import bounding_box, volume
+    from spare_gen.drawings.render import DRAWINGS_DIR
 
     testhooks.trigger(debug, STAGE, model_id)
     shape = cad.read_shape(shape_path)
@@ -140,7 +154,7 @@ def make_cut_set(
                 continue
             t = time.perf_counter()
             step = f"{rel}/cut{k}.step"
-            cad.write_step(cut.shape, Path(out_dir) / step, name=f"{model_id}_cut{k}")
+            cad.write_step(cut.shape, Path(out_dir) / step, name=model_id)
             timings["render_write"] += time.perf_counter() - t
             accepted.append({"cutter": cutter, "step": step, "attempt": attempt, "views": _public(rows, rel, framing),
                              "drawings": {v: Drawing.from_view(r) for v, r in rows.items()}})
@@ -149,6 +163,8 @@ def make_cut_set(
             shutil.rmtree(folder, ignore_errors=True)
             return {"accepted": False, "rule": QuestionRejection.CUT_ATTEMPTS_EXHAUSTED.value,
                     "attempt_rejections": dict(attempts), "timings": dict(timings)}
-    for c in accepted:
+    for k, c in enumerate(accepted):  # cut 0 gives F, R, T; every cut gives a candidate
         del c["drawings"]
+        _content_names(Path(out_dir), rel, c, CUT_VIEWS if k == 0 else (pose_view(TARGET_POSE),))
+    shutil.rmtree(folder / DRAWINGS_DIR, ignore_errors=True)
     return {"accepted": True, "cuts": accepted, "attempt_rejections": dict(attempts), "timings": dict(timings)}

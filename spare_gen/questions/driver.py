@@ -22,8 +22,9 @@ from spare_gen.questions.files import manifest_table, row_paths
 from spare_gen.questions.inputs import Inputs, load_inputs
 from spare_gen.questions.layout import SPLITS
 from spare_gen.questions.outputs import (
-    CUT_VIEWS_NAME, MANIFEST_NAME, QUESTIONS_DIR, SUMMARY_NAME, TIMINGS_NAME, split_path,
+    CUT_VIEWS_NAME, FILE_SOURCES_NAME, MANIFEST_NAME, QUESTIONS_DIR, SUMMARY_NAME, TIMINGS_NAME, split_path,
 )
+from spare_gen.questions.per_question_files import FILE_SOURCES_SCHEMA, publish_answer_files, remove_unlisted
 from spare_gen.questions.schema import CUT_VIEWS_SCHEMA, question_schema
 from spare_gen.questions.select import (
     ModelQueues, NotEnoughModels, fit_counts, needs_by_stratum, plan_quotas, shortage, stratum_label,
@@ -95,8 +96,9 @@ def _check_shortfalls(config: Config, quotas: dict, fills: dict[TaskName, TaskFi
         trim_to_balance(fill.accepted, {k: n for k, n in quotas.items() if k[0] == task.value})
 
 
-def _write_splits(out: Path, config: Config, fills: dict[TaskName, TaskFill], planned: dict) -> dict:
-    """Write every task split; return {task: {split: rows}}."""
+def _write_splits(out: Path, config: Config, fills: dict[TaskName, TaskFill], planned: dict,
+                  sources: dict[str, str]) -> dict:
+    """Write every task split; return {task: {split: rows}}; ``sources`` gets every per-question copy."""
     written: dict[str, dict[str, list[dict]]] = {}
     for task in TASKS:
         task_dir = out / QUESTIONS_DIR / task.value
@@ -106,13 +108,15 @@ def _write_splits(out: Path, config: Config, fills: dict[TaskName, TaskFill], pl
         written[task.value] = {}
         for split in SPLITS:
             items = [a for (t, s, _), acc in fills[task].accepted.items() if s == split for a in acc]
-            rows = assemble_split(config.seed, task, split, items)
+            rows = publish_answer_files(out, task.value, assemble_split(config.seed, task, split, items),
+                                        TASK_SPECS[task].content_named_columns, sources)
             path = split_path(out, task.value, split)
             if rows:  # no file for an empty split: Hugging Face datasets cannot load one
                 write_parquet(path, rows_to_table(rows, question_schema(task)))
             else:
                 path.unlink(missing_ok=True)
             written[task.value][split] = rows
+        remove_unlisted(out, task.value, set(sources))
     return written
 
 
@@ -179,7 +183,10 @@ def run_questions(client, config: Config, out: Path) -> str:
     fills = _fill_all(client, config, out, inputs, quotas)
     _check_shortfalls(config, quotas, fills, inputs)
     t = time.monotonic()
-    written = _write_splits(out, config, fills, planned)
+    sources: dict[str, str] = {}
+    written = _write_splits(out, config, fills, planned, sources)
+    write_parquet(out / QUESTIONS_DIR / FILE_SOURCES_NAME, rows_to_table(
+        [{"path": p, "source": s} for p, s in sorted(sources.items())], FILE_SOURCES_SCHEMA))
     paths = [p for task, splits in written.items() for rows in splits.values() for r in rows
              for p in row_paths(r, TaskName(task))]
     write_parquet(out / QUESTIONS_DIR / MANIFEST_NAME, manifest_table(out, paths))

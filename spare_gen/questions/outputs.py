@@ -16,3 +16,11 @@ PREVIEW_DIR = "preview"  # contact sheets <task>.png
 def split_path(out: Path, task: str, split: str) -> Path:
     """``<out>/questions/<task>/<split>.parquet``."""
     return Path(out) / QUESTIONS_DIR / task / f"{split}.parquet"
+
+
+FILE_SOURCES_NAME = "file_sources.parquet"  # per-question file -> the drawing it copies
+
+
+def question_files_dir(task: str) -> str:
+    """Folder of a task's per-question file copies (content-named), relative to the dataset root."""
+    return f"{QUESTIONS_DIR}/{task}/files"

@@ -61,3 +61,5 @@ class TaskSpec:
     cut_view_rows: Callable[..., list[dict]] | None = None  # (item) -> rows of questions/cut_views.parquet
     answer_side: AnswerSide | None = None  # what the bias audit's question-blind probes read
     answer_side_prefix: str | None = None  # drawing column prefix of the answer side
+    # path columns whose files are per-question, content-named copies (names of the sources tell the answer)
+    content_named_columns: tuple[str, ...] = ()

@@ -67,7 +67,8 @@ SPEC = TaskSpec(
     fields=(
         field("iso_svg", pa.string(), "input isometric drawing, SVG"),
         field("iso_png", pa.string(), "input isometric drawing, PNG"),
-        field("choice_poses", pa.list_(pa.int32()), "the pose choices, always [1, 2, 5, 6]"),
+        field("choice_poses", pa.list_(pa.int32()), "the pose choices, always [1, 2, 5, 6]; the iso drawing's pose is "
+              "choice_poses[answer] (its file is a content-named copy, see questions/file_sources.parquet)"),
         ANSWER_FIELD,
     ),
     build_row=build_row,
@@ -78,4 +79,5 @@ SPEC = TaskSpec(
     unit_inputs=unit_inputs,
     answer_side=AnswerSide.CLASSES,
     answer_side_prefix=ISO_PREFIX,
+    content_named_columns=(f"{ISO_PREFIX}_svg", f"{ISO_PREFIX}_png"),
 )

@@ -86,7 +86,8 @@ SPEC = TaskSpec(
         field("pose", pa.int32(), "input isometric pose (1-8)"),
         *CANDIDATE_FIELDS,
         ANSWER_FIELD,
-        field("candidate_poses", pa.list_(pa.int32()), "pose of each candidate drawing, in answer order"),
+        field("candidate_poses", pa.list_(pa.int32()), "pose of each candidate drawing, in answer order; not "
+              "handed out by loaders (the candidate files are content-named copies)"),
     ),
     build_row=build_row,
     check_row=check_row,
@@ -97,4 +98,5 @@ SPEC = TaskSpec(
     split_extras=split_extras,
     answer_side=AnswerSide.CANDIDATES,
     answer_side_prefix=CANDIDATE_PREFIX,
+    content_named_columns=tuple(f.name for f in CANDIDATE_FIELDS),
 )

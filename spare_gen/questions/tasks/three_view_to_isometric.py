@@ -39,7 +39,9 @@ def run_unit(unit: dict, ctx: dict) -> dict:
 
 def build_row(seed: int, item: Accepted, answer: int, **_) -> dict:
     cuts = item.result["cuts"]  # cut 0 is the source of F, R, T and of the correct answer
-    arranged = arrange(cuts[0], cuts[1:], answer, derive_rng(seed, "questions", TASK.value, item.model_id, "order"))
+    order = arrange(0, list(range(1, len(cuts))), answer,
+                    derive_rng(seed, "questions", TASK.value, item.model_id, "order"))
+    arranged = [cuts[k] for k in order]
     target = pose_view(TARGET_POSE)
     return {
         **three_view_fields(cuts[0]["views"]),
@@ -48,6 +50,7 @@ def build_row(seed: int, item: Accepted, answer: int, **_) -> dict:
         "answer": answer,
         "candidate_step": [c["step"] for c in arranged],
         "cutters": json.dumps([c["cutter"] for c in arranged], sort_keys=True),
+        "candidate_cuts": order,
     }
 
 
@@ -87,6 +90,8 @@ SPEC = TaskSpec(
         ANSWER_FIELD,
         field("candidate_step", pa.list_(pa.string()), "STEP file of each candidate's cut object, in answer order"),
         field("cutters", pa.string(), "JSON list of the cutting primitives (CSG primitive specs), in answer order"),
+        field("candidate_cuts", pa.list_(pa.int32()),
+              "cut object index of each candidate (cut 0 gives F, R, T), in answer order; not handed out by loaders"),
     ),
     build_row=build_row,
     check_row=check_row,
