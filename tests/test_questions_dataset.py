@@ -62,6 +62,11 @@ def views(out: Path) -> dict[tuple[str, str], dict]:
     return {(r["model_id"], r["view"]): r for r in pq.read_table(out / "views.parquet").to_pylist()}
 
 
+def sources(out: Path) -> dict[str, str]:
+    """Per-question copy -> the drawing-stage file it copies (pose tasks' answer-side drawings)."""
+    return {r["path"]: r["source"] for r in pq.read_table(out / "questions" / "file_sources.parquet").to_pylist()}
+
+
 def test_counts_and_8_1_1_splits_load_with_pandas_and_every_file_exists(dataset):
     for task, n in COUNTS.items():
         sizes = []
@@ -109,14 +114,16 @@ def test_only_unflagged_models_and_equal_primitive_mix_per_split(dataset):
 def test_candidates_are_distinct_drawings_and_answers_are_right(dataset):
     v = views(dataset)
     cut = {r["svg"]: r for r in pq.read_table(dataset / "questions" / "cut_views.parquet").to_pylist()}
+    copied = sources(dataset)
     by_svg = {**{r["svg"]: r for r in v.values()}, **cut}
     for task, _, r in all_rows(dataset):
         if task == "isometric_to_pose":
             mid = r["model_id"]
             choices = [Drawing.from_view(v[(mid, pose_view(p))]) for p in r["choice_poses"]]
-            assert r["iso_svg"] == v[(mid, pose_view(r["choice_poses"][r["answer"]]))]["svg"]
+            assert copied[r["iso_svg"]] == v[(mid, pose_view(r["choice_poses"][r["answer"]]))]["svg"]
+            assert (dataset / r["iso_png"]).read_bytes() == (dataset / copied[r["iso_png"]]).read_bytes()
         elif task in ("three_view_to_isometric", "pose_to_isometric"):
-            choices = [Drawing.from_view(by_svg[s]) for s in r["candidate_svg"]]
+            choices = [Drawing.from_view(by_svg[copied.get(s, s)]) for s in r["candidate_svg"]]
             hashes = [sha256_file(dataset / p) for p in r["candidate_png"]]
             assert len(set(hashes)) == 4
         else:
@@ -126,7 +133,7 @@ def test_candidates_are_distinct_drawings_and_answers_are_right(dataset):
                 assert not near_duplicate(choices[i], choices[j], TOLERANCE), (r["question_id"], i, j)
         if task == "pose_to_isometric":
             assert len(set(r["candidate_poses"])) == 4 and r["candidate_poses"][r["answer"]] == r["pose"]
-            assert r["candidate_svg"][r["answer"]] == v[(r["model_id"], pose_view(r["pose"]))]["svg"]
+            assert copied[r["candidate_svg"][r["answer"]]] == v[(r["model_id"], pose_view(r["pose"]))]["svg"]
 
 
 def test_three_view_candidates_are_cut_objects_at_the_models_scale(dataset):

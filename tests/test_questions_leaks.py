@@ -18,6 +18,7 @@ import pytest
 from scipy.stats import binom
 
 from spare_gen.config.schema import TaskName
+from spare_gen.data import iter_questions
 from spare_gen.questions.layout import SPLITS
 from spare_gen.questions.outputs import FILE_SOURCES_NAME, QUESTIONS_DIR, split_path
 
@@ -79,6 +80,7 @@ def predictions(out: Path, task: TaskName, rows: list[dict]) -> dict[str, list[i
         preds["tokens shared with F, R, T"].append(_argmax([len((t - common) & inputs) for t in sides[i]]))
         if "pose" in row:
             preds["query pose in name"].append(_argmax([float(str(row["pose"]) in t) for t in sides[i]]))
+        preds["row index mod 4"].append(i % 4)
         names = [Path(f[0]).name for f in _answer_side(task, row)]
         mtimes = [_mtime(out / f[0]) for f in _answer_side(task, row)]
         for rank in range(len(names)):
@@ -147,3 +149,15 @@ def test_the_old_naming_is_flagged(small_dataset):
         r["iso_svg"], r["iso_png"] = f"drawings/{r['model_id']}/{p}.svg", f"drawings/{r['model_id']}/{p}.png"
     assert "path tokens" in leaks(small_dataset, TaskName.ISOMETRIC_TO_POSE, iso)
 
+
+
+MAPPING_COLUMNS = {"candidate_cuts", "candidate_poses", "choice_poses", "cutters", "candidate_step"}
+
+
+@pytest.mark.parametrize("task", list(TaskName), ids=lambda t: t.value)
+def test_loaders_hand_out_no_mapping_and_no_paths(small_dataset, task):
+    item = next(iter_questions(small_dataset, task, "train", size=16))
+    assert not MAPPING_COLUMNS & set(item)
+    assert set(item) <= {"question_id", "task", "split", "model_id", "n_primitives", "views", "iso", "pose",
+                         "candidates", "answer", "target"}
+    assert all(not isinstance(v, str) or k in ("question_id", "task", "split", "model_id") for k, v in item.items())

@@ -59,8 +59,7 @@ def three_view_columns(kind: str = Kind.PNG) -> dict[str, str]:
 
 def available_tasks(out: str | Path) -> list[TaskName]:
     """Tasks with at least one split file under ``<out>/questions``."""
-    root = Path(out) / QUESTIONS_DIR
-    return [t for t in TaskName if any((root / t.value / f"{s}.parquet").is_file() for s in SPLITS)]
+    return [t for t in TaskName if any(split_path(Path(out), t.value, s).is_file() for s in SPLITS)]
 
 
 class DrawingVectors:

@@ -101,7 +101,9 @@ def _public(rows: dict, prefix: str, framing: dict) -> dict:
 def _content_names(out: Path, rel: str, cut: dict, keep_views: tuple[str, ...]) -> None:
     """Move an accepted cut's STEP and its ``keep_views`` drawings to content names in its model's folder
     (paths updated in place); its other drawings only served the in-child rules and are dropped."""
-    cut["step"] = move_to_content_name(out, cut["step"], rel)
+    # the STEP is named after its candidate drawing: STEP bytes of multi-body shapes are not reproducible
+    target_svg = out / cut["views"][pose_view(TARGET_POSE)]["svg"]
+    cut["step"] = move_to_content_name(out, cut["step"], rel, salt="step", name_from=target_svg)
     cut["views"] = {v: row for v, row in cut["views"].items() if v in keep_views}
     for v, row in cut["views"].items():
         for kind in ("svg", "png"):
