@@ -8,9 +8,7 @@ from pathlib import Path
 import pyarrow as pa
 
 from spare_gen.config.schema import TaskName
-from spare_gen.drawings.poses import ISOMETRIC_VIEWS
 from spare_gen.questions.columns import ANSWER_FIELD, ISO_PREFIX, field
-from spare_gen.questions.inputs import load_polylines
 from spare_gen.questions.layout import POSE_CHOICES, AnswerSide, pose_view
 from spare_gen.questions.loaded import (
     LoadedDataset, check_model_three_views, distinct_candidates, model_view, question_id,
@@ -19,14 +17,9 @@ from spare_gen.questions.row_parts import Accepted, three_view_fields
 from spare_gen.questions.sheet_cells import Cell, drawing_image
 from spare_gen.questions.spec import LoaderKeys, TaskSpec
 from spare_gen.questions.symmetry import check_isometric_to_pose
+from spare_gen.questions.unit_inputs import isometric_polylines
 
 TASK = TaskName.ISOMETRIC_TO_POSE
-
-
-def unit_inputs(units: list[dict], inputs, out: Path) -> None:
-    polylines = load_polylines(out, [u["model_id"] for u in units], ISOMETRIC_VIEWS)
-    for u in units:
-        u["views"] = polylines.get(u["model_id"], {})
 
 
 def run_unit(unit: dict, ctx: dict) -> dict:
@@ -76,7 +69,7 @@ SPEC = TaskSpec(
     sheet_cells=sheet_cells,
     loader=LoaderKeys(drawing={"iso": ISO_PREFIX}),
     run_unit=run_unit,
-    unit_inputs=unit_inputs,
+    unit_inputs=isometric_polylines,
     answer_side=AnswerSide.CLASSES,
     answer_side_prefix=ISO_PREFIX,
     content_named_columns=(f"{ISO_PREFIX}_svg", f"{ISO_PREFIX}_png"),

@@ -13,14 +13,9 @@ from spare_gen.questions.loaded import LoadedDataset, check_model_three_views
 from spare_gen.questions.row_parts import Accepted, three_view_fields
 from spare_gen.questions.sheet_cells import Cell, points_image
 from spare_gen.questions.spec import LoaderKeys, TargetKind, TaskSpec
+from spare_gen.questions.unit_inputs import shape_and_framing
 
 TASK = TaskName.POINT_CLOUD_GENERATION
-
-
-def unit_inputs(units: list[dict], inputs, out: Path) -> None:
-    for u in units:
-        u["shape_path"] = str((out / inputs.brep[u["model_id"]]).resolve())
-        u.update(inputs.framing[u["model_id"]])
 
 
 def run_unit(unit: dict, ctx: dict) -> dict:
@@ -59,5 +54,5 @@ SPEC = TaskSpec(
     sheet_cells=sheet_cells,
     loader=LoaderKeys(target=TargetKind.POINTS, target_column=POINTS_COLUMN),
     run_unit=run_unit,
-    unit_inputs=unit_inputs,
+    unit_inputs=shape_and_framing,
 )

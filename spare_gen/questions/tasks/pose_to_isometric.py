@@ -8,9 +8,7 @@ from pathlib import Path
 import pyarrow as pa
 
 from spare_gen.config.schema import TaskName
-from spare_gen.drawings.poses import ISOMETRIC_VIEWS
 from spare_gen.questions.columns import ANSWER_FIELD, CANDIDATE_FIELDS, CANDIDATE_PREFIX, POSE_COLUMN, field
-from spare_gen.questions.inputs import load_polylines
 from spare_gen.questions.layout import ALL_POSES, N_CANDIDATES, AnswerSide, pose_view
 from spare_gen.questions.loaded import (
     LoadedDataset, check_model_three_views, distinct_candidates, is_model_view, question_id,
@@ -20,15 +18,10 @@ from spare_gen.questions.select import balanced_choice
 from spare_gen.questions.sheet_cells import Cell, drawing_image
 from spare_gen.questions.spec import LoaderKeys, TaskSpec
 from spare_gen.questions.symmetry import candidate_poses, check_pose_to_isometric
+from spare_gen.questions.unit_inputs import isometric_polylines
 from spare_gen.rng import derive_rng
 
 TASK = TaskName.POSE_TO_ISOMETRIC
-
-
-def unit_inputs(units: list[dict], inputs, out: Path) -> None:
-    polylines = load_polylines(out, [u["model_id"] for u in units], ISOMETRIC_VIEWS)
-    for u in units:
-        u["views"] = polylines.get(u["model_id"], {})
 
 
 def run_unit(unit: dict, ctx: dict) -> dict:
@@ -94,7 +87,7 @@ SPEC = TaskSpec(
     sheet_cells=sheet_cells,
     loader=LoaderKeys(candidates=CANDIDATE_PREFIX, pose=POSE_COLUMN),
     run_unit=run_unit,
-    unit_inputs=unit_inputs,
+    unit_inputs=isometric_polylines,
     split_extras=split_extras,
     answer_side=AnswerSide.CANDIDATES,
     answer_side_prefix=CANDIDATE_PREFIX,

@@ -15,17 +15,12 @@ from spare_gen.questions.loaded import LoadedDataset, distinct_candidates, quest
 from spare_gen.questions.row_parts import Accepted, arrange, three_view_fields
 from spare_gen.questions.sheet_cells import Cell, drawing_image
 from spare_gen.questions.spec import LoaderKeys, TaskSpec
+from spare_gen.questions.unit_inputs import shape_and_framing
 from spare_gen.rng import derive_rng
 
 TASK = TaskName.THREE_VIEW_TO_ISOMETRIC
 # Cut sets do several booleans and draw four objects: their child gets this many per-model budgets.
 CUT_TIMEOUT_FACTOR = 4
-
-
-def unit_inputs(units: list[dict], inputs, out: Path) -> None:
-    for u in units:
-        u["shape_path"] = str((out / inputs.brep[u["model_id"]]).resolve())
-        u.update(inputs.framing[u["model_id"]])
 
 
 def run_unit(unit: dict, ctx: dict) -> dict:
@@ -98,7 +93,7 @@ SPEC = TaskSpec(
     sheet_cells=sheet_cells,
     loader=LoaderKeys(candidates=CANDIDATE_PREFIX),
     run_unit=run_unit,
-    unit_inputs=unit_inputs,
+    unit_inputs=shape_and_framing,
     cut_view_rows=cut_view_rows,
     answer_side=AnswerSide.CANDIDATES,
     answer_side_prefix=CANDIDATE_PREFIX,
