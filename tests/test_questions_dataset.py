@@ -235,6 +235,20 @@ def test_validate_catches_a_candidate_file_replaced_by_another(dataset, tmp_path
     assert any(r["candidate_png"][3] in p and "SHA-256" in p for p in problems)
 
 
+def test_validate_catches_a_pose_copy_that_is_not_its_source(dataset, tmp_path):
+    """A per-question copy whose recorded source is another pose's drawing (or whose bytes differ) is caught."""
+    out = _copy(dataset, tmp_path)
+    r = rows(out, "pose_to_isometric")["train"][0]
+    table = pq.read_table(out / "questions/file_sources.parquet")
+    other_pose = r["candidate_poses"][(r["answer"] + 1) % 4]
+    wrong = {r["candidate_svg"][r["answer"]]: f"drawings/{r['model_id']}/{other_pose}.svg"}
+    pq.write_table(table.from_pylist([{**x, "source": wrong.get(x["path"], x["source"])} for x in table.to_pylist()],
+                                     schema=table.schema), out / "questions/file_sources.parquet")
+    problems = validate(out)
+    assert any(f"{r['question_id']}: the answer is not the model's pose-{r['pose']} drawing" in p for p in problems)
+    assert any(r["candidate_svg"][r["answer"]] in p and "is not a copy of" in p for p in problems)
+
+
 def test_validate_catches_a_model_in_two_splits(dataset, tmp_path):
     out = _copy(dataset, tmp_path)
     train = rows(out, "isometric_view_generation")["train"]
