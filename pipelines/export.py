@@ -19,7 +19,7 @@ from spare_gen.atomic import with_tmp_path
 from spare_gen.config.schema import TaskName
 from spare_gen.data.loaders import iter_questions
 from spare_gen.data.tables import THREE_VIEW_PREFIXES
-from spare_gen.questions.tasks import task_name
+from spare_gen.questions.layout import task_name
 
 DEFAULT_SIZE = 64
 EXPORTS_DIR = "exports"

@@ -15,7 +15,6 @@ from pipelines.pool import run_pool
 from pipelines.regenerate import POOL_STAGES, run
 from spare_gen import cad
 from spare_gen.atomic import write_parquet
-from spare_gen.cad.wireframe import brep_wireframe
 from spare_gen.config import load_config
 from spare_gen.metrics.wireframe import corner_prf, edge_prf
 from spare_gen.models.csg import random_program
@@ -24,6 +23,7 @@ from spare_gen.models.stage import check_csg
 from spare_gen.rng import derive_rng, derive_seed
 from spare_gen.runner.cluster import open_client
 from spare_gen.wireframes.corruptions import SEVERITIES, get_corruption_names
+from spare_gen.wireframes.extract import brep_wireframe
 from spare_gen.wireframes.schema import CORRUPTIONS_SCHEMA, METRIC_COLUMNS, PICTURE_COLUMNS, WIREFRAMES_SCHEMA
 from spare_gen.wireframes.variants import corruption_id, make_variants
 

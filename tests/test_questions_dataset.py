@@ -18,7 +18,7 @@ from spare_gen.config import load_config
 from spare_gen.questions.candidates import Drawing, near_duplicate
 from spare_gen.questions.files import row_paths, sha256_file
 from spare_gen.questions.select import split_sizes
-from spare_gen.questions.tasks import SPLITS, pose_view
+from spare_gen.questions.layout import SPLITS, pose_view
 from spare_gen.questions.validate import main as validate_main
 from spare_gen.questions.validate import validate
 
@@ -60,6 +60,11 @@ def all_rows(out: Path):
 
 def views(out: Path) -> dict[tuple[str, str], dict]:
     return {(r["model_id"], r["view"]): r for r in pq.read_table(out / "views.parquet").to_pylist()}
+
+
+def sources(out: Path) -> dict[str, str]:
+    """Per-question copy -> the drawing-stage file it copies (pose tasks' answer-side drawings)."""
+    return {r["path"]: r["source"] for r in pq.read_table(out / "questions" / "file_sources.parquet").to_pylist()}
 
 
 def test_counts_and_8_1_1_splits_load_with_pandas_and_every_file_exists(dataset):
@@ -109,14 +114,16 @@ def test_only_unflagged_models_and_equal_primitive_mix_per_split(dataset):
 def test_candidates_are_distinct_drawings_and_answers_are_right(dataset):
     v = views(dataset)
     cut = {r["svg"]: r for r in pq.read_table(dataset / "questions" / "cut_views.parquet").to_pylist()}
+    copied = sources(dataset)
     by_svg = {**{r["svg"]: r for r in v.values()}, **cut}
     for task, _, r in all_rows(dataset):
         if task == "isometric_to_pose":
             mid = r["model_id"]
             choices = [Drawing.from_view(v[(mid, pose_view(p))]) for p in r["choice_poses"]]
-            assert r["iso_svg"] == v[(mid, pose_view(r["choice_poses"][r["answer"]]))]["svg"]
+            assert copied[r["iso_svg"]] == v[(mid, pose_view(r["choice_poses"][r["answer"]]))]["svg"]
+            assert (dataset / r["iso_png"]).read_bytes() == (dataset / copied[r["iso_png"]]).read_bytes()
         elif task in ("three_view_to_isometric", "pose_to_isometric"):
-            choices = [Drawing.from_view(by_svg[s]) for s in r["candidate_svg"]]
+            choices = [Drawing.from_view(by_svg[copied.get(s, s)]) for s in r["candidate_svg"]]
             hashes = [sha256_file(dataset / p) for p in r["candidate_png"]]
             assert len(set(hashes)) == 4
         else:
@@ -126,7 +133,7 @@ def test_candidates_are_distinct_drawings_and_answers_are_right(dataset):
                 assert not near_duplicate(choices[i], choices[j], TOLERANCE), (r["question_id"], i, j)
         if task == "pose_to_isometric":
             assert len(set(r["candidate_poses"])) == 4 and r["candidate_poses"][r["answer"]] == r["pose"]
-            assert r["candidate_svg"][r["answer"]] == v[(r["model_id"], pose_view(r["pose"]))]["svg"]
+            assert copied[r["candidate_svg"][r["answer"]]] == v[(r["model_id"], pose_view(r["pose"]))]["svg"]
 
 
 def test_three_view_candidates_are_cut_objects_at_the_models_scale(dataset):
@@ -226,6 +233,20 @@ def test_validate_catches_a_candidate_file_replaced_by_another(dataset, tmp_path
     problems = validate(out)
     assert any("identical PNGs" in p for p in problems)
     assert any(r["candidate_png"][3] in p and "SHA-256" in p for p in problems)
+
+
+def test_validate_catches_a_pose_copy_that_is_not_its_source(dataset, tmp_path):
+    """A per-question copy whose recorded source is another pose's drawing (or whose bytes differ) is caught."""
+    out = _copy(dataset, tmp_path)
+    r = rows(out, "pose_to_isometric")["train"][0]
+    table = pq.read_table(out / "questions/file_sources.parquet")
+    other_pose = r["candidate_poses"][(r["answer"] + 1) % 4]
+    wrong = {r["candidate_svg"][r["answer"]]: f"drawings/{r['model_id']}/{other_pose}.svg"}
+    pq.write_table(table.from_pylist([{**x, "source": wrong.get(x["path"], x["source"])} for x in table.to_pylist()],
+                                     schema=table.schema), out / "questions/file_sources.parquet")
+    problems = validate(out)
+    assert any(f"{r['question_id']}: the answer is not the model's pose-{r['pose']} drawing" in p for p in problems)
+    assert any(r["candidate_svg"][r["answer"]] in p and "is not a copy of" in p for p in problems)
 
 
 def test_validate_catches_a_model_in_two_splits(dataset, tmp_path):

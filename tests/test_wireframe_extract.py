@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from spare_gen import cad
-from spare_gen.cad.wireframe import brep_wireframe
 from spare_gen.wireframes.extract import (
+    brep_wireframe,
     denormalise,
     extract_wireframe,
     merge_close_points,

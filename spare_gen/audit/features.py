@@ -15,8 +15,10 @@ import numpy as np
 from PIL import Image
 
 from spare_gen.config.schema import TaskName
-from spare_gen.data.tables import CANDIDATE_PREFIX, ISO_PREFIX, DrawingVectors, Kind, load_split
-from spare_gen.questions.files import split_path
+from spare_gen.data.tables import DrawingVectors, Kind, load_split
+from spare_gen.questions.layout import AnswerSide
+from spare_gen.questions.outputs import split_path
+from spare_gen.questions.tasks import TASK_SPECS
 
 THUMBNAIL_SIDE = 16
 CHROMA_THRESHOLD = 32  # max - min channel above this: a coloured (hidden-line) pixel in the red style
@@ -33,18 +35,8 @@ class FeatureKind(str, Enum):
     PIXELS = "pixels"
 
 
-class Layout(str, Enum):
-    """How a task's answer relates to drawings: one drawing per choice, or one drawing and 4 classes."""
-
-    CANDIDATES = "candidates"
-    CLASSES = "classes"
-
-
-LAYOUT: dict[TaskName, Layout] = {
-    TaskName.THREE_VIEW_TO_ISOMETRIC: Layout.CANDIDATES,
-    TaskName.POSE_TO_ISOMETRIC: Layout.CANDIDATES,
-    TaskName.ISOMETRIC_TO_POSE: Layout.CLASSES,
-}
+Layout = AnswerSide  # each task's answer side is declared in its TaskSpec
+LAYOUT: dict[TaskName, Layout] = {t: s.answer_side for t, s in TASK_SPECS.items() if s.answer_side is not None}
 
 
 def _length(lines: list[np.ndarray]) -> float:
@@ -110,12 +102,11 @@ def feature_names(kind: FeatureKind) -> list[str]:
 
 def answer_side_paths(table, task: TaskName) -> list[tuple[list[str], list[str]]]:
     """Per question: (PNG paths, SVG paths) of its answer-side drawings (4 candidates, or the isometric input)."""
+    prefix = TASK_SPECS[task].answer_side_prefix
+    pngs = table.column(f"{prefix}_{Kind.PNG.value}").to_pylist()
+    svgs = table.column(f"{prefix}_{Kind.SVG.value}").to_pylist()
     if LAYOUT[task] is Layout.CANDIDATES:
-        pngs = table.column(f"{CANDIDATE_PREFIX}_{Kind.PNG.value}").to_pylist()
-        svgs = table.column(f"{CANDIDATE_PREFIX}_{Kind.SVG.value}").to_pylist()
         return [(list(p), list(s)) for p, s in zip(pngs, svgs)]
-    pngs = table.column(f"{ISO_PREFIX}_{Kind.PNG.value}").to_pylist()
-    svgs = table.column(f"{ISO_PREFIX}_{Kind.SVG.value}").to_pylist()
     return [([p], [s]) for p, s in zip(pngs, svgs)]
 
 

@@ -38,7 +38,7 @@ import pyarrow.parquet as pq
 
 from spare_gen.audit.features import LAYOUT, Layout
 from spare_gen.config.schema import TaskName
-from spare_gen.questions.files import split_path
+from spare_gen.questions.outputs import split_path
 from spare_gen.questions.tasks import LAYOUTS
 
 ANSWER_COLUMN = "answer"

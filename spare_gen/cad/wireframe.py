@@ -1,10 +1,13 @@
-"""B-rep edges as a 3D wireframe graph: corners at B-rep vertices, curved edges as chains of segments.
+"""B-rep edges as a raw 3D graph (OCP side): B-rep vertices, curved edges as chains of segments.
+
+``spare_gen.wireframes.extract`` interprets the graph (merging, normalising, point kinds); this module
+imports nothing above ``spare_gen.cad``.
 
 Which B-rep edges become wireframe lines:
 
 * straight edges: one segment between their two vertices;
 * curved edges (circles, ellipses, splines...): a chain of segments whose chord error is at most the
-  deflection (``GCPnts_QuasiUniformDeflection`` on ``BRepAdaptor_Curve``); inner points are CURVE
+  deflection (``GCPnts_QuasiUniformDeflection`` on ``BRepAdaptor_Curve``); inner points are on_curve
   vertices. A closed edge (a full circle: one vertex at both ends) becomes a closed chain through
   that vertex with at least :data:`MIN_CLOSED_SEGMENTS` segments;
 * dropped (counted by :class:`DropReason`): degenerate edges (sphere poles, cone apexes), seams
@@ -35,14 +38,6 @@ from OCP.TopExp import TopExp
 from OCP.TopoDS import TopoDS_Shape
 
 from spare_gen.cad.compat import IndexedShapeMap, to_edge, to_face, to_vertex
-from spare_gen.cad.props import bounding_box
-from spare_gen.wireframes.extract import (
-    DEFAULT_DEFLECTION,
-    MERGE_TOLERANCE,
-    ExtractedWireframe,
-    finish_wireframe,
-)
-from spare_gen.wireframes.model import CORNER, CURVE
 
 try:  # OCP >= 8.0
     from OCP.collections import (
@@ -67,11 +62,12 @@ class DropReason(str, Enum):
 
 @dataclass(frozen=True)
 class BrepGraph:
-    """Wireframe points in model units before distance merging: ``points`` (N, 3), ``kinds`` (N,),
-    ``edges`` (M, 2), and the count of dropped B-rep edges per :class:`DropReason` value."""
+    """Graph points in model units before distance merging: ``points`` (N, 3), ``on_curve`` (N,) bool (True:
+    an inner point of a discretised curved edge, False: a B-rep vertex or a chain end), ``edges`` (M, 2),
+    and the count of dropped B-rep edges per :class:`DropReason` value."""
 
     points: np.ndarray
-    kinds: np.ndarray
+    on_curve: np.ndarray
     edges: np.ndarray
     dropped: dict[str, int]
 
@@ -113,7 +109,7 @@ class _GraphBuilder:
             _pnt(BRep_Tool.Pnt_s(to_vertex(self.vertex_map.FindKey(i))))
             for i in range(1, self.vertex_map.Extent() + 1)
         ]
-        self.kinds: list[int] = [CORNER] * len(self.points)
+        self.on_curve: list[bool] = [False] * len(self.points)
         self.edges: list[tuple[int, int]] = []
 
     def _end(self, vertex, point: np.ndarray) -> int:
@@ -123,7 +119,7 @@ class _GraphBuilder:
             if index > 0:
                 return index - 1
         self.points.append(tuple(point))
-        self.kinds.append(CORNER)
+        self.on_curve.append(False)
         return len(self.points) - 1
 
     def add_chain(self, edge, pts: np.ndarray, closed: bool) -> None:
@@ -137,7 +133,7 @@ class _GraphBuilder:
         b = a if closed else self._end(last, pts[-1])
         inner = list(range(len(self.points), len(self.points) + len(pts) - 2))
         self.points.extend(map(tuple, pts[1:-1]))
-        self.kinds.extend([CURVE] * len(inner))
+        self.on_curve.extend([True] * len(inner))
         chain = [a, *inner, b]
         self.edges.extend(zip(chain[:-1], chain[1:]))
 
@@ -176,24 +172,8 @@ def brep_graph(
             dropped[reason.value] += 1
     return BrepGraph(
         np.asarray(builder.points, dtype=np.float64).reshape(-1, 3),
-        np.asarray(builder.kinds, dtype=np.uint8),
+        np.asarray(builder.on_curve, dtype=bool),
         np.asarray(builder.edges, dtype=np.int64).reshape(-1, 2),
         dropped,
     )
 
-
-def brep_wireframe(
-    shape: TopoDS_Shape,
-    deflection: float = DEFAULT_DEFLECTION,
-    *,
-    keep_seams: bool = False,
-    merge_tolerance: float = MERGE_TOLERANCE,
-) -> ExtractedWireframe:
-    """The normalised wireframe of ``shape``; ``deflection`` and ``merge_tolerance`` are fractions of the
-    shape's bounding-box diagonal. Raises ``ValueError`` when no feature edge is left (a sphere, a torus)."""
-    lo_hi = np.asarray(bounding_box(shape))
-    size = float(np.linalg.norm(lo_hi[3:] - lo_hi[:3]))
-    if not np.isfinite(size) or size <= 0:
-        raise ValueError(f"the shape's bounding box is empty or infinite (diagonal {size})")
-    graph = brep_graph(shape, deflection * size, keep_seams=keep_seams, min_length=merge_tolerance * size)
-    return finish_wireframe(graph.points, graph.kinds, graph.edges, size, merge_tolerance, graph.dropped)

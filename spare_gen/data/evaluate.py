@@ -22,7 +22,8 @@ from spare_gen.config.schema import TaskName
 from spare_gen.data.human import human_reference
 from spare_gen.data.stats import CONFIDENCE, wilson
 from spare_gen.data.tables import check_split, load_split
-from spare_gen.questions.tasks import LAYOUTS, TASKS, task_name
+from spare_gen.questions.layout import task_name
+from spare_gen.questions.tasks import LAYOUTS, TASKS
 
 REPORTS_DIR = "reports"
 REQUIRED_COLUMNS = ("question_id", "answer")

@@ -17,11 +17,11 @@ import numpy as np
 from PIL import Image
 
 from spare_gen.config.schema import TaskName
-from spare_gen.data.tables import (
-    CANDIDATE_PREFIX, ISO_PREFIX, POINTS_COLUMN, POSE_COLUMN, TARGET_PREFIX, DrawingVectors, Kind, load_split,
-    three_view_columns,
-)
-from spare_gen.questions.tasks import task_name
+from spare_gen.data.tables import DrawingVectors, Kind, load_split, three_view_columns
+from spare_gen.questions.columns import ANSWER_COLUMN
+from spare_gen.questions.layout import task_name
+from spare_gen.questions.spec import TargetKind
+from spare_gen.questions.tasks import TASK_SPECS
 
 # Pillow's bilinear filter widens its support when shrinking, so a downsampled thin line keeps its ink.
 RESAMPLE = Image.Resampling.BILINEAR
@@ -88,19 +88,19 @@ class QuestionReader:
         kind = self._kind().value
         item = {k: row.get(k) for k in META_COLUMNS}
         item["views"] = {v: self.drawing(row[col]) for v, col in three_view_columns(kind).items()}
-        task = self.task
-        if task is TaskName.ISOMETRIC_TO_POSE:
-            item["iso"] = self.drawing(row[f"{ISO_PREFIX}_{kind}"])
-        if task is TaskName.POSE_TO_ISOMETRIC:
-            item["pose"] = int(row[POSE_COLUMN])
-        if task in (TaskName.THREE_VIEW_TO_ISOMETRIC, TaskName.POSE_TO_ISOMETRIC):
-            item["candidates"] = self.drawings(list(row[f"{CANDIDATE_PREFIX}_{kind}"]))
-        if "answer" in row and row["answer"] is not None:
-            item["answer"] = int(row["answer"])
-        if task is TaskName.ISOMETRIC_VIEW_GENERATION:
-            item["target"] = self.drawing(row[f"{TARGET_PREFIX}_{kind}"])
-        if task is TaskName.POINT_CLOUD_GENERATION:
-            item["target"] = np.asarray(row[POINTS_COLUMN], dtype=np.float32).reshape(-1, 3)
+        keys = TASK_SPECS[self.task].loader
+        for key, prefix in keys.drawing.items():
+            item[key] = self.drawing(row[f"{prefix}_{kind}"])
+        if keys.pose is not None:
+            item["pose"] = int(row[keys.pose])
+        if keys.candidates is not None:
+            item["candidates"] = self.drawings(list(row[f"{keys.candidates}_{kind}"]))
+        if row.get(ANSWER_COLUMN) is not None:
+            item["answer"] = int(row[ANSWER_COLUMN])
+        if keys.target is TargetKind.DRAWING:
+            item["target"] = self.drawing(row[f"{keys.target_column}_{kind}"])
+        elif keys.target is TargetKind.POINTS:
+            item["target"] = np.asarray(row[keys.target_column], dtype=np.float32).reshape(-1, 3)
         return item
 
 

@@ -1,8 +1,7 @@
 """Reading a dataset's tables: question splits, and the vector drawings behind every drawing path.
 
-Question columns come from ``spare_gen.questions.schema``; this module only names the few it reads
-by role (three-view inputs, the isometric input, candidates, targets), so a loader never hard-codes
-a column twice.
+Question columns come from ``spare_gen.questions.schema``; the few a loader reads by role (three-view
+inputs, the isometric input, candidates, targets) are named in ``spare_gen.questions.columns``.
 """
 
 from __future__ import annotations
@@ -16,17 +15,13 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from spare_gen.config.schema import TaskName
-from spare_gen.questions.files import CUT_VIEWS_NAME, QUESTIONS_DIR, split_path
-from spare_gen.questions.tasks import SPLITS, task_name
+from spare_gen.questions.columns import (  # noqa: F401  (column roles, re-exported for the loaders)
+    CANDIDATE_PREFIX, ISO_PREFIX, POINTS_COLUMN, POSE_COLUMN, TARGET_PREFIX, THREE_VIEW_PREFIXES,
+)
+from spare_gen.questions.layout import SPLITS, task_name
+from spare_gen.questions.outputs import CUT_VIEWS_NAME, FILE_SOURCES_NAME, QUESTIONS_DIR, split_path
 
 VIEWS_NAME = "views.parquet"
-# The three input views in the channel order every loader uses (F, R, T), and their column prefixes.
-THREE_VIEW_PREFIXES = {"f": "front", "r": "right", "t": "top"}
-ISO_PREFIX = "iso"  # isometric_to_pose: the isometric drawing whose pose is asked
-TARGET_PREFIX = "target"  # isometric_view_generation: the drawing to generate
-CANDIDATE_PREFIX = "candidate"  # candidate_svg / candidate_png: lists of 4, in answer order
-POSE_COLUMN = "pose"  # pose_to_isometric: the query pose 1..8
-POINTS_COLUMN = "points"  # point_cloud_generation: (n, 3) float32 target
 VECTOR_COLUMNS = ["svg", "png", "visible", "hidden"]
 
 
@@ -64,30 +59,36 @@ def three_view_columns(kind: str = Kind.PNG) -> dict[str, str]:
 
 def available_tasks(out: str | Path) -> list[TaskName]:
     """Tasks with at least one split file under ``<out>/questions``."""
-    root = Path(out) / QUESTIONS_DIR
-    return [t for t in TaskName if any((root / t.value / f"{s}.parquet").is_file() for s in SPLITS)]
+    return [t for t in TaskName if any(split_path(Path(out), t.value, s).is_file() for s in SPLITS)]
 
 
 class DrawingVectors:
     """Polylines (canvas px) of every drawing, looked up by its SVG or PNG path relative to the dataset.
 
     Model drawings come from ``views.parquet``, cut-object drawings (three_view_to_isometric
-    candidates) from ``questions/cut_views.parquet``. Holds plain numpy data only (picklable).
+    candidates) from ``questions/cut_views.parquet``; a per-question copy (``questions/file_sources.parquet``)
+    has the vectors of its source. Holds plain numpy data only (picklable).
     """
 
-    def __init__(self, rows: Iterable[dict]):
+    def __init__(self, rows: Iterable[dict], aliases: dict[str, str] | None = None):
         self._by_path: dict[str, tuple[list[np.ndarray], list[np.ndarray]]] = {}
         for r in rows:
             lines = (_polylines(r.get("visible")), _polylines(r.get("hidden")))
             for key in ("svg", "png"):
                 if r.get(key):
                     self._by_path[r[key]] = lines
+        for path, source in (aliases or {}).items():
+            if source in self._by_path:
+                self._by_path[path] = self._by_path[source]
 
     @classmethod
     def load(cls, out: str | Path, paths: Iterable[str] | None = None) -> "DrawingVectors":
         """Read the vector tables of ``out``, keeping only ``paths`` when given."""
         out = Path(out)
-        wanted = None if paths is None else set(paths)
+        sources_path = out / QUESTIONS_DIR / FILE_SOURCES_NAME
+        aliases = ({r["path"]: r["source"] for r in pq.read_table(sources_path).to_pylist()}
+                   if sources_path.is_file() else {})
+        wanted = None if paths is None else {aliases.get(p, p) for p in paths}
         rows: list[dict] = []
         for table_path in (out / VIEWS_NAME, out / QUESTIONS_DIR / CUT_VIEWS_NAME):
             if not table_path.is_file():
@@ -96,7 +97,7 @@ class DrawingVectors:
                 continue
             filters = None if wanted is None else [[("svg", "in", sorted(wanted))], [("png", "in", sorted(wanted))]]
             rows.extend(pq.read_table(table_path, columns=VECTOR_COLUMNS, filters=filters).to_pylist())
-        return cls(rows)
+        return cls(rows, aliases)
 
     def __contains__(self, path: str) -> bool:
         return path in self._by_path

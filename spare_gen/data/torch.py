@@ -34,7 +34,9 @@ except ImportError as exc:  # the base install has no torch
 from spare_gen.config.schema import TaskName
 from spare_gen.data.loaders import QuestionReader
 from spare_gen.data.tables import load_split
-from spare_gen.questions.tasks import ALL_POSES, task_name
+from spare_gen.questions.layout import ALL_POSES, task_name
+from spare_gen.questions.spec import TargetKind
+from spare_gen.questions.tasks import TASK_SPECS
 
 N_POSES = len(ALL_POSES)
 VIEW_ORDER = ("f", "r", "t")
@@ -71,7 +73,7 @@ def pose_one_hot(pose: int) -> torch.Tensor:
 
 
 class QuestionDataset(Dataset):
-    """Map-style dataset of one task split; ``formulate`` turns a numpy item into tensors."""
+    """Map-style dataset of one task split; ``formulate`` turns a numpy item into tensors by the task's loader keys."""
 
     task: TaskName
 
@@ -95,62 +97,42 @@ class QuestionDataset(Dataset):
                 **self.formulate(item, views)}
 
     def formulate(self, item: dict, views: torch.Tensor) -> dict:
-        raise NotImplementedError
+        """inputs: the views, then each extra input drawing; (4, C, H, W) with candidates; pose; answer; target."""
+        spec = TASK_SPECS[self.task]
+        inputs = torch.cat([views, *(self.chw(item[key]) for key in spec.loader.drawing)], dim=0)
+        out = {"inputs": self.with_candidates(inputs, item["candidates"]) if spec.loader.candidates else inputs}
+        if spec.loader.pose is not None:
+            out["pose"] = pose_one_hot(item["pose"])
+        if spec.n_answers:
+            out["answer"] = torch.tensor(item["answer"], dtype=torch.int64)
+        if spec.loader.target is TargetKind.DRAWING:
+            out["target"] = self.chw(item["target"])
+        elif spec.loader.target is TargetKind.POINTS:
+            out["target"] = torch.from_numpy(item["target"])
+        return out
 
     def chw(self, image: np.ndarray) -> torch.Tensor:
         """An (..., H, W, 3) image as (..., 3, H, W) in this dataset's channel order."""
         return _chw(image, self.channels)
 
     def with_candidates(self, views: torch.Tensor, candidates: np.ndarray) -> torch.Tensor:
-        """(4, 12, H, W): the 9 view channels followed by each candidate's 3."""
+        """(4, C + 3, H, W): the C view channels followed by each candidate's 3, in this dataset's channel order."""
         cands = self.chw(candidates)  # (4, 3, H, W)
         return torch.cat([views.unsqueeze(0).expand(len(cands), -1, -1, -1), cands], dim=1)
 
 
-def _answer(item: dict) -> torch.Tensor:
-    return torch.tensor(item["answer"], dtype=torch.int64)
+def _dataset_class(task: TaskName) -> type[QuestionDataset]:
+    name = "".join(part.capitalize() for part in task.value.split("_"))
+    return type(name, (QuestionDataset,), {"task": task, "__module__": __name__,
+                                            "__doc__": f"The {task.value} questions as tensors."})
 
 
-class ThreeViewToIsometric(QuestionDataset):
-    task = TaskName.THREE_VIEW_TO_ISOMETRIC
-
-    def formulate(self, item, views):
-        return {"inputs": self.with_candidates(views, item["candidates"]), "answer": _answer(item)}
-
-
-class IsometricToPose(QuestionDataset):
-    task = TaskName.ISOMETRIC_TO_POSE
-
-    def formulate(self, item, views):
-        return {"inputs": torch.cat([views, self.chw(item["iso"])], dim=0), "answer": _answer(item)}
-
-
-class PoseToIsometric(QuestionDataset):
-    task = TaskName.POSE_TO_ISOMETRIC
-
-    def formulate(self, item, views):
-        return {"inputs": self.with_candidates(views, item["candidates"]), "pose": pose_one_hot(item["pose"]),
-                "answer": _answer(item)}
-
-
-class IsometricViewGeneration(QuestionDataset):
-    task = TaskName.ISOMETRIC_VIEW_GENERATION
-
-    def formulate(self, item, views):
-        return {"inputs": views, "target": self.chw(item["target"])}
-
-
-class PointCloudGeneration(QuestionDataset):
-    task = TaskName.POINT_CLOUD_GENERATION
-
-    def formulate(self, item, views):
-        return {"inputs": views, "target": torch.from_numpy(item["target"])}
-
-
-DATASETS: dict[TaskName, type[QuestionDataset]] = {
-    cls.task: cls for cls in (ThreeViewToIsometric, IsometricToPose, PoseToIsometric, IsometricViewGeneration,
-                              PointCloudGeneration)
-}
+DATASETS: dict[TaskName, type[QuestionDataset]] = {task: _dataset_class(task) for task in TASK_SPECS}
+ThreeViewToIsometric = DATASETS[TaskName.THREE_VIEW_TO_ISOMETRIC]
+IsometricToPose = DATASETS[TaskName.ISOMETRIC_TO_POSE]
+PoseToIsometric = DATASETS[TaskName.POSE_TO_ISOMETRIC]
+IsometricViewGeneration = DATASETS[TaskName.ISOMETRIC_VIEW_GENERATION]
+PointCloudGeneration = DATASETS[TaskName.POINT_CLOUD_GENERATION]
 
 
 def task_dataset(out: str | Path, task: TaskName | str, split: str, *,

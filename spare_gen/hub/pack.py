@@ -16,7 +16,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from spare_gen.atomic import write_parquet
-from spare_gen.questions.files import split_path
+from spare_gen.questions.outputs import split_path
 from spare_gen.questions.tasks import SPLITS
 
 HF_DIR = "hf"

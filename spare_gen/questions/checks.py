@@ -2,50 +2,24 @@
 
 from __future__ import annotations
 
-import itertools
 import re
 from collections import Counter
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+from PIL import Image
 
 from spare_gen.config.schema import TaskName
-from spare_gen.questions.candidates import Drawing, near_duplicate
 from spare_gen.questions.files import row_paths, sha256_file
+from spare_gen.questions.layout import SPLITS
+from spare_gen.questions.loaded import LoadedDataset, question_id
 from spare_gen.questions.select import split_sizes
-from spare_gen.questions.tasks import FRONT, LAYOUTS, POSE_CHOICES, RIGHT, SPLITS, TARGET_POSE, TOP, pose_view
+from spare_gen.questions.tasks import TASK_SPECS
 
 SVG_SIZE = re.compile(rb'<svg[^>]*\bwidth="([\d.]+)"[^>]*\bheight="([\d.]+)"')
 
 
-@dataclass
-class Dataset:
-    """A question dataset as loaded by the validator."""
-
-    out: Path
-    summary: dict
-    rows: dict[str, dict[str, list[dict]]]  # task -> split -> rows
-    manifest: dict[str, str]  # path -> recorded sha256
-    drawings: dict[str, dict]  # model_id -> drawings.parquet row
-    n_primitives: dict[str, int | None]  # model_id -> models.parquet n_primitives
-    views: dict[str, dict[str, dict]]  # model_id -> view -> views row (svg, png, visible, hidden)
-    cut_views: dict[str, dict]  # svg path -> cut_views row
-    by_svg: dict[str, dict] = field(default_factory=dict)  # svg path -> views or cut_views row (vectors)
-    actual_sha: dict[str, str] = field(default_factory=dict)  # filled by check_files
-
-    def all_rows(self):
-        for task, splits in self.rows.items():
-            for split, rows in splits.items():
-                for r in rows:
-                    yield TaskName(task), split, r
-
-
-def _q(row: dict) -> str:
-    return row.get("question_id", "?")
-
-
-def check_files(ds: Dataset) -> list[str]:
+def check_files(ds: LoadedDataset) -> list[str]:
     """Every referenced file is recorded in the manifest, exists, and has the recorded hash."""
     bad = []
     for task, _, row in ds.all_rows():
@@ -54,29 +28,34 @@ def check_files(ds: Dataset) -> list[str]:
                 continue
             full = ds.out / p
             if Path(p).is_absolute() or ".." in Path(p).parts:
-                bad.append(f"files: {_q(row)} names {p!r}, which is not a path inside the dataset")
+                bad.append(f"files: {question_id(row)} names {p!r}, which is not a path inside the dataset")
             elif p not in ds.manifest:
-                bad.append(f"files: {_q(row)} names {p!r}, which has no recorded hash in questions/files.parquet")
+                bad.append(f"files: {question_id(row)} names {p!r}, which has no recorded hash in "
+                           "questions/files.parquet")
             elif not full.is_file():
-                bad.append(f"files: {_q(row)} names {p!r}, which does not exist")
+                bad.append(f"files: {question_id(row)} names {p!r}, which does not exist")
             else:
                 ds.actual_sha[p] = sha256_file(full)
                 if ds.actual_sha[p] != ds.manifest[p]:
                     bad.append(f"files: {p!r} has SHA-256 {ds.actual_sha[p][:12]}..., recorded "
                                f"{ds.manifest[p][:12]}... (edited after generation)")
+                source = ds.source(p)
+                copied = source == p or ((ds.out / source).is_file() and sha256_file(ds.out / source) == ds.actual_sha[p])
+                if not copied:
+                    bad.append(f"files: {p!r} is not a copy of {source!r} (questions/file_sources.parquet)")
     return bad
 
 
-def check_answers(ds: Dataset) -> list[str]:
+def check_answers(ds: LoadedDataset) -> list[str]:
     """Rule 1: answers in range, each index equally often per task and split (at most 1 apart)."""
     bad = []
     for task, splits in ds.rows.items():
-        k = LAYOUTS[TaskName(task)].n_answers
+        k = TASK_SPECS[TaskName(task)].n_answers
         if not k:
             continue
         for split, rows in splits.items():
             answers = [r.get("answer") for r in rows]
-            wrong = [_q(r) for r, a in zip(rows, answers) if a is None or not 0 <= a < k]
+            wrong = [question_id(r) for r, a in zip(rows, answers) if a is None or not 0 <= a < k]
             if wrong:
                 bad.append(f"answers: {task} {split}: answer outside 0..{k - 1} in {wrong[:3]}")
                 continue
@@ -86,7 +65,7 @@ def check_answers(ds: Dataset) -> list[str]:
     return bad
 
 
-def check_unique(ds: Dataset) -> list[str]:
+def check_unique(ds: LoadedDataset) -> list[str]:
     """Rule 2: each model (and so each drawing) is used by at most one question in the whole dataset."""
     bad = []
     models = Counter(r["model_id"] for _, _, r in ds.all_rows())
@@ -94,89 +73,19 @@ def check_unique(ds: Dataset) -> list[str]:
         if n > 1:
             where = sorted({f"{t.value}/{s}" for t, s, r in ds.all_rows() if r["model_id"] == mid})
             bad.append(f"unique: model {mid} is used by {n} questions ({', '.join(where)})")
-    qids = Counter(_q(r) for _, _, r in ds.all_rows())
+    qids = Counter(question_id(r) for _, _, r in ds.all_rows())
     bad += [f"unique: question id {q} occurs {n} times" for q, n in sorted(qids.items()) if n > 1]
     paths = Counter(p for t, _, r in ds.all_rows() for p in row_paths(r, t))
     bad += [f"unique: file {p} is referenced {n} times" for p, n in sorted(paths.items()) if n > 1]
     return bad
 
 
-def _drawing(ds: Dataset, svg: str, png: str | None) -> Drawing | None:
-    """The recorded vectors of ``svg`` with the PNG's actual hash (None if no vectors are recorded)."""
-    row = ds.by_svg.get(svg)
-    if row is None:
-        return None
-    vectors = Drawing.from_view(row)
-    return Drawing(vectors.visible, vectors.hidden, ds.actual_sha.get(png or "") or row.get("png_sha256") or "")
-
-
-def _distinct(ds: Dataset, row: dict, svgs: list[str], pngs: list[str | None], tol: float | None) -> list[str]:
-    """``tol`` None: only identical PNGs count as the same (the original SPARE3D cutters' acceptance)."""
-    bad = []
-    given_pngs = [p for p in pngs if p]
-    if len(set(svgs)) < len(svgs) or len(set(given_pngs)) < len(given_pngs):
-        return [f"candidates: {_q(row)} names the same candidate file twice"]
-    drawings = [_drawing(ds, s, p) for s, p in zip(svgs, pngs)]
-    for i, j in itertools.combinations(range(len(svgs)), 2):
-        a, b = drawings[i], drawings[j]
-        if a is None or b is None:
-            continue
-        if a.png_sha256 and a.png_sha256 == b.png_sha256:
-            bad.append(f"candidates: {_q(row)}: candidates {i} and {j} are identical PNGs")
-        elif tol is not None and near_duplicate(a, b, tol):
-            bad.append(f"candidates: {_q(row)}: candidates {i} and {j} are the same drawing within {tol} px")
-    missing = [s for s, d in zip(svgs, drawings) if d is None]
-    if missing:
-        bad.append(f"candidates: {_q(row)}: no vector drawing recorded for {missing[0]!r}")
-    return bad
-
-
-def _view(ds: Dataset, mid: str, view: str, kind: str) -> str | None:
-    return ds.views.get(mid, {}).get(view, {}).get(kind)
-
-
-def check_candidates(ds: Dataset) -> list[str]:
+def check_candidates(ds: LoadedDataset) -> list[str]:
     """Rule 3 (no two candidates alike) and that every answer and input is the drawing it claims to be."""
-    tol = float(ds.summary["tolerance_px"])
-    bad = []
-    for task, _, row in ds.all_rows():
-        mid = row["model_id"]
-        if task is TaskName.ISOMETRIC_TO_POSE:
-            views = [pose_view(p) for p in POSE_CHOICES]
-            svgs = [_view(ds, mid, v, "svg") for v in views]
-            bad += _distinct(ds, row, svgs, [_view(ds, mid, v, "png") for v in views], tol)
-            if row.get("answer") in range(len(POSE_CHOICES)) and row["iso_svg"] != svgs[row["answer"]]:
-                bad.append(f"candidates: {_q(row)}: iso drawing is not the model's pose "
-                           f"{POSE_CHOICES[row['answer']]} drawing the answer claims")
-        elif task in (TaskName.THREE_VIEW_TO_ISOMETRIC, TaskName.POSE_TO_ISOMETRIC):
-            pixel_rule = task is TaskName.THREE_VIEW_TO_ISOMETRIC and ds.summary.get("cutters") == "spare3d"
-            bad += _distinct(ds, row, list(row["candidate_svg"]), list(row["candidate_png"]),
-                             None if pixel_rule else tol)
-            a = row.get("answer")
-            if a is None or not 0 <= a < len(row["candidate_svg"]):
-                continue
-            if task is TaskName.POSE_TO_ISOMETRIC:
-                if row["candidate_svg"][a] != _view(ds, mid, pose_view(row["pose"]), "svg"):
-                    bad.append(f"candidates: {_q(row)}: the answer is not the model's pose-{row['pose']} drawing")
-                if [_view(ds, mid, pose_view(p), "svg") for p in row["candidate_poses"]] != list(row["candidate_svg"]):
-                    bad.append(f"candidates: {_q(row)}: candidate drawings do not match candidate_poses")
-            else:
-                sources = {(c["model_id"], c["cut"]) if c else None
-                           for c in (ds.cut_views.get(row[f"{n}_svg"]) for n in ("front", "right", "top"))}
-                ans = ds.cut_views.get(row["candidate_svg"][a])
-                if len(sources) != 1 or not ans or sources != {(mid, ans["cut"])}:
-                    bad.append(f"candidates: {_q(row)}: the answer is not the cut object that gives F, R, T")
-        elif task is TaskName.ISOMETRIC_VIEW_GENERATION:
-            if row["target_svg"] != _view(ds, mid, pose_view(TARGET_POSE), "svg"):
-                bad.append(f"candidates: {_q(row)}: the target is not the model's pose-2 drawing")
-        if task is not TaskName.THREE_VIEW_TO_ISOMETRIC:
-            for name, v in (("front", FRONT), ("right", RIGHT), ("top", TOP)):
-                if row[f"{name}_svg"] != _view(ds, mid, v, "svg"):
-                    bad.append(f"candidates: {_q(row)}: {name} drawing is not the model's {v!r} view")
-    return bad
+    return [line for task, _, row in ds.all_rows() for line in TASK_SPECS[task].check_row(ds, row)]
 
 
-def check_models(ds: Dataset) -> list[str]:
+def check_models(ds: LoadedDataset) -> list[str]:
     """Rule 4: only models the drawing stage left unflagged."""
     bad = []
     for task, split, row in ds.all_rows():
@@ -184,11 +93,11 @@ def check_models(ds: Dataset) -> list[str]:
         flags = [f for f in ("blank", "tiny", "duplicate") if d and d.get(f)]
         if d is None or flags or not d.get("usable"):
             why = ", ".join(flags) if flags else "not usable" if d else "not in drawings.parquet"
-            bad.append(f"models: {_q(row)} uses model {row['model_id']} ({why})")
+            bad.append(f"models: {question_id(row)} uses model {row['model_id']} ({why})")
     return bad
 
 
-def check_splits(ds: Dataset) -> list[str]:
+def check_splits(ds: LoadedDataset) -> list[str]:
     """Rule 5: 8:1:1 sizes, split column = file, strata per split at most 1 apart, true primitive counts."""
     bad = []
     strata = sorted(ds.summary["usable_models"])
@@ -201,9 +110,9 @@ def check_splits(ds: Dataset) -> list[str]:
         for split, rows in splits.items():
             for r in rows:
                 if r["split"] != split:
-                    bad.append(f"splits: {_q(r)} says split {r['split']!r} but is in {split}.parquet")
+                    bad.append(f"splits: {question_id(r)} says split {r['split']!r} but is in {split}.parquet")
                 if r["n_primitives"] != ds.n_primitives.get(r["model_id"], "?"):
-                    bad.append(f"splits: {_q(r)} says n_primitives {r['n_primitives']}, models.parquet says "
+                    bad.append(f"splits: {question_id(r)} says n_primitives {r['n_primitives']}, models.parquet says "
                                f"{ds.n_primitives.get(r['model_id'])}")
             mix = Counter("null" if r["n_primitives"] is None else str(r["n_primitives"]) for r in rows)
             counts = [mix.get(s, 0) for s in strata]
@@ -213,8 +122,6 @@ def check_splits(ds: Dataset) -> list[str]:
 
 
 def _image_size(path: Path) -> tuple | None:
-    from PIL import Image
-
     try:
         if path.suffix == ".png":
             with Image.open(path) as im:
@@ -225,7 +132,7 @@ def _image_size(path: Path) -> tuple | None:
         return None
 
 
-def check_images(ds: Dataset) -> list[str]:
+def check_images(ds: LoadedDataset) -> list[str]:
     """Rule 6: all images of a task have one size (PNG pixels, SVG canvas)."""
     bad = []
     for task, splits in ds.rows.items():
@@ -245,7 +152,7 @@ def check_images(ds: Dataset) -> list[str]:
     return bad
 
 
-def check_counts(ds: Dataset) -> list[str]:
+def check_counts(ds: LoadedDataset) -> list[str]:
     """Rule 7: the requested counts (unless allow_fewer), the summary's counts, point-cloud sizes."""
     bad = []
     for task, requested in ds.summary["requested"].items():
@@ -259,7 +166,7 @@ def check_counts(ds: Dataset) -> list[str]:
     for r in (r for t, _, r in ds.all_rows() if t is TaskName.POINT_CLOUD_GENERATION):
         pts = np.asarray(r["points"], dtype=float)
         if pts.shape != (n, 3) or r["n_points"] != n or not np.isfinite(pts).all():
-            bad.append(f"counts: {_q(r)} point cloud has shape {pts.shape} (n_points {r['n_points']}), expected ({n}, 3)")
+            bad.append(f"counts: {question_id(r)} point cloud has shape {pts.shape} (n_points {r['n_points']}), expected ({n}, 3)")
     return bad
 
 

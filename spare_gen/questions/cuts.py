@@ -5,7 +5,8 @@ Runs in the isolated child. Cut ``k`` tries cutters from derive_rng(seed, "quest
 question's F, R, T and of the correct answer (the four cutters are exchangeable, so this equals a
 random choice; the answer position is assigned later, balanced). Every cut object is drawn with the
 original model's framing (scale and centre) through the drawing stage's own HLR and renderer, so the
-four candidates and the three views share one scale and nothing but geometry tells them apart.
+four candidates and the three views share one scale and nothing but geometry tells them apart. The
+accepted files are then named by their content (``per_question_files``): no path says which cut is 0.
 """
 
 from __future__ import annotations
@@ -20,7 +21,10 @@ from spare_gen.questions.candidates import Drawing, near_duplicate
 from spare_gen.config.schema import CutterFamily
 from spare_gen.questions.cutters import random_cutter
 from spare_gen.questions.cutters_spare3d import spare3d_cut_rule, spare3d_cutter, spare3d_drawing_rule
-from spare_gen.questions.tasks import FRONT, N_CANDIDATES, RIGHT, TARGET_POSE, TOP, Rejection, pose_view
+from spare_gen.questions.layout import FRONT, N_CANDIDATES, RIGHT, TARGET_POSE, TOP, pose_view
+from spare_gen.questions.outputs import CUTS_DIR
+from spare_gen.questions.per_question_files import move_to_content_name
+from spare_gen.questions.rejections import QuestionRejection
 from spare_gen.rng import derive_rng
 from spare_gen.runner import testhooks
 
@@ -28,7 +32,6 @@ TASK = TaskName.THREE_VIEW_TO_ISOMETRIC.value
 CUT_VIEWS = (FRONT, RIGHT, TOP, pose_view(TARGET_POSE))
 MIN_REMOVED = 0.02  # a cut removing less than this share of the volume "missed" the model
 MAX_REMOVED = 0.9  # a cut removing more leaves a sliver
-CUTS_DIR = "questions/cuts"
 STAGE = "questions"
 
 
@@ -37,14 +40,14 @@ def cut_dir(model_id: str) -> str:
     return f"{CUTS_DIR}/{model_id}"
 
 
-def _cut_rule(cut, removed: float) -> Rejection | None:
+def _cut_rule(cut, removed: float) -> QuestionRejection | None:
     """``cut``: a spare_gen.cad.cut.Cut; ``removed``: share of the model's volume it took away."""
     if not cut.has_faces or removed > MAX_REMOVED:
-        return Rejection.CUT_EMPTY
+        return QuestionRejection.CUT_EMPTY
     if removed < MIN_REMOVED:
-        return Rejection.CUT_MISSED
+        return QuestionRejection.CUT_MISSED
     if not cut.valid:
-        return Rejection.CUT_INVALID
+        return QuestionRejection.CUT_INVALID
     return None
 
 
@@ -76,16 +79,17 @@ def draw_cut(shape, name: str, folder: Path, render: dict, framing: dict, method
     return rows
 
 
-def _drawing_rule(rows: dict, accepted: list[dict], tolerance_px: float, min_extent: float) -> Rejection | None:
+def _drawing_rule(rows: dict, accepted: list[dict], tolerance_px: float, min_extent: float
+                  ) -> QuestionRejection | None:
     if any(r["n_visible"] + r["n_hidden"] == 0 or r["extent"] < min_extent for r in rows.values()):
-        return Rejection.CUT_DRAW_FAILED
+        return QuestionRejection.CUT_DRAW_FAILED
     mine = {v: Drawing.from_view(r) for v, r in rows.items()}
     target = pose_view(TARGET_POSE)
     if any(near_duplicate(mine[target], other["drawings"][target], tolerance_px) for other in accepted):
-        return Rejection.CUT_DUPLICATE
+        return QuestionRejection.CUT_DUPLICATE
     if accepted and all(near_duplicate(mine[v], accepted[0]["drawings"][v], tolerance_px)
                         for v in (FRONT, RIGHT, TOP)):
-        return Rejection.CUT_AMBIGUOUS
+        return QuestionRejection.CUT_AMBIGUOUS
     return None
 
 
@@ -99,6 +103,19 @@ def _public(rows: dict, prefix: str, framing: dict) -> dict:
     return out
 
 
+def _content_names(out: Path, rel: str, cut: dict, keep_views: tuple[str, ...]) -> None:
+    """Move an accepted cut's STEP and its ``keep_views`` drawings to content names in its model's folder
+    (paths updated in place); its other drawings only served the in-child rules and are dropped."""
+    # the STEP is named after its candidate drawing: STEP bytes of multi-body shapes are not reproducible
+    target_svg = out / cut["views"][pose_view(TARGET_POSE)]["svg"]
+    cut["step"] = move_to_content_name(out, cut["step"], rel, salt="step", name_from=target_svg)
+    cut["views"] = {v: row for v, row in cut["views"].items() if v in keep_views}
+    for v, row in cut["views"].items():
+        for kind in ("svg", "png"):
+            if row[kind]:
+                row[kind] = move_to_content_name(out, row[kind], rel, salt=v)
+
+
 def make_cut_set(
     model_id: str, shape_path: str, out_dir: str, seed: int, render: dict, framing: dict, hlr_method: str,
     tolerance_px: float, max_attempts: int, debug: dict | None = None, cutters: str = CutterFamily.SPARE_GEN.value,
@@ -107,13 +124,15 @@ def make_cut_set(
     from spare_gen import cad
     from spare_gen.cad.cut import cut_with, removed_fraction
     from spare_gen.cad.props import bounding_box, volume
+    from spare_gen.drawings.render import DRAWINGS_DIR
 
     testhooks.trigger(debug, STAGE, model_id)
     shape = cad.read_shape(shape_path)
     bbox = bounding_box(shape)
     model_volume = volume(shape)
     if not model_volume > 0:
-        return {"accepted": False, "rule": Rejection.NO_VOLUME.value, "attempt_rejections": {}, "timings": {}}
+        return {"accepted": False, "rule": QuestionRejection.NO_VOLUME.value, "attempt_rejections": {},
+                "timings": {}}
     rel = cut_dir(model_id)
     folder = Path(out_dir) / rel
     shutil.rmtree(folder, ignore_errors=True)  # leftovers of an interrupted run
@@ -132,7 +151,7 @@ def make_cut_set(
                 removed = removed_fraction(model_volume, cut)
                 rule = spare3d_cut_rule(cut) if original else _cut_rule(cut, removed)
             except Exception:
-                rule = Rejection.CUT_FAILED
+                rule = QuestionRejection.CUT_FAILED
             timings["boolean"] += time.perf_counter() - t
             if rule is None:
                 try:
@@ -140,13 +159,13 @@ def make_cut_set(
                     rule = (spare3d_drawing_rule(rows, accepted, pose_view(TARGET_POSE)) if original
                             else _drawing_rule(rows, accepted, tolerance_px, min_extent))
                 except Exception:
-                    rule = Rejection.CUT_DRAW_FAILED
+                    rule = QuestionRejection.CUT_DRAW_FAILED
             if rule is not None:
                 attempts[rule.value] += 1
                 continue
             t = time.perf_counter()
             step = f"{rel}/cut{k}.step"
-            cad.write_step(cut.shape, Path(out_dir) / step, name=f"{model_id}_cut{k}")
+            cad.write_step(cut.shape, Path(out_dir) / step, name=model_id)
             timings["render_write"] += time.perf_counter() - t
             accepted.append({"cutter": cutter, "step": step, "attempt": attempt, "removed": removed,
                              "views": _public(rows, rel, framing),
@@ -154,8 +173,10 @@ def make_cut_set(
             break
         else:
             shutil.rmtree(folder, ignore_errors=True)
-            return {"accepted": False, "rule": Rejection.CUT_ATTEMPTS_EXHAUSTED.value,
+            return {"accepted": False, "rule": QuestionRejection.CUT_ATTEMPTS_EXHAUSTED.value,
                     "attempt_rejections": dict(attempts), "timings": dict(timings)}
-    for c in accepted:
+    for k, c in enumerate(accepted):  # cut 0 gives F, R, T; every cut gives a candidate
         del c["drawings"]
+        _content_names(Path(out_dir), rel, c, CUT_VIEWS if k == 0 else (pose_view(TARGET_POSE),))
+    shutil.rmtree(folder / DRAWINGS_DIR, ignore_errors=True)
     return {"accepted": True, "cuts": accepted, "attempt_rejections": dict(attempts), "timings": dict(timings)}

@@ -15,7 +15,7 @@ from enum import Enum
 
 import numpy as np
 
-from spare_gen.questions.tasks import Rejection
+from spare_gen.questions.rejections import QuestionRejection as Rejection
 
 CENTER_SPREAD = 0.25  # centre = bbox centre + U(-0.25, 0.25) x extent, per axis
 SIZE_DIVISOR = 5.0  # A = (X + Y + Z) / 5

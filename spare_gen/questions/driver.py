@@ -18,15 +18,18 @@ from spare_gen.models.schema import rows_to_table
 from spare_gen.questions import card, preview
 from spare_gen.questions.assemble import assemble_split
 from spare_gen.questions.fill import TaskFill, fill_task, shortfalls, trim_to_balance
-from spare_gen.questions.files import (
-    CUT_VIEWS_NAME, MANIFEST_NAME, QUESTIONS_DIR, SUMMARY_NAME, TIMINGS_NAME, manifest_table, row_paths, split_path,
-)
+from spare_gen.questions.files import manifest_table, row_paths
 from spare_gen.questions.inputs import Inputs, load_inputs
+from spare_gen.questions.layout import SPLITS
+from spare_gen.questions.outputs import (
+    CUT_VIEWS_NAME, FILE_SOURCES_NAME, MANIFEST_NAME, QUESTIONS_DIR, SUMMARY_NAME, TIMINGS_NAME, split_path,
+)
+from spare_gen.questions.per_question_files import FILE_SOURCES_SCHEMA, publish_answer_files, remove_unlisted
 from spare_gen.questions.schema import CUT_VIEWS_SCHEMA, question_schema
 from spare_gen.questions.select import (
     ModelQueues, NotEnoughModels, fit_counts, needs_by_stratum, plan_quotas, shortage, stratum_label,
 )
-from spare_gen.questions.tasks import LAYOUTS, SPLITS, TASKS
+from spare_gen.questions.tasks import TASK_SPECS, TASKS
 
 ADVICE = "raise models.csg.count (or add CAD files), or set questions.allow_fewer = true"
 
@@ -93,8 +96,9 @@ def _check_shortfalls(config: Config, quotas: dict, fills: dict[TaskName, TaskFi
         trim_to_balance(fill.accepted, {k: n for k, n in quotas.items() if k[0] == task.value})
 
 
-def _write_splits(out: Path, config: Config, fills: dict[TaskName, TaskFill], planned: dict) -> dict:
-    """Write every task split; return {task: {split: rows}}."""
+def _write_splits(out: Path, config: Config, fills: dict[TaskName, TaskFill], planned: dict,
+                  sources: dict[str, str]) -> dict:
+    """Write every task split; return {task: {split: rows}}; ``sources`` gets every per-question copy."""
     written: dict[str, dict[str, list[dict]]] = {}
     for task in TASKS:
         task_dir = out / QUESTIONS_DIR / task.value
@@ -104,24 +108,22 @@ def _write_splits(out: Path, config: Config, fills: dict[TaskName, TaskFill], pl
         written[task.value] = {}
         for split in SPLITS:
             items = [a for (t, s, _), acc in fills[task].accepted.items() if s == split for a in acc]
-            rows = assemble_split(config.seed, task, split, items)
+            rows = publish_answer_files(out, task.value, assemble_split(config.seed, task, split, items),
+                                        TASK_SPECS[task].content_named_columns, sources)
             path = split_path(out, task.value, split)
             if rows:  # no file for an empty split: Hugging Face datasets cannot load one
                 write_parquet(path, rows_to_table(rows, question_schema(task)))
             else:
                 path.unlink(missing_ok=True)
             written[task.value][split] = rows
+        remove_unlisted(out, task.value, set(sources))
     return written
 
 
-def _cut_view_rows(fill: TaskFill) -> list[dict]:
+def _cut_view_rows(fills: dict[TaskName, TaskFill]) -> list[dict]:
     """Vector drawings of the cut objects the questions use (the validator re-checks rule 3 on them)."""
-    rows = []
-    for acc in fill.accepted.values():
-        for item in acc:
-            for k, cut in enumerate(item.result["cuts"]):
-                for view, v in sorted(cut["views"].items()):
-                    rows.append({"model_id": item.model_id, "cut": k, "view": view, **v})
+    rows = [row for task, fill in fills.items() if TASK_SPECS[task].cut_view_rows is not None
+            for acc in fill.accepted.values() for item in acc for row in TASK_SPECS[task].cut_view_rows(item)]
     return sorted(rows, key=lambda r: (r["model_id"], r["cut"], r["view"]))
 
 
@@ -133,7 +135,7 @@ def _summary(config, inputs, requested, planned, quotas, fills, written) -> dict
     available = Counter({_strata_key(s): len(v) for s, v in inputs.by_stratum().items()})
     answers, mix = {}, {}
     for task, splits in written.items():
-        n_answers = LAYOUTS[TaskName(task)].n_answers
+        n_answers = TASK_SPECS[TaskName(task)].n_answers
         answers[task] = {s: [sum(r["answer"] == k for r in rows) for k in range(n_answers)] for s, rows in splits.items()}
         mix[task] = {s: dict(sorted(Counter(_strata_key(r["n_primitives"]) for r in rows).items()))
                      for s, rows in splits.items()}
@@ -182,12 +184,15 @@ def run_questions(client, config: Config, out: Path) -> str:
     fills = _fill_all(client, config, out, inputs, quotas)
     _check_shortfalls(config, quotas, fills, inputs)
     t = time.monotonic()
-    written = _write_splits(out, config, fills, planned)
+    sources: dict[str, str] = {}
+    written = _write_splits(out, config, fills, planned, sources)
+    write_parquet(out / QUESTIONS_DIR / FILE_SOURCES_NAME, rows_to_table(
+        [{"path": p, "source": s} for p, s in sorted(sources.items())], FILE_SOURCES_SCHEMA))
     paths = [p for task, splits in written.items() for rows in splits.values() for r in rows
              for p in row_paths(r, TaskName(task))]
     write_parquet(out / QUESTIONS_DIR / MANIFEST_NAME, manifest_table(out, paths))
     write_parquet(out / QUESTIONS_DIR / CUT_VIEWS_NAME,
-                  rows_to_table(_cut_view_rows(fills[TaskName.THREE_VIEW_TO_ISOMETRIC]), CUT_VIEWS_SCHEMA))
+                  rows_to_table(_cut_view_rows(fills), CUT_VIEWS_SCHEMA))
     summary = _summary(config, inputs, requested, planned, quotas, fills, written)
     write_json(out / QUESTIONS_DIR / SUMMARY_NAME, summary)
     parts["write"] = time.monotonic() - t

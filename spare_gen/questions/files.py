@@ -3,25 +3,13 @@
 from __future__ import annotations
 
 from pathlib import Path
-
-from spare_gen.filehash import sha256_file  # noqa: F401  (re-exported)
 from typing import Iterable
 
 import pyarrow as pa
 
+from spare_gen.filehash import sha256_file
 from spare_gen.models.schema import rows_to_table
 from spare_gen.questions.schema import MANIFEST_SCHEMA, path_columns
-
-QUESTIONS_DIR = "questions"
-MANIFEST_NAME = "files.parquet"
-SUMMARY_NAME = "summary.json"
-TIMINGS_NAME = "timings.json"
-CUT_VIEWS_NAME = "cut_views.parquet"
-
-
-
-def split_path(out: Path, task: str, split: str) -> Path:
-    return out / QUESTIONS_DIR / task / f"{split}.parquet"
 
 
 def row_paths(row: dict, task) -> list[str]:

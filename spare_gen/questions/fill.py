@@ -15,11 +15,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from spare_gen.config.schema import TaskName
-from spare_gen.drawings.poses import ISOMETRIC_VIEWS
-from spare_gen.questions.assemble import Accepted
-from spare_gen.questions.inputs import Inputs, load_polylines
+from spare_gen.questions.inputs import Inputs
+from spare_gen.questions.row_parts import Accepted
 from spare_gen.questions.select import ModelQueues, QuotaKey
-from spare_gen.questions.task import question_task
+from spare_gen.questions.tasks import TASK_SPECS
 from spare_gen.runner.stage import run_stage
 
 MIN_ACCEPTANCE = 0.25  # never over-provision a round by more than 4x
@@ -41,27 +40,21 @@ class TaskFill:
 
 def _units(task: TaskName, model_ids: list[str], inputs: Inputs, out: Path) -> list[dict]:
     units = [{"unit_id": m, "task": task.value, "model_id": m} for m in model_ids]
-    if task in (TaskName.ISOMETRIC_TO_POSE, TaskName.POSE_TO_ISOMETRIC):
-        polylines = load_polylines(out, model_ids, ISOMETRIC_VIEWS)
-        for u in units:
-            u["views"] = polylines.get(u["model_id"], {})
-    elif task in (TaskName.POINT_CLOUD_GENERATION, TaskName.THREE_VIEW_TO_ISOMETRIC):
-        for u in units:
-            u["shape_path"] = str((out / inputs.brep[u["model_id"]]).resolve())
-            u.update(inputs.framing[u["model_id"]])
+    if TASK_SPECS[task].unit_inputs is not None:
+        TASK_SPECS[task].unit_inputs(units, inputs, out)
     return units
 
 
 def run_units(client, task: TaskName, model_ids: list[str], inputs: Inputs, ctx: dict, out: Path,
               progress: bool, round_: int = 1) -> dict[str, dict]:
-    """model_id -> unit result; the generation task without per-model work accepts every usable model.
-    """
-    if task is TaskName.ISOMETRIC_VIEW_GENERATION:
+    """model_id -> unit result; a task without per-model work (no ``run_unit``) accepts every usable model."""
+    run_unit = TASK_SPECS[task].run_unit
+    if run_unit is None:
         return {m: {"model_id": m, "accepted": True} for m in model_ids}
     if not model_ids:
         return {}
     ctx = {**ctx, "task": task.value, "round": round_}
-    rows = run_stage(client, f"questions_{task.value}", question_task, _units(task, model_ids, inputs, out), ctx,
+    rows = run_stage(client, f"questions_{task.value}", run_unit, _units(task, model_ids, inputs, out), ctx,
                      out, progress=progress)
     return {r["model_id"]: r for r in rows}
 

@@ -11,7 +11,8 @@ import pyarrow.parquet as pq
 from spare_gen.drawings.poses import FIXED_VIEWS
 from spare_gen.models.quality import Quality
 from spare_gen.questions.select import Stratum
-from spare_gen.questions.tasks import Rejection
+from spare_gen.questions.rejections import QuestionRejection
+from spare_gen.runner.isolation import Status
 
 VIEW_COLUMNS = ["model_id", "view", "status", "svg", "png", "png_sha256"]
 POLYLINE_COLUMNS = ["model_id", "view", "visible", "hidden", "png_sha256"]
@@ -35,17 +36,17 @@ class Inputs:
         return out
 
 
-def _flag_rule(row: dict) -> Rejection | None:
-    if row.get("status") != "ok":
-        return Rejection.NOT_DRAWN
+def _flag_rule(row: dict) -> QuestionRejection | None:
+    if row.get("status") != Status.OK.value:
+        return QuestionRejection.NOT_DRAWN
     if row.get("blank"):
-        return Rejection.BLANK
+        return QuestionRejection.BLANK
     if row.get("tiny"):
-        return Rejection.TINY
+        return QuestionRejection.TINY
     if row.get("duplicate"):
-        return Rejection.DUPLICATE_MODEL
+        return QuestionRejection.DUPLICATE_MODEL
     if not row.get("usable"):
-        return Rejection.NOT_DRAWN
+        return QuestionRejection.NOT_DRAWN
     return None
 
 
@@ -71,8 +72,8 @@ def load_inputs(out: Path, allow_flagged_cad: bool = False) -> Inputs:
         rule = _flag_rule(row)
         model_views = views.get(mid, {})
         if rule is None and (mid not in models or any(
-                model_views.get(v, {}).get("status") != "ok" for v in FIXED_VIEWS)):
-            rule = Rejection.NOT_DRAWN
+                model_views.get(v, {}).get("status") != Status.OK.value for v in FIXED_VIEWS)):
+            rule = QuestionRejection.NOT_DRAWN
         if rule is not None:
             inputs.filtered[rule.value] += 1
             continue
@@ -86,9 +87,9 @@ def load_inputs(out: Path, allow_flagged_cad: bool = False) -> Inputs:
                                "hlr_method": "poly" if row.get("hlr_method") == "poly" else "exact"}
         inputs.views[mid] = {k: {"svg": v["svg"], "png": v["png"], "png_sha256": v["png_sha256"]}
                              for k, v in model_views.items()}
-    inputs.filtered[Rejection.NOT_DRAWN.value] += sum(1 for m in models if m not in drawn)
-    if not inputs.filtered[Rejection.NOT_DRAWN.value]:
-        del inputs.filtered[Rejection.NOT_DRAWN.value]
+    inputs.filtered[QuestionRejection.NOT_DRAWN.value] += sum(1 for m in models if m not in drawn)
+    if not inputs.filtered[QuestionRejection.NOT_DRAWN.value]:
+        del inputs.filtered[QuestionRejection.NOT_DRAWN.value]
     return inputs
 
 

@@ -10,6 +10,7 @@ import time
 
 import numpy as np
 
+from spare_gen.questions.rejections import QuestionRejection
 from spare_gen.rng import derive_rng
 
 # Linear tessellation tolerance as a fraction of the bounding-box diagonal: points on curved faces lie
@@ -42,7 +43,7 @@ def model_points(model_id: str, shape_path: str, count: int, seed: int, task: st
     vertices, faces = triangulate(shape, deflection)
     t1 = time.perf_counter()
     if len(faces) == 0:
-        return {"accepted": False, "rule": "no_surface", "timings": {"tessellate": t1 - t0}}
+        return {"accepted": False, "rule": QuestionRejection.NO_SURFACE.value, "timings": {"tessellate": t1 - t0}}
     points = sample_surface(vertices, faces, count, derive_rng(seed, "questions", task, model_id, "points"))
     return {
         "accepted": True,

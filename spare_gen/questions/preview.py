@@ -3,70 +3,27 @@
 from __future__ import annotations
 
 import io
-from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
 from PIL import Image, ImageDraw
 
 from spare_gen.atomic import write_bytes
 from spare_gen.config.schema import TaskName
-from spare_gen.drawings.poses import pose
-from spare_gen.questions.tasks import SPLITS, TARGET_POSE
+from spare_gen.questions.layout import SPLITS
+from spare_gen.questions.outputs import PREVIEW_DIR
+from spare_gen.questions.sheet_cells import CELL, PAD, Cell, drawing_image
+from spare_gen.questions.tasks import TASK_SPECS
 
-PREVIEW_DIR = "preview"
 QUESTIONS_PER_SHEET = 3
-CELL = 160  # px per drawing on the sheet
-PAD = 8
 CAPTION = 14
 GREEN = (0, 170, 0)
 FRAME = 4
 
 
-@dataclass
-class Cell:
-    caption: str
-    image: Image.Image | None = None  # None: a text-only cell
-    text: str = ""
-    correct: bool = False
-
-
-def _drawing(out: Path, rel: str) -> Image.Image:
-    with Image.open(out / rel) as im:
-        return im.convert("RGB").resize((CELL, CELL), Image.LANCZOS)
-
-
-def _points_image(points: list) -> Image.Image:
-    """The point cloud seen from the target pose, as dots."""
-    image = Image.new("RGB", (CELL, CELL), (255, 255, 255))
-    xy = pose(str(TARGET_POSE)).project(np.asarray(points, dtype=float))
-    if len(xy):
-        lo, hi = xy.min(axis=0), xy.max(axis=0)
-        scale = (CELL - 2 * PAD) / max(float((hi - lo).max()), 1e-12)
-        px = PAD + (xy - lo) * scale
-        px[:, 1] = CELL - px[:, 1]
-        draw = ImageDraw.Draw(image)
-        for x, y in px:
-            draw.point((float(x), float(y)), fill=(40, 40, 160))
-    return image
-
-
 def _cells(out: Path, task: TaskName, row: dict) -> list[Cell]:
-    cells = [Cell(name, _drawing(out, row[f"{key}_png"])) for name, key in (("F", "front"), ("R", "right"), ("T", "top"))]
-    if task is TaskName.ISOMETRIC_TO_POSE:
-        cells.append(Cell("input", _drawing(out, row["iso_png"])))
-        cells += [Cell(f"choice {i}", text=f"pose {p}", correct=i == row["answer"])
-                  for i, p in enumerate(row["choice_poses"])]
-    elif task in (TaskName.THREE_VIEW_TO_ISOMETRIC, TaskName.POSE_TO_ISOMETRIC):
-        if task is TaskName.POSE_TO_ISOMETRIC:
-            cells.append(Cell("input", text=f"pose {row['pose']}"))
-        cells += [Cell(f"choice {i}", _drawing(out, p), correct=i == row["answer"])
-                  for i, p in enumerate(row["candidate_png"])]
-    elif task is TaskName.ISOMETRIC_VIEW_GENERATION:
-        cells.append(Cell("target (pose 2)", _drawing(out, row["target_png"]), correct=True))
-    else:
-        cells.append(Cell(f"target ({row['n_points']} points)", _points_image(row["points"]), correct=True))
-    return cells
+    cells = [Cell(caption, drawing_image(out, row[f"{prefix}_png"])) for caption, prefix in
+             (("F", "front"), ("R", "right"), ("T", "top"))]
+    return cells + TASK_SPECS[task].sheet_cells(out, row)
 
 
 def _paint(cells_by_row: list[tuple[str, list[Cell]]]) -> Image.Image:

@@ -8,7 +8,8 @@ from __future__ import annotations
 import numpy as np
 
 from spare_gen.questions.candidates import Drawing, distinct_triples, duplicate_matrix
-from spare_gen.questions.tasks import ALL_POSES, POSE_CHOICES, Rejection, pose_view
+from spare_gen.questions.layout import ALL_POSES, POSE_CHOICES, pose_view
+from spare_gen.questions.rejections import QuestionRejection
 
 
 def _drawings(views: dict[str, dict], poses: tuple[int, ...]) -> list[Drawing]:
@@ -22,7 +23,8 @@ def check_isometric_to_pose(views: dict[str, dict], tolerance_px: float) -> dict
     """Accept when the drawings from poses 1, 2, 5 and 6 are pairwise distinct."""
     dup = duplicate_matrix(_drawings(views, POSE_CHOICES), tolerance_px)
     pairs = [[POSE_CHOICES[i], POSE_CHOICES[j]] for i, j in zip(*np.nonzero(np.triu(dup)))]
-    return {"accepted": not pairs, "rule": Rejection.POSES_COINCIDE.value if pairs else None, "coinciding": pairs}
+    return {"accepted": not pairs, "rule": QuestionRejection.POSES_COINCIDE.value if pairs else None,
+            "coinciding": pairs}
 
 
 def check_pose_to_isometric(views: dict[str, dict], tolerance_px: float) -> dict:
@@ -35,7 +37,7 @@ def check_pose_to_isometric(views: dict[str, dict], tolerance_px: float) -> dict
     feasible = [p for i, p in enumerate(ALL_POSES) if distinct_triples(dup, i)]
     return {
         "accepted": bool(feasible),
-        "rule": None if feasible else Rejection.NO_DISTINCT_POSES.value,
+        "rule": None if feasible else QuestionRejection.NO_DISTINCT_POSES.value,
         "duplicates": dup.astype(int).tolist(),
         "feasible_poses": feasible,
     }

@@ -13,9 +13,13 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
-from spare_gen.questions.checks import CHECKS, Dataset
-from spare_gen.questions.files import CUT_VIEWS_NAME, MANIFEST_NAME, QUESTIONS_DIR, SUMMARY_NAME, split_path
-from spare_gen.questions.tasks import SPLITS, TASKS
+from spare_gen.questions.checks import CHECKS
+from spare_gen.questions.layout import SPLITS
+from spare_gen.questions.loaded import LoadedDataset
+from spare_gen.questions.outputs import (
+    CUT_VIEWS_NAME, FILE_SOURCES_NAME, MANIFEST_NAME, QUESTIONS_DIR, SUMMARY_NAME, split_path,
+)
+from spare_gen.questions.tasks import TASKS
 
 VECTOR_COLUMNS = ["model_id", "view", "svg", "png", "png_sha256", "visible", "hidden"]
 
@@ -24,7 +28,7 @@ def _rows(path: Path, **kw) -> list[dict]:
     return pq.read_table(path, **kw).to_pylist()
 
 
-def load(out: Path) -> tuple[Dataset | None, list[str]]:
+def load(out: Path) -> tuple[LoadedDataset | None, list[str]]:
     """The dataset, or None and the reasons it cannot be loaded."""
     out = Path(out)
     summary_path = out / QUESTIONS_DIR / SUMMARY_NAME
@@ -59,7 +63,8 @@ def load(out: Path) -> tuple[Dataset | None, list[str]]:
                    if model_ids else None):
         views.setdefault(r["model_id"], {})[r["view"]] = r
     cut_views = {r["svg"]: r for r in _rows(out / QUESTIONS_DIR / CUT_VIEWS_NAME)}
-    ds = Dataset(out, summary, rows, manifest, drawings, n_primitives, views, cut_views)
+    ds = LoadedDataset(out, summary, rows, manifest, drawings, n_primitives, views, cut_views)
+    ds.aliases = {r["path"]: r["source"] for r in _rows(out / QUESTIONS_DIR / FILE_SOURCES_NAME)}
     ds.by_svg = {**{v["svg"]: v for mv in views.values() for v in mv.values()}, **cut_views}
     return ds, problems
 

@@ -1,8 +1,9 @@
 """Ground-truth wireframes from B-reps: vertex merging, normalisation, and the wireframes.parquet row.
 
-The OpenCASCADE part (walking B-rep edges, discretising curves) is ``spare_gen.cad.wireframe``;
-this module holds the pure-numpy steps around it, so they run and test without OCP, and the
-child-side entry point :func:`extract_wireframe` (which imports ``spare_gen.cad`` lazily).
+The OpenCASCADE part (walking B-rep edges, discretising curves) is ``spare_gen.cad.wireframe``, which
+returns a raw graph; this module interprets it (point kinds, merging, normalisation) with pure numpy, so
+those steps run and test without OCP. :func:`brep_wireframe` and the child-side entry point
+:func:`extract_wireframe` import ``spare_gen.cad`` lazily (OCP stays out of the Dask worker).
 
 Normalisation: ``normalised = (model - centre) / scale`` where ``centre`` is the centre of the
 wireframe's own axis-aligned bounding box and ``scale`` its diagonal (model units), so every
@@ -21,7 +22,7 @@ from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 from scipy.spatial import cKDTree
 
-from spare_gen.wireframes.model import CORNER, Wireframe
+from spare_gen.wireframes.model import CORNER, CURVE, Wireframe
 
 DEFAULT_DEFLECTION = 0.01  # curved-edge chord tolerance, fraction of the shape's bounding-box diagonal
 MERGE_TOLERANCE = 1e-6  # points closer than this (fraction of the diagonal) are one vertex
@@ -117,6 +118,24 @@ def finish_wireframe(
     return ExtractedWireframe(vertices, edg, knd, centre, scale, dict(dropped or {}))
 
 
+def brep_wireframe(
+    shape, deflection: float = DEFAULT_DEFLECTION, *, keep_seams: bool = False,
+    merge_tolerance: float = MERGE_TOLERANCE,
+) -> ExtractedWireframe:
+    """The normalised wireframe of a TopoDS ``shape``; ``deflection`` and ``merge_tolerance`` are fractions of
+    the shape's bounding-box diagonal. Raises ``ValueError`` when no feature edge is left (a sphere, a torus)."""
+    from spare_gen.cad.props import bounding_box
+    from spare_gen.cad.wireframe import brep_graph
+
+    lo_hi = np.asarray(bounding_box(shape))
+    size = float(np.linalg.norm(lo_hi[3:] - lo_hi[:3]))
+    if not np.isfinite(size) or size <= 0:
+        raise ValueError(f"the shape's bounding box is empty or infinite (diagonal {size})")
+    graph = brep_graph(shape, deflection * size, keep_seams=keep_seams, min_length=merge_tolerance * size)
+    kinds = np.where(graph.on_curve, CURVE, CORNER).astype(np.uint8)
+    return finish_wireframe(graph.points, kinds, graph.edges, size, merge_tolerance, graph.dropped)
+
+
 def wireframe_row(model_id: str, extracted: ExtractedWireframe) -> dict:
     """The wireframes.parquet fields of one extracted ground truth (status and timing added by the caller)."""
     wf = extracted.wireframe
@@ -135,7 +154,6 @@ def extract_wireframe(
 ) -> dict:
     """Child side of the wireframes stage: read one BREP file and return its wireframes.parquet row."""
     from spare_gen.cad.io import read_shape
-    from spare_gen.cad.wireframe import brep_wireframe
     from spare_gen.runner import testhooks
 
     testhooks.trigger(debug, "wireframes", model_id)

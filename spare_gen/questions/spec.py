@@ -1,0 +1,65 @@
+"""TaskSpec: everything one SPARE3D task is, in one record; each task module under ``questions/tasks/`` makes one.
+
+A spec holds the task's answer layout, its own Parquet columns, the per-model unit (what it needs and
+the work it does on a Dask worker), how a question row is built from an accepted model, the validator's
+rule for a row, the contact-sheet cells, what the loaders hand out, and what the bias audit reads.
+Adding a task is one module plus a ``TaskName`` member.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Callable
+
+import pyarrow as pa
+
+from spare_gen.config.schema import TaskName
+from spare_gen.questions.layout import AnswerSide
+
+
+class TargetKind(str, Enum):
+    """What a generation task's target is, for the loaders."""
+
+    NONE = "none"
+    DRAWING = "drawing"  # a drawing column <prefix>_svg / <prefix>_png
+    POINTS = "points"  # an (n, 3) float32 column
+
+
+@dataclass(frozen=True)
+class LoaderKeys:
+    """The item keys a loader hands out besides the F, R, T views (and ``answer`` for multiple-choice tasks).
+
+    ``drawing``: item key -> drawing column prefix of one extra input drawing; ``candidates``: prefix of the
+    candidate drawing lists (or None); ``pose``: integer column of the query pose (or None); ``target``:
+    the target's kind and its column (a drawing prefix or the points column). Nothing else reaches a model:
+    columns that map candidates to cut objects or poses stay in the Parquet only.
+    """
+
+    drawing: dict[str, str] = field(default_factory=dict)
+    candidates: str | None = None
+    pose: str | None = None
+    target: TargetKind = TargetKind.NONE
+    target_column: str | None = None
+
+
+@dataclass(frozen=True)
+class TaskSpec:
+    """One SPARE3D task (see the module docstring); the callables are module-level functions (picklable)."""
+
+    name: TaskName
+    n_answers: int  # choices of a multiple-choice task, 0 for the generation tasks
+    summary: str  # one paragraph for the dataset card
+    fields: tuple[pa.Field, ...]  # the task's own columns, after the common ones
+    build_row: Callable[..., dict]  # (seed, item: Accepted, answer, **split_extras) -> task columns
+    check_row: Callable[..., list[str]]  # (ds: LoadedDataset, row) -> one line per violation
+    sheet_cells: Callable[..., list]  # (out, row) -> the task's contact-sheet cells after F, R, T
+    loader: LoaderKeys
+    run_unit: Callable[[dict, dict], dict] | None = None  # (unit, ctx) -> {accepted, rule, ...}; None: accept all
+    unit_inputs: Callable[..., None] | None = None  # (units, inputs, out): add what run_unit reads to each unit
+    split_extras: Callable[..., list[dict]] | None = None  # (seed, split, items) -> per-item build_row kwargs
+    cut_view_rows: Callable[..., list[dict]] | None = None  # (item) -> rows of questions/cut_views.parquet
+    answer_side: AnswerSide | None = None  # what the bias audit's question-blind probes read
+    answer_side_prefix: str | None = None  # drawing column prefix of the answer side
+    # path columns whose files are per-question, content-named copies (names of the sources tell the answer)
+    content_named_columns: tuple[str, ...] = ()

@@ -1,0 +1,95 @@
+"""pose_to_isometric: given F, R, T and a pose 1..8, choose that pose's drawing among 4 poses of the model."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pyarrow as pa
+
+from spare_gen.config.schema import TaskName
+from spare_gen.questions.columns import ANSWER_FIELD, CANDIDATE_FIELDS, CANDIDATE_PREFIX, POSE_COLUMN, field
+from spare_gen.questions.layout import ALL_POSES, N_CANDIDATES, AnswerSide, pose_view
+from spare_gen.questions.loaded import (
+    LoadedDataset, check_model_three_views, distinct_candidates, is_model_view, question_id,
+)
+from spare_gen.questions.row_parts import Accepted, arrange, three_view_fields
+from spare_gen.questions.select import balanced_choice
+from spare_gen.questions.sheet_cells import Cell, drawing_image
+from spare_gen.questions.spec import LoaderKeys, TaskSpec
+from spare_gen.questions.symmetry import candidate_poses, check_pose_to_isometric
+from spare_gen.questions.unit_inputs import isometric_polylines
+from spare_gen.rng import derive_rng
+
+TASK = TaskName.POSE_TO_ISOMETRIC
+
+
+def run_unit(unit: dict, ctx: dict) -> dict:
+    start = time.monotonic()
+    result = check_pose_to_isometric(unit["views"], ctx["tolerance_px"])
+    return {"model_id": unit["model_id"], **result, "seconds": round(time.monotonic() - start, 4)}
+
+
+def split_extras(seed: int, split: str, items: list[Accepted]) -> list[dict]:
+    """A query pose per question, balanced over the split among each model's feasible poses."""
+    poses = balanced_choice([it.result["feasible_poses"] for it in items], ALL_POSES,
+                            derive_rng(seed, "questions", TASK.value, split, "poses"))
+    return [{"pose": p} for p in poses]
+
+
+def build_row(seed: int, item: Accepted, answer: int, pose: int, **_) -> dict:
+    rng = derive_rng(seed, "questions", TASK.value, item.model_id, "candidates")
+    poses = candidate_poses(item.result["duplicates"], pose, rng)
+    arranged = arrange(poses[0], poses[1:], answer, rng)
+    return {
+        **three_view_fields(item.views),
+        "pose": pose,
+        "candidate_svg": [item.views[pose_view(p)]["svg"] for p in arranged],
+        "candidate_png": [item.views[pose_view(p)]["png"] for p in arranged],
+        "answer": answer,
+        "candidate_poses": arranged,
+    }
+
+
+def check_row(ds: LoadedDataset, row: dict) -> list[str]:
+    bad = distinct_candidates(ds, row, list(row["candidate_svg"]), list(row["candidate_png"]),
+                              float(ds.summary["tolerance_px"]))
+    a, mid = row.get("answer"), row["model_id"]
+    if a is not None and 0 <= a < len(row["candidate_svg"]):
+        if not is_model_view(ds, row["candidate_svg"][a], mid, pose_view(row["pose"])):
+            bad.append(f"candidates: {question_id(row)}: the answer is not the model's pose-{row['pose']} drawing")
+        svgs, poses = list(row["candidate_svg"]), list(row["candidate_poses"])
+        if len(svgs) != len(poses) or not all(is_model_view(ds, s, mid, pose_view(p)) for s, p in zip(svgs, poses)):
+            bad.append(f"candidates: {question_id(row)}: candidate drawings do not match candidate_poses")
+    return bad + check_model_three_views(ds, row)
+
+
+def sheet_cells(out: Path, row: dict) -> list[Cell]:
+    return [Cell("input", text=f"pose {row['pose']}"),
+            *(Cell(f"choice {i}", drawing_image(out, p), correct=i == row["answer"])
+              for i, p in enumerate(row["candidate_png"]))]
+
+
+SPEC = TaskSpec(
+    name=TASK,
+    n_answers=N_CANDIDATES,
+    summary="Given the F, R, T drawings and an isometric pose 1..8, choose the drawing from that pose among 4 "
+            "drawings of the same model from 4 different poses.",
+    fields=(
+        field("pose", pa.int32(), "input isometric pose (1-8)"),
+        *CANDIDATE_FIELDS,
+        ANSWER_FIELD,
+        field("candidate_poses", pa.list_(pa.int32()), "pose of each candidate drawing, in answer order; not "
+              "handed out by loaders (the candidate files are content-named copies)"),
+    ),
+    build_row=build_row,
+    check_row=check_row,
+    sheet_cells=sheet_cells,
+    loader=LoaderKeys(candidates=CANDIDATE_PREFIX, pose=POSE_COLUMN),
+    run_unit=run_unit,
+    unit_inputs=isometric_polylines,
+    split_extras=split_extras,
+    answer_side=AnswerSide.CANDIDATES,
+    answer_side_prefix=CANDIDATE_PREFIX,
+    content_named_columns=tuple(f.name for f in CANDIDATE_FIELDS),
+)

@@ -1,0 +1,65 @@
+"""The import-linter contracts in .importlinter: layers (cad lowest) and "OCP only in spare_gen/cad/"."""
+
+from __future__ import annotations
+
+import configparser
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
+OCP_CONTRACT = "importlinter:contract:ocp-only-in-cad"
+
+
+def _lint(root: Path) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    return subprocess.run([str(LINT_IMPORTS), "--no-cache"], cwd=root, env=env, capture_output=True, text=True,
+                          timeout=600)
+
+
+def _copy_packages(tmp_path: Path) -> Path:
+    root = tmp_path / "repo"
+    for name in ("spare_gen", "pipelines"):
+        shutil.copytree(REPO / name, root / name, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(REPO / ".importlinter", root / ".importlinter")
+    return root
+
+
+def test_contracts_hold_on_the_package():
+    result = _lint(REPO)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "2 kept, 0 broken" in result.stdout
+
+
+def test_ocp_contract_lists_every_package_but_cad():
+    """A new top-level module or package of spare_gen must be added to the OCP contract (it lists them)."""
+    config = configparser.ConfigParser()
+    config.read(REPO / ".importlinter")
+    listed = set(config[OCP_CONTRACT]["source_modules"].split())
+    present = {f"spare_gen.{p.stem}" for p in (REPO / "spare_gen").iterdir()
+               if (p.suffix == ".py" and p.stem != "__init__") or (p / "__init__.py").is_file()}
+    assert present - {"spare_gen.cad"} == listed - {"pipelines"}
+
+
+def test_ocp_import_outside_cad_breaks_the_contract(tmp_path):
+    root = _copy_packages(tmp_path)
+    (root / "spare_gen" / "questions" / "uses_occt.py").write_text(
+        '"""A deliberate violation."""\n\n\ndef volume(shape):\n    from OCP.GProp import GProp_GProps\n\n'
+        '    return GProp_GProps()\n')
+    result = _lint(root)
+    assert result.returncode != 0
+    assert "OCP (OpenCASCADE) is imported only inside spare_gen.cad BROKEN" in result.stdout
+    assert "spare_gen.questions.uses_occt -> OCP (l.5)" in result.stdout
+
+
+def test_cad_importing_a_higher_layer_breaks_the_layers(tmp_path):
+    root = _copy_packages(tmp_path)
+    path = root / "spare_gen" / "cad" / "props.py"
+    path.write_text(path.read_text() + "\n\ndef _kinds():\n    from spare_gen.wireframes.model import CORNER\n\n"
+                    "    return CORNER\n")
+    result = _lint(root)
+    assert result.returncode != 0
+    assert "spare_gen.cad is not allowed to import spare_gen.wireframes" in result.stdout
