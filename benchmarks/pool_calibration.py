@@ -16,7 +16,7 @@ from collections import defaultdict
 import numpy as np
 
 from spare_gen import cad
-from spare_gen.cad.wireframe import brep_wireframe
+from spare_gen.wireframes.extract import brep_wireframe
 from spare_gen.models.csg import random_program
 from spare_gen.models.stage import check_csg
 from spare_gen.rng import derive_rng

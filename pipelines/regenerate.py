@@ -103,7 +103,7 @@ def _audit(out: Path, seed: int) -> str:
     try:
         report, _, _ = audit_and_record(out, seed)
     except (ValueError, FileNotFoundError) as exc:
-        return f"audit: not run ({exc})"
-    if report["flagged"]:
-        return "audit: WARNING, probes not within chance: " + "; ".join(warnings(report))
-    return f"audit: all {len(report['results'])} question-blind probes within chance"
+        return f"audit: NOT RUN ({exc})"
+    if report["flagged"] or report["not_audited"] or report["empty_splits"]:  # loud: never "within chance"
+        return "audit: WARNING: " + summary(report) + "".join(f"\n  WARNING: {w}" for w in warnings(report))
+    return f"audit: {summary(report)}"

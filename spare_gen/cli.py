@@ -9,7 +9,7 @@ import signal
 import sys
 from pathlib import Path
 
-from spare_gen.annotate.answers_format import ANSWERS_FORMAT
+from spare_gen.wireframes.answers_format import ANSWERS_FORMAT
 from spare_gen import __version__
 from spare_gen.cli_help import EPILOGS
 from spare_gen.config import ConfigError, load_config
@@ -200,7 +200,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     for name, p in sub.choices.items():  # every subcommand's input formats, with an example
         p.formatter_class = argparse.RawDescriptionHelpFormatter
-        p.epilog = p.epilog or EPILOGS.get(name)  # a format set with the parser (annotate, rank) wins
+        # a format set with the parser (annotate, rank: the answers file) comes first, then the example
+        p.epilog = "\n\n".join(text for text in (p.epilog, EPILOGS.get(name)) if text) or None
     return parser
 
 

@@ -26,6 +26,22 @@ EPILOGS = {
     "pool": CONFIG_INPUT,
     "config": CONFIG_INPUT,
     "validate": DATASET_INPUT + "\n\nexit codes: 0 every rule holds, 1 a violation (one line each), 2 bad input",
+    "annotate": """input: OUT is a pool folder written by `spare-gen run` or `spare-gen pool` (pairs.parquet,
+corruptions.parquet, wireframes.parquet), e.g.
+
+  spare-gen annotate outputs/default --rater alice      # then open http://127.0.0.1:8765/?rater=alice""",
+    "simulate-raters": """input: OUT is a pool folder (pairs.parquet, corruptions.parquet with the metric columns), e.g.
+
+  spare-gen simulate-raters outputs/default --group '0.9,0.9,0.8:edge_f1' --group '0.9,0.9:corner_f1'
+  writes an answers CSV in the format `spare-gen rank` reads""",
+    "learn-metric": """input: OUT is a pool folder; ANSWERS is an answers CSV or a folder of them (pair_id,rater_id,choice),
+e.g. spare-gen learn-metric outputs/default outputs/default/annotations""",
+    "export-spare3d": DATASET_INPUT + """ (made with PNGs); DEST is new, empty, or an earlier export, e.g.
+
+  spare-gen export-spare3d outputs/default /data/spare3d_like --tasks isometric_to_pose --splits train test""",
+    "train-baseline": DATASET_INPUT + """ with the task's train/val/test splits, e.g.
+
+  spare-gen train-baseline outputs/default --task isometric_to_pose --epochs 20""",
     "audit": DATASET_INPUT + """
 
 exit codes: 0 every probe ran and is within chance; 1 a probe is not within chance (a shortcut);

@@ -77,6 +77,12 @@ def _rewrite(out: Path, task: str, rename) -> None:
                 else:
                     row[col] = _move(out, row[col], rename(row, col, None, row[col]), moved)
         pq.write_table(pa.Table.from_pylist(rows, schema=table.schema), path)
+    sources_path = out / "questions" / "file_sources.parquet"  # per-question copies -> their drawing-stage source
+    if sources_path.exists():
+        sources = {r["path"]: r["source"] for r in pq.read_table(sources_path).to_pylist()}
+        sources.update({new: sources[old] for old, new in moved.items() if old in sources})
+        rows = [{"path": k, "source": v} for k, v in sorted(sources.items())]
+        pq.write_table(pa.Table.from_pylist(rows, schema=pq.read_schema(sources_path)), sources_path)
     for vectors in (out / "views.parquet", out / "questions" / "cut_views.parquet"):
         if not vectors.exists():
             continue

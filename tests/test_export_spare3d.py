@@ -22,7 +22,7 @@ import pytest
 
 from spare_gen.data.tables import load_split
 from spare_gen.export.spare3d import INDEX_NAME, MARKER_NAME, TASK_FOLDERS, export
-from spare_gen.questions.tasks import POSE_CHOICES, SPLITS
+from spare_gen.questions.layout import POSE_CHOICES, SPLITS
 from spare_gen.config.schema import TaskName
 from tests.conftest import spare_gen_cli
 

@@ -19,7 +19,7 @@ import pytest
 
 from pipelines.regenerate import POOL_STAGES, run
 from spare_gen import cad
-from spare_gen.cad.wireframe import brep_wireframe
+from spare_gen.wireframes.extract import brep_wireframe
 from spare_gen.config import load_config
 from spare_gen.wireframes.calibration import check_variants
 from spare_gen.wireframes.corruptions import SEVERITIES, get_corruption_names

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from spare_gen.annotate.answers_format import ANSWERS_FORMAT
+from spare_gen.wireframes.answers_format import ANSWERS_FORMAT
 from spare_gen.atomic import write_text
 from spare_gen.rng import derive_rng
 from spare_gen.wireframes.corruptions import Severity
