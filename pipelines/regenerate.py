@@ -57,7 +57,8 @@ def run(config: Config, *, stages: tuple[str, ...] = STAGES) -> dict:
             _run_stages(client, config, out, stages, summaries)
         stale = remove_unreferenced(out)
         if stale:
-            say(f"removed {len(stale)} file(s) an earlier run with other settings left (e.g. {stale[0]})")
+            say(f"removed {len(stale)} file(s) no table names (left by an earlier run with other settings, or made "
+                f"for candidates no question uses), e.g. {stale[0]}")
         write_manifest(out, config, summaries, complete=True)
         outcome = "complete"
     except BaseException as exc:

@@ -31,6 +31,7 @@ from typing import Any, Callable
 
 from spare_gen.atomic import write_json
 from spare_gen.filehash import sha256_file
+from spare_gen.inventory import is_file_column
 from spare_gen.runner import testhooks
 from spare_gen.runner.isolation import Status
 
@@ -120,8 +121,30 @@ def execute_unit(task: Task, unit: dict, ctx: dict, out_dir: str, stage: str, fi
     return result
 
 
+def output_files(result) -> list[str]:
+    """Relative paths a unit's result names (keys as ``spare_gen.inventory.is_file_column`` reads them, or ``step``)."""
+    found: list[str] = []
+
+    def walk(value, key: str = "") -> None:
+        if isinstance(value, dict):
+            for k, v in value.items():
+                walk(v, str(k))
+        elif isinstance(value, list):
+            for v in value:
+                walk(v, key)
+        elif isinstance(value, str) and value and (is_file_column(key) or key == "step") \
+                and not value.startswith("/") and "/" in value:
+            found.append(value)
+
+    walk(result)
+    return found
+
+
 def load_done(out_dir: str | os.PathLike, stage: str, fingerprints: dict[str, str]) -> dict[str, dict]:
-    """Finished units of this stage whose fingerprint is unchanged (others run again)."""
+    """Finished units of this stage whose fingerprint is unchanged and whose output files all exist.
+
+    A unit whose files were removed (the clean-up after a run removes files no table names) runs again.
+    """
     done = {}
     for uid, fingerprint in fingerprints.items():
         path = _unit_path(out_dir, stage, uid)
@@ -131,7 +154,9 @@ def load_done(out_dir: str | os.PathLike, stage: str, fingerprints: dict[str, st
             result = json.loads(path.read_text())
         except (OSError, json.JSONDecodeError):
             continue  # unreadable: run again
-        if result.pop("unit_fingerprint", None) == fingerprint:
+        if result.pop("unit_fingerprint", None) != fingerprint:
+            continue
+        if all((Path(out_dir) / rel).is_file() for rel in output_files(result)):
             done[uid] = result
     return done
 
