@@ -19,7 +19,7 @@ from spare_gen.questions.candidates import Drawing, near_duplicate
 from spare_gen.questions.files import row_paths, sha256_file
 from spare_gen.questions.select import split_sizes
 from spare_gen.questions.layout import SPLITS, pose_view
-from spare_gen.questions.validate import main as validate_main
+from spare_gen.validate import main as validate_main
 from spare_gen.questions.validate import validate
 
 COUNTS = {"three_view_to_isometric": 4, "isometric_to_pose": 8, "pose_to_isometric": 8,

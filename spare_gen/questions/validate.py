@@ -1,4 +1,4 @@
-"""``spare-gen validate <out>``: re-check every dataset rule and every file hash on a finished dataset.
+"""The question-set rules of ``spare-gen validate`` (``spare_gen.validate`` checks tables and files first).
 
 Works from the files alone (question Parquet, manifest, summary, models/drawings/views tables), so it
 catches a dataset edited by hand: a deleted or changed file, two identical candidates, a model in two
@@ -8,7 +8,6 @@ splits, an unbalanced answer column, a wrong answer.
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -83,17 +82,3 @@ def validate(out: str | Path) -> list[str]:
         except (KeyError, TypeError, ValueError) as exc:
             problems.append(f"{check.__name__}: malformed dataset ({type(exc).__name__}: {exc})")
     return problems
-
-
-def main(out: Path) -> int:
-    """Print each violation; exit code 1 if any, else 0 with a one-line OK."""
-    problems = validate(out)
-    for p in problems:
-        print(p)
-    if problems:
-        print(f"spare-gen validate: {len(problems)} violation(s) in {out}", file=sys.stderr)
-        return 1
-    ds, _ = load(Path(out))
-    n = sum(len(r) for splits in ds.rows.values() for r in splits.values())
-    print(f"OK: {out}: {n} questions in {len(ds.rows)} tasks, {len(ds.manifest)} files, all rules hold")
-    return 0
