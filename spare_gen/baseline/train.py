@@ -23,9 +23,9 @@ from spare_gen.atomic import write_bytes, write_json, write_text
 from spare_gen.baseline.curve import curve_png
 from spare_gen.baseline.net import CandidateScorer, PoseClassifier
 from spare_gen.config.schema import TaskName
-from spare_gen.data.evaluate import MULTIPLE_CHOICE, evaluate, format_report
+from spare_gen.data.evaluate import evaluate, format_report, multiple_choice_task
 from spare_gen.data.torch import Channels, channel_order, task_dataset
-from spare_gen.questions.tasks import LAYOUTS, task_name
+from spare_gen.questions.tasks import LAYOUTS
 from spare_gen.rng import derive_seed
 
 BASELINES_DIR = "baselines"
@@ -54,14 +54,6 @@ class TrainOptions:
         if not self.lr > 0:
             raise ValueError(f"--lr must be positive, got {self.lr}")
         channel_order(self.channels)
-
-
-def trainable_task(task: TaskName | str) -> TaskName:
-    task = task_name(task)
-    if task not in MULTIPLE_CHOICE:
-        raise ValueError(f"train-baseline trains the multiple-choice tasks {', '.join(t.value for t in MULTIPLE_CHOICE)}; "
-                         f"{task.value!r} is a generation task")
-    return task
 
 
 def make_model(task: TaskName) -> nn.Module:
@@ -116,7 +108,7 @@ def train(out: str | Path, task: TaskName | str, options: TrainOptions, *, dest:
     """Train, write predictions, curve, history and weights; returns the history (with the test report)."""
     from tqdm.auto import tqdm
 
-    out, task = Path(out), trainable_task(task)
+    out, task = Path(out), multiple_choice_task(task, "train-baseline trains")
     options.check()
     dest = Path(dest) if dest else out / BASELINES_DIR / task.value
     device = pick_device(options.device)

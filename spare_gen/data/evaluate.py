@@ -60,10 +60,11 @@ class Problems:
         return {k: {"count": len(v), "ids": v} for k, v in vars(self).items()}
 
 
-def supported_task(task: TaskName | str) -> TaskName:
+def multiple_choice_task(task: TaskName | str, use: str = "evaluate scores") -> TaskName:
+    """The task, if it is multiple-choice; else one ValueError saying what ``use`` (e.g. "evaluate scores") takes."""
     task = task_name(task)
     if task not in MULTIPLE_CHOICE:
-        raise ValueError(f"evaluate scores the multiple-choice tasks {', '.join(t.value for t in MULTIPLE_CHOICE)}; "
+        raise ValueError(f"{use} the multiple-choice tasks {', '.join(t.value for t in MULTIPLE_CHOICE)}; "
                          f"{task.value!r} is a generation task")
     return task
 
@@ -134,7 +135,7 @@ def score(rows: list[dict], answers: dict[str, int], n_answers: int) -> dict:
 
 def evaluate(out: Path, task: TaskName | str, split: str, predictions_path: Path, *, lenient: bool = False) -> dict:
     """The score report; raises PredictionError on a bad file unless ``lenient`` (then problems count as wrong)."""
-    task = supported_task(task)
+    task = multiple_choice_task(task)
     check_split(split)
     n_answers = LAYOUTS[task].n_answers
     rows = load_split(out, task, split, columns=["question_id", "n_primitives", "answer"]).to_pylist()
