@@ -20,9 +20,11 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from spare_gen import shards
 from spare_gen.atomic import write_parquet, write_text
 from spare_gen.config.schema import PoolConfig, RunnerConfig
 from spare_gen.metrics.paper_table2 import paper_rate
+from spare_gen.models.schema import MODELS_FILE
 from spare_gen.metrics.properties import (
     PASS_RATE,
     RECOMMENDED_MODELS,
@@ -37,6 +39,7 @@ from spare_gen.metrics.properties import (
 from spare_gen.runner.cluster import open_client
 from spare_gen.runner.isolation import Status
 from spare_gen.wireframes.driver import pool_models, wireframe_task
+from spare_gen.wireframes.settings import WIREFRAMES_STAGE, WireframeSettings
 from spare_gen.wireframes.model import Wireframe
 
 WIREFRAME_COLUMNS = ["model_id", "vertices", "edges", "vertex_kinds"]
@@ -79,16 +82,18 @@ def _pool_settings(out_dir: Path) -> tuple[float, float]:
 
 def extra_wireframes(out_dir: Path, have: list[str], count: int, client) -> tuple[list[str], list[Wireframe]]:
     """Up to ``count`` more GT wireframes, extracted from usable models not in ``have`` (model id order)."""
-    if count <= 0 or not (out_dir / "models.parquet").is_file():
+    if count <= 0 or not shards.exists(out_dir / MODELS_FILE):
         return [], []
     known = set(have)
     models = [m for m in pool_models(out_dir, 0) if m["model_id"] not in known][:count]
     if not models:
         return [], []
     deflection, timeout = _pool_settings(out_dir)
-    units = [{"model_id": m["model_id"], "shape_path": str(out_dir.resolve() / m["brep_path"])} for m in models]
-    ctx = {"deflection": deflection, "timeout_s": timeout, "debug": None}
-    rows = client.gather([client.submit(wireframe_task, u, ctx, pure=False) for u in units])
+    units = [{"unit_id": m["model_id"], "model_id": m["model_id"], "shape_path": str(out_dir.resolve() / m["brep_path"])}
+             for m in models]
+    settings = WireframeSettings(stage=WIREFRAMES_STAGE, seed=0, out_dir=str(out_dir.resolve()), timeout_s=timeout,
+                                 deflection=deflection)
+    rows = client.gather([client.submit(wireframe_task, u, settings, pure=False) for u in units])
     ok = [r for r in rows if r["status"] == Status.OK.value and r.get("vertices") is not None]
     return [str(r["model_id"]) for r in ok], [Wireframe.from_row(r) for r in ok]
 

@@ -59,7 +59,5 @@ def write_model(prog: dict, folder: Path, name: str) -> str:
     return str(path.resolve())
 
 
-def render_config(**overrides) -> dict:
-    render = RenderConfig().model_dump(mode="json")
-    render.update(overrides)
-    return render
+def render_config(**overrides) -> RenderConfig:
+    return RenderConfig(**overrides)

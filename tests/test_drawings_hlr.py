@@ -12,7 +12,7 @@ SIZE = 200
 
 def draw(tmp_path, prog, name="m", **render):
     path = write_model(prog, tmp_path, name)
-    result = draw_model(name, path, str(tmp_path), render_config(**render), 0, "exact")
+    result = draw_model(name, path, str(tmp_path), render_config(**render), None, "exact")
     return result["model"], {r["view"]: r for r in result["views"]}
 
 

@@ -23,7 +23,7 @@ INK = 250  # any visible ink; a mid-grey threshold flips whole thin lines on 1-l
 
 def draw(folder, prog, name, **render):
     path = write_model(prog, folder, name)
-    return draw_model(name, path, str(folder), render_config(**render), 0, "exact")
+    return draw_model(name, path, str(folder), render_config(**render), None, "exact")
 
 
 def png_array(path) -> np.ndarray:

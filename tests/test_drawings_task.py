@@ -9,20 +9,22 @@ import pytest
 from drawings_shapes import BOX, EMPTY, L_BLOCK, NEEDLE, render_config, write_model
 from spare_gen.drawings.flags import assign_duplicate_flags
 from spare_gen.drawings.schema import DRAWINGS_SCHEMA, VIEWS_SCHEMA, rows_to_table
+from spare_gen.drawings.settings import DrawSettings
 from spare_gen.drawings.stage import draw_model
 from spare_gen.drawings.task import draw_task as _draw_task
 from spare_gen.runner import testhooks
 
 
 def ctx_for(out, **render):
-    return {"out_dir": str(out), "seed": 0, "render": render_config(**render), "runner": {"timeout_s": 30},
-            "debug": {"hang": [], "crash": []}}
+    """The stage's settings and test hooks (``debug``), as the stage runner passes them."""
+    settings = DrawSettings(stage="drawings", seed=0, out_dir=str(out), timeout_s=30, render=render_config(**render))
+    return {"settings": settings, "debug": {"hang": [], "crash": []}}
 
 
 def draw_task(unit: dict, ctx: dict) -> dict:
     """As the stage runner calls it: inside the unit's test-hook context."""
     with testhooks.unit_context("drawings", unit["unit_id"], 0, ctx.get("debug")):
-        return _draw_task(unit, ctx)
+        return _draw_task(unit, ctx["settings"])
 
 
 def unit(model_id, path):
@@ -71,7 +73,7 @@ def test_skipped_unit_is_not_drawn(tmp_path):
 
 
 def _draw(tmp_path, prog, name):
-    return draw_model(name, write_model(prog, tmp_path, name), str(tmp_path), render_config(), 0, "exact")
+    return draw_model(name, write_model(prog, tmp_path, name), str(tmp_path), render_config(), None, "exact")
 
 
 def test_blank_and_tiny_flags(tmp_path):

@@ -100,7 +100,7 @@ def drawn(tmp_path_factory):
     result = {}
     for name, (prog, edge) in MODELS.items():
         path = write_model(prog, out, name)
-        result[name] = (cad.read_shape(path), edge, draw_model(name, path, str(out), render, 0, "exact"), path)
+        result[name] = (cad.read_shape(path), edge, draw_model(name, path, str(out), render, None, "exact"), path)
     return out, result
 
 
@@ -127,7 +127,7 @@ def test_polylines_and_viewbox_follow_the_original_rule(drawn, name):
 def test_smooth_edges_are_left_out_and_the_style_is_the_originals(drawn, tmp_path):
     out, result = drawn
     _, _, spare3d, path = result["rounded_box"]
-    default = draw_model("rounded_default", path, str(tmp_path), render_config(deflection=DEFLECTION), 0, "exact")
+    default = draw_model("rounded_default", path, str(tmp_path), render_config(deflection=DEFLECTION), None, "exact")
     iso = {r["view"]: r for r in spare3d["views"]}["2"]
     iso_default = {r["view"]: r for r in default["views"]}["2"]
     # spare_gen's own rule draws the 8 tangent (G1) edges of the rounded box; the original leaves them out
@@ -210,7 +210,7 @@ def test_abc_preset_uses_the_14_viewbox_and_the_default_is_unchanged(drawn, tmp_
 
     _, result = drawn
     path = result["holed_box"][3]
-    abc = draw_model("holed_abc", path, str(tmp_path), render_config(preset="spare3d_abc"), 0, "exact")
+    abc = draw_model("holed_abc", path, str(tmp_path), render_config(preset="spare3d_abc"), None, "exact")
     assert abc["model"]["scale"] * 1.4 * 2.0 == pytest.approx(CANVAS, abs=TOLERANCE_PX)
     default = load_config(None, [])
     assert (default.render.preset.value, default.questions.cutters.value) == ("spare_gen", "spare_gen")

@@ -26,6 +26,9 @@ class RunnerConfig(_Section):
     timeout_s: Annotated[float, Field(gt=0, le=86400)] = Field(
         60.0, description="CPU-time budget per unit and stage (CPU, not wall time: results must not depend on load)"
     )
+    shard_units: Annotated[int, Field(ge=1, le=1_000_000)] = Field(
+        32, description="units per Parquet part of models, drawings and views (each part is one Dask task)"
+    )
     progress: bool = True
     dashboard: bool = True
 

@@ -20,6 +20,7 @@ import pyarrow.parquet as pq
 
 from spare_gen.atomic import write_json
 from spare_gen.data.evaluate import REPORTS_DIR, SHOWN_IDS
+from spare_gen import shards
 from spare_gen.data.tables import VIEWS_NAME
 from spare_gen.drawings.poses import RANDOM_VIEW_PREFIX
 from spare_gen.metrics.pose import RotationConvention, pose_report
@@ -46,9 +47,9 @@ def _listed(items: list[str]) -> str:
 def ground_truth(out: Path) -> pd.DataFrame:
     """Random views of ``views.parquet``: model_id, view, rotation (3, 3) world-to-camera, position (3,)."""
     path = Path(out) / VIEWS_NAME
-    if not path.is_file():
+    if not shards.exists(path):
         raise FileNotFoundError(f"no {path} (run the drawing stage first)")
-    names = pq.ParquetFile(path).schema_arrow.names
+    names = shards.schema(path).names
     columns = [*KEY_COLUMNS, "camera_rotation", "camera_position", *(["status"] if "status" in names else [])]
     table = pq.read_table(path, columns=columns).to_pandas()
     keep = table["view"].str.startswith(RANDOM_VIEW_PREFIX) & table["camera_rotation"].notna()

@@ -19,9 +19,11 @@ from spare_gen.questions.columns import (  # noqa: F401  (column roles, re-expor
     CANDIDATE_PREFIX, ISO_PREFIX, POINTS_COLUMN, POSE_COLUMN, TARGET_PREFIX, THREE_VIEW_PREFIXES,
 )
 from spare_gen.questions.layout import SPLITS, task_name
+from spare_gen import shards
+from spare_gen.drawings.schema import VIEWS_FILE
 from spare_gen.questions.outputs import CUT_VIEWS_NAME, FILE_SOURCES_NAME, QUESTIONS_DIR, split_path
 
-VIEWS_NAME = "views.parquet"
+VIEWS_NAME = VIEWS_FILE
 VECTOR_COLUMNS = ["svg", "png", "visible", "hidden"]
 
 
@@ -91,7 +93,7 @@ class DrawingVectors:
         wanted = None if paths is None else {aliases.get(p, p) for p in paths}
         rows: list[dict] = []
         for table_path in (out / VIEWS_NAME, out / QUESTIONS_DIR / CUT_VIEWS_NAME):
-            if not table_path.is_file():
+            if not shards.exists(table_path):
                 continue
             if wanted is not None and not wanted:
                 continue

@@ -1,58 +1,65 @@
-"""Drawing stage driver: one Dask task per usable model, then views.parquet and drawings.parquet."""
+"""Drawing stage driver: one shard of usable models per Dask task; views.parquet and drawings.parquet parts."""
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 
-import pyarrow as pa
-import pyarrow.parquet as pq
-
+from spare_gen import shards
 from spare_gen.atomic import write_parquet
 from spare_gen.config.schema import Config
-from spare_gen.models.schema import rows_to_table
-from spare_gen.runner.stage import run_stage, status_summary
+from spare_gen.drawings.flags import apply_duplicates, duplicate_map
+from spare_gen.drawings.schema import DRAWINGS_FILE, DRAWINGS_SCHEMA, VIEWS_FILE, VIEWS_SCHEMA
+from spare_gen.drawings.settings import DrawSettings
+from spare_gen.drawings.task import draw_task, drawings_rows, views_rows
+from spare_gen.models.schema import MODELS_FILE
+from spare_gen.runner.sharded import TableOut, run_sharded_stage
+from spare_gen.runner.stage import status_summary
+from spare_gen.shards import rows_to_table
+
+TABLES = (TableOut(VIEWS_FILE, VIEWS_SCHEMA, views_rows), TableOut(DRAWINGS_FILE, DRAWINGS_SCHEMA, drawings_rows))
 
 
 def drawable_models(out: Path) -> list[dict]:
     """Models the model stage built (status ok), in model_id order."""
-    table = pq.read_table(out / "models.parquet", columns=["model_id", "status", "brep_path"])
+    table = shards.read(out / MODELS_FILE, ["model_id", "status", "brep_path"])
     return [r for r in table.to_pylist() if r["status"] == "ok"]
 
 
-def run_drawings(client, config: Config, out: Path) -> tuple[pa.Table, pa.Table]:
-    from spare_gen.drawings.flags import assign_duplicate_flags
-    from spare_gen.drawings.schema import DRAWINGS_SCHEMA, VIEWS_SCHEMA
-    from spare_gen.drawings.task import draw_task
-
+def run_drawings(client, config: Config, out: Path) -> tuple[Path, Path]:
+    """Run the stage, then mark duplicates across models; return the folders of drawings and views."""
     out_abs = out.resolve()
     units = [
         {"unit_id": m["model_id"], "model_id": m["model_id"], "shape_path": str(out_abs / m["brep_path"])}
         for m in drawable_models(out)
     ]
-    ctx = {
-        "out_dir": str(out_abs),
-        "seed": config.seed,
-        "render": config.render.model_dump(mode="json"),
-        "runner": config.runner.model_dump(mode="json"),
-        "debug": config.debug.model_dump(mode="json"),
-    }
-    results = run_stage(client, "drawings", draw_task, units, ctx, out, progress=config.runner.progress)
-    model_rows = assign_duplicate_flags([r["model"] for r in results])
-    view_rows = [v for r in results for v in r.get("views", [])]
-    drawings = rows_to_table(model_rows, DRAWINGS_SCHEMA)
-    views = rows_to_table(view_rows, VIEWS_SCHEMA)
-    write_parquet(out / "views.parquet", views)
-    write_parquet(out / "drawings.parquet", drawings)
-    return drawings, views
+    run_sharded_stage(client, draw_task, units, DrawSettings.from_config(config, out), TABLES,
+                      shard_units=config.runner.shard_units, debug=config.debug.model_dump(mode="json"),
+                      progress=config.runner.progress)
+    mark_duplicates(out / DRAWINGS_FILE)
+    return out / DRAWINGS_FILE, out / VIEWS_FILE
 
 
-def summary(tables: tuple[pa.Table, pa.Table]) -> str:
+def mark_duplicates(drawings: Path) -> None:
+    """Set ``duplicate``, ``duplicate_of`` and ``usable`` in every part (rewriting only parts that change).
+
+    Duplicates need every model (a front view identical to an earlier model's), so this is a pass over
+    the parts after the stage: two columns of the whole table, then one part at a time.
+    """
+    keys = shards.read(drawings, ["model_id", "status", "front_png_sha256"]).to_pylist()
+    duplicate_of = duplicate_map(keys)
+    for path, part in shards.iter_parts(drawings):
+        new = rows_to_table(apply_duplicates(part.to_pylist(), duplicate_of), DRAWINGS_SCHEMA)
+        if not new.equals(part):
+            write_parquet(path, new)
+
+
+def summary(tables: tuple[Path, Path]) -> str:
     drawings, views = tables
-    rows = drawings.to_pylist()
+    rows = shards.read(drawings, ["status", "blank", "tiny", "duplicate", "usable"]).to_pylist()
     text = status_summary("drawings", rows)
     flags = {k: sum(bool(r.get(k)) for r in rows) for k in ("blank", "tiny", "duplicate")}
     usable = sum(bool(r.get("usable")) for r in rows)
-    methods = {}
-    for m in views.column("hlr_method").to_pylist():
-        methods[m] = methods.get(m, 0) + 1
-    return f"{text}; views {views.num_rows} by method {methods}; flagged {flags}; usable models {usable}"
+    methods = Counter(shards.read(views, ["hlr_method"]).column("hlr_method").to_pylist())
+    n_views = sum(methods.values())
+    return f"{text}; views {n_views} by method {dict(methods)}; flagged {flags}; usable models {usable}"

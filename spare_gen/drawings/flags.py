@@ -42,11 +42,8 @@ def model_flags(view_rows: list[dict], size: int, tiny_fraction: float) -> dict:
     }
 
 
-def assign_duplicate_flags(model_rows: list[dict]) -> list[dict]:
-    """Mark each drawn model whose front view is identical to an earlier one (in model_id order).
-
-    Returns new rows (same order as given) with ``duplicate``, ``duplicate_of`` and ``usable`` set.
-    """
+def duplicate_map(model_rows: list[dict]) -> dict[str, str]:
+    """model_id -> the earlier model (in model_id order) whose front view is identical, for each duplicate."""
     first_seen: dict[str, str] = {}
     duplicate_of: dict[str, str] = {}
     for row in sorted(model_rows, key=lambda r: r["model_id"]):
@@ -57,6 +54,19 @@ def assign_duplicate_flags(model_rows: list[dict]) -> list[dict]:
             duplicate_of[row["model_id"]] = first_seen[key]
         else:
             first_seen[key] = row["model_id"]
+    return duplicate_of
+
+
+def assign_duplicate_flags(model_rows: list[dict]) -> list[dict]:
+    """Mark each drawn model whose front view is identical to an earlier one (in model_id order).
+
+    Returns new rows (same order as given) with ``duplicate``, ``duplicate_of`` and ``usable`` set.
+    """
+    return apply_duplicates(model_rows, duplicate_map(model_rows))
+
+
+def apply_duplicates(model_rows: list[dict], duplicate_of: dict[str, str]) -> list[dict]:
+    """New rows with ``duplicate``, ``duplicate_of`` (from ``duplicate_map``) and ``usable`` set."""
     out = []
     for row in model_rows:
         original = duplicate_of.get(row["model_id"])

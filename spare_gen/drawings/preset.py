@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
-from spare_gen.config.schema import DrawingPreset
+from spare_gen.config.schema import DrawingPreset, RenderConfig
 
 
 class LineCap(str, Enum):
@@ -34,6 +34,6 @@ RULES: dict[DrawingPreset, DrawingRule] = {
 }
 
 
-def drawing_rule(render: dict) -> DrawingRule:
-    """The rule of a ``RenderConfig.model_dump(mode="json")`` dict (older dumps without a preset: spare_gen's)."""
-    return RULES[DrawingPreset(render.get("preset", DrawingPreset.SPARE_GEN.value))]
+def drawing_rule(render: RenderConfig) -> DrawingRule:
+    """The rule of the render section's preset."""
+    return RULES[render.preset]

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 
 from spare_gen.atomic import write_bytes
-from spare_gen.config.schema import HiddenStyle
+from spare_gen.config.schema import HiddenStyle, RenderConfig
 from spare_gen.drawings.poses import Framing, Pose
 from spare_gen.drawings.preset import LineCap, drawing_rule
 from spare_gen.drawings.raster import ink_fraction, png_bytes, rasterize
@@ -34,12 +34,10 @@ class Style:
     linecap: LineCap = LineCap.BUTT
 
     @classmethod
-    def from_render(cls, render: dict) -> "Style":
-        """From a ``RenderConfig.model_dump(mode="json")`` dict."""
+    def from_render(cls, render: RenderConfig) -> "Style":
         return cls(
-            size=int(render["size"]), visible_width=float(render["visible_width"]),
-            hidden_width=float(render["hidden_width"]), hidden_style=HiddenStyle(render["hidden_style"]),
-            png=bool(render["png"]), linecap=drawing_rule(render).linecap,
+            size=render.size, visible_width=render.visible_width, hidden_width=render.hidden_width,
+            hidden_style=render.hidden_style, png=render.png, linecap=drawing_rule(render).linecap,
         )
 
     def layers(self, visible: list[np.ndarray], hidden: list[np.ndarray]) -> list[Layer]:

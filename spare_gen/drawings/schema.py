@@ -2,11 +2,13 @@
 
 import pyarrow as pa
 
-from spare_gen.models.schema import rows_to_table
+from spare_gen.shards import rows_to_table  # noqa: F401 (re-exported)
 
 # A polyline is a list of [x, y] points in canvas pixels (x right, y down, origin top-left), float32.
 POLYLINES = pa.list_(pa.list_(pa.list_(pa.float32(), 2)))
 
+VIEWS_FILE = "views.parquet"  # folders of parts (spare_gen.shards)
+DRAWINGS_FILE = "drawings.parquet"
 VIEWS_SCHEMA = pa.schema(
     [
         ("model_id", pa.string()),

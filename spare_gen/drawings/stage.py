@@ -17,6 +17,7 @@ import numpy as np
 
 from spare_gen.cad import read_shape
 from spare_gen.cad.hlr import HlrMethod, HlrModel, ViewLines
+from spare_gen.config.schema import RenderConfig
 from spare_gen.drawings.flags import is_usable, model_flags
 from spare_gen.drawings.poses import (
     RANDOM_VIEW_PREFIX,
@@ -29,7 +30,7 @@ from spare_gen.drawings.poses import (
 )
 from spare_gen.drawings.preset import drawing_rule
 from spare_gen.drawings.render import Style, render_view
-from spare_gen.rng import derive_rng
+from spare_gen.drawings.settings import DrawSettings
 from spare_gen.runner import testhooks
 
 STAGE = "drawings"
@@ -38,11 +39,13 @@ BOX_MARGIN = 0.25  # lines may reach this fraction of the projected box's larger
 BROKEN_VIEW = "HLR lines reach far outside the model's projected bounding box (exact and mesh algorithms)"
 
 
-def model_poses(model_id: str, seed: int, random_views: int) -> list[Pose]:
-    """The 11 fixed poses, then ``random_views`` random ones drawn from (seed, "random-views", model_id)."""
+def model_poses(random_views: int, rng: np.random.Generator | None) -> list[Pose]:
+    """The 11 fixed poses, then ``random_views`` random ones drawn from ``rng`` (the unit's generator)."""
     poses = fixed_poses()
     if random_views:
-        poses += random_poses(random_views, derive_rng(seed, "random-views", model_id))
+        if rng is None:
+            raise ValueError(f"render.random_views = {random_views} needs the unit's random generator")
+        poses += random_poses(random_views, rng)
     return poses
 
 
@@ -98,13 +101,22 @@ def summarize_methods(requested: str, view_methods: dict[str, str]) -> tuple[str
                     "drawn with the mesh algorithm")
 
 
-def draw_model(model_id: str, shape_path: str, out_dir: str, render: dict, seed: int, method: str) -> dict:
-    """Draw every view of one model; return ``{"model": drawings row, "views": [views rows], "timing": {...}}``."""
+def draw_unit(unit: dict, settings: DrawSettings, rng: np.random.Generator) -> dict:
+    """The stage's child function: ``unit`` = {model_id, shape_path, method (this attempt's HLR algorithm)}."""
+    return draw_model(unit["model_id"], unit["shape_path"], settings.out_dir, settings.render, rng, unit["method"])
+
+
+def draw_model(model_id: str, shape_path: str, out_dir: str, render: RenderConfig, rng: np.random.Generator | None,
+               method: str) -> dict:
+    """Draw every view of one model; return ``{"model": drawings row, "views": [views rows], "timing": {...}}``.
+
+    ``rng`` draws the random views (``render.random_views``); None when there are none.
+    """
     start = time.perf_counter()
     style = Style.from_render(render)
     rule = drawing_rule(render)
-    hlr = HlrModel(read_shape(shape_path), method, float(render["deflection"]), smooth_edges=rule.smooth_edges)
-    poses = model_poses(model_id, seed, int(render.get("random_views", 0)))
+    hlr = HlrModel(read_shape(shape_path), method, render.deflection, smooth_edges=rule.smooth_edges)
+    poses = model_poses(render.random_views, rng)
     projected, seconds = {}, {}
     for pose in poses:
         t = time.perf_counter()
@@ -112,7 +124,7 @@ def draw_model(model_id: str, shape_path: str, out_dir: str, render: dict, seed:
         seconds[pose.name] = round(time.perf_counter() - t, 6)
     drawn = {k: v for k, v in projected.items() if v is not None}
     bbox = bbox_from_three_views({k: v.visible + v.hidden for k, v in drawn.items()}) or hlr.bbox
-    framing = framing_for(bbox, style.size, float(render["margin"]), rule.viewbox_factor, rule.per_view_centre)
+    framing = framing_for(bbox, style.size, render.margin, rule.viewbox_factor, rule.per_view_centre)
     views = []
     for pose in poses:
         lines = projected[pose.name]
@@ -133,7 +145,7 @@ def draw_model(model_id: str, shape_path: str, out_dir: str, render: dict, seed:
         "error": f"view(s) {', '.join(failed)}: {BROKEN_VIEW}" if failed else "",
         "hlr_method": method, "fallback_reason": fallback,
         "scale": framing.scale, "center": list(framing.center), "bbox": list(bbox),
-        **model_flags([v for v in views if v["status"] == "ok"], style.size, float(render["tiny_fraction"])),
+        **model_flags([v for v in views if v["status"] == "ok"], style.size, render.tiny_fraction),
     }
     model["usable"] = is_usable(model)
     timing = {"model_seconds": round(time.perf_counter() - start, 6), "view_seconds": seconds}

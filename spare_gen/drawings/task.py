@@ -11,9 +11,11 @@ from __future__ import annotations
 
 from spare_gen.config.schema import HlrMethod
 from spare_gen.drawings.poses import FIXED_VIEWS, RANDOM_VIEW_PREFIX
-from spare_gen.runner.isolation import Outcome, Status, worker_executor
+from spare_gen.drawings.settings import DrawSettings
+from spare_gen.runner.contract import run_in_child
+from spare_gen.runner.isolation import Outcome, Status
 
-DRAW_TARGET = "spare_gen.drawings.stage:draw_model"
+DRAW_TARGET = "spare_gen.drawings.stage:draw_unit"
 
 
 def view_names(random_views: int) -> list[str]:
@@ -34,38 +36,33 @@ def failed_result(model_id: str, status: str, error: str, random_views: int, fal
     return {"status": status, "model": model, "views": views, "seconds": round(seconds, 4)}
 
 
-def _attempts(mode: HlrMethod, render: dict, runner: dict) -> list[tuple[str, float]]:
-    """(method, timeout) to try in order."""
-    if mode is HlrMethod.POLY:
-        return [(HlrMethod.POLY.value, float(runner["timeout_s"]))]
-    if mode is HlrMethod.EXACT:
-        return [(HlrMethod.EXACT.value, float(runner["timeout_s"]))]
-    return [(HlrMethod.EXACT.value, float(render["exact_timeout_s"])), (HlrMethod.POLY.value, float(runner["timeout_s"]))]
+def _attempts(settings: DrawSettings) -> list[tuple[HlrMethod, float]]:
+    """(method, CPU budget) to try in order."""
+    mode = settings.render.hlr
+    if mode is HlrMethod.AUTO:
+        return [(HlrMethod.EXACT, settings.render.exact_timeout_s), (HlrMethod.POLY, settings.timeout_s)]
+    return [(mode, settings.timeout_s)]
 
 
 def _reason(method: str, outcome: Outcome) -> str:
     return f"{method} HLR {outcome.status.value}: {outcome.error}"
 
 
-def draw_task(unit: dict, ctx: dict) -> dict:
+def draw_task(unit: dict, settings: DrawSettings) -> dict:
     """``unit``: {unit_id, model_id, shape_path[, skip_reason]}; returns {status, model: row, views: [rows]}."""
-    render, model_id = ctx["render"], unit["model_id"]
-    random_views = int(render.get("random_views", 0))
+    model_id, random_views = unit["model_id"], settings.render.random_views
     if unit.get("skip_reason"):
         return failed_result(model_id, Status.SKIPPED.value, unit["skip_reason"], random_views)
-    kwargs = {
-        "model_id": model_id, "shape_path": unit["shape_path"], "out_dir": ctx["out_dir"], "render": render,
-        "seed": int(ctx["seed"]),
-    }
     reasons, seconds, outcome = [], 0.0, None
-    for method, timeout in _attempts(HlrMethod(render.get("hlr", "auto")), render, ctx["runner"]):
-        outcome = worker_executor().run(DRAW_TARGET, {**kwargs, "method": method}, timeout, phase=method)
+    for method, timeout in _attempts(settings):
+        outcome = run_in_child(DRAW_TARGET, {**unit, "method": method.value}, settings, timeout=timeout,
+                               phase=method.value)
         seconds += outcome.seconds
         if outcome.status is Status.TRANSIENT:
             return {"status": Status.TRANSIENT.value, "error": outcome.error}
         if outcome.status is Status.OK:
             break
-        reasons.append(_reason(method, outcome))
+        reasons.append(_reason(method.value, outcome))
     assert outcome is not None
     if outcome.status is not Status.OK:
         return failed_result(model_id, outcome.status.value, "; ".join(reasons), random_views,
@@ -75,3 +72,13 @@ def draw_task(unit: dict, ctx: dict) -> dict:
         model["fallback_reason"] = "; ".join(reasons + ([model["fallback_reason"]] if model["fallback_reason"] else []))
     timing = {**outcome.value["timing"], "wall_seconds": round(seconds, 4)}
     return {"status": model["status"], "model": model, "views": views, "timing": timing}
+
+
+def views_rows(result: dict) -> list[dict]:
+    """The views.parquet rows of one model's result."""
+    return result.get("views", [])
+
+
+def drawings_rows(result: dict) -> list[dict]:
+    """The drawings.parquet row of one model's result."""
+    return [result["model"]]

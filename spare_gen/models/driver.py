@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pyarrow as pa
-
-from spare_gen.atomic import write_parquet
+from spare_gen import shards
 from spare_gen.config.schema import Config, ModelSource
 from spare_gen.models.csg import primitive_counts_for
 from spare_gen.models.files import discover
-from spare_gen.models.schema import MODELS_SCHEMA, rows_to_table
-from spare_gen.models.task import model_task
-from spare_gen.runner.stage import run_stage, status_summary
+from spare_gen.models.schema import MODELS_FILE, MODELS_SCHEMA
+from spare_gen.models.settings import ModelSettings
+from spare_gen.models.task import model_rows, model_task
+from spare_gen.runner.sharded import TableOut, run_sharded_stage
+from spare_gen.runner.stage import status_summary
 
 
 def model_units(config: Config) -> list[dict]:
@@ -30,29 +30,22 @@ def model_units(config: Config) -> list[dict]:
     ]
 
 
-def run_models(client, config: Config, out: Path) -> pa.Table:
-    units = model_units(config)
-    ctx = {
-        "seed": config.seed,
-        "out_dir": str(out.resolve()),
-        "timeout_s": config.runner.timeout_s,
-        "csg": config.models.csg.model_dump(mode="json"),
-        "debug": config.debug.model_dump(mode="json"),
-    }
-    rows = run_stage(client, "models", model_task, units, ctx, out, progress=config.runner.progress)
-    for row in rows:
-        if row["source"] == "csg" and row["status"] == "ok":
-            row["sha256"] = row["step_sha256"]
-    table = rows_to_table(rows, MODELS_SCHEMA)
-    write_parquet(out / "models.parquet", table)
-    return table
+MODELS_TABLE = TableOut(MODELS_FILE, MODELS_SCHEMA, model_rows)
 
 
-def summary(table: pa.Table) -> str:
+def run_models(client, config: Config, out: Path) -> Path:
+    """Run the stage; return the folder of ``models.parquet`` (parts written by the workers)."""
+    run_sharded_stage(client, model_task, model_units(config), ModelSettings.from_config(config, out),
+                      (MODELS_TABLE,), shard_units=config.runner.shard_units,
+                      debug=config.debug.model_dump(mode="json"), progress=config.runner.progress)
+    return out / MODELS_FILE
+
+
+def summary(table_path: Path) -> str:
     import json
     from collections import Counter
 
-    rows = table.to_pylist()
+    rows = shards.read(table_path, ["status", "rejections", "attempts", "quality"]).to_pylist()
     text = status_summary("models", rows)
     rejected = Counter()
     for r in rows:

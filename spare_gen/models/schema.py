@@ -2,6 +2,8 @@
 
 import pyarrow as pa
 
+MODELS_FILE = "models.parquet"  # a folder of parts (spare_gen.shards)
+
 MODELS_SCHEMA = pa.schema(
     [
         ("model_id", pa.string()),
@@ -38,7 +40,3 @@ MODELS_SCHEMA = pa.schema(
 TIMING_COLUMNS: tuple[str, ...] = ()
 
 
-def rows_to_table(rows: list[dict], schema: pa.Schema) -> pa.Table:
-    """Rows (dicts, extra keys ignored, missing keys null) to a table of exactly ``schema``."""
-    cols = {f.name: [r.get(f.name) for r in rows] for f in schema}
-    return pa.table(cols, schema=schema)

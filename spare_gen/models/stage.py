@@ -10,11 +10,13 @@ from collections import Counter
 from enum import Enum
 from pathlib import Path
 
+import numpy as np
+
 from spare_gen import cad
 from spare_gen.filehash import sha256_file
 from spare_gen.models.csg import primitives_volume, random_program
 from spare_gen.models.quality import assess
-from spare_gen.rng import derive_rng
+from spare_gen.models.settings import ModelSettings
 
 
 class Rejection(str, Enum):
@@ -54,20 +56,18 @@ def check_csg(shape, program: dict, min_volume_fraction: float) -> tuple[Rejecti
     return None, stats
 
 
-def make_csg_model(
-    model_id: str, index: int, n_primitives: int, seed: int, out_dir: str, max_attempts: int,
-    min_volume_fraction: float,
-) -> dict:
-    """Draw CSG programs from derive_rng(seed, "csg", index, attempt) until one passes every rule."""
+def make_csg_model(unit: dict, settings: ModelSettings, rng: np.random.Generator) -> dict:
+    """Draw CSG programs of ``unit["n_primitives"]`` primitives from ``rng`` until one passes every rule."""
+    model_id, n_primitives, csg = unit["model_id"], unit["n_primitives"], settings.csg
     rejections: Counter[str] = Counter()
-    for attempt in range(max_attempts):
-        program = random_program(n_primitives, derive_rng(seed, "csg", index, attempt))
+    for attempt in range(csg.max_attempts):
+        program = random_program(n_primitives, rng)
         try:
             shape = cad.build_csg(program)
         except Exception:
             rejections[Rejection.BOOLEAN_FAILED.value] += 1
             continue
-        reason, stats = check_csg(shape, program, min_volume_fraction)
+        reason, stats = check_csg(shape, program, csg.min_volume_fraction)
         if reason is not None:
             rejections[reason.value] += 1
             continue
@@ -75,20 +75,22 @@ def make_csg_model(
             "csg": json.dumps(program, sort_keys=True),
             "attempts": attempt + 1,
             "rejections": json.dumps(dict(sorted(rejections.items()))),
-            **write_model_files(shape, out_dir, model_id),
+            **write_model_files(shape, settings.out_dir, model_id),
             **stats,
         }
     raise RuntimeError(
-        f"no valid CSG model with {n_primitives} primitives after {max_attempts} attempts "
+        f"no valid CSG model with {n_primitives} primitives after {csg.max_attempts} attempts "
         f"(rejections: {dict(sorted(rejections.items()))})"
     )
 
 
-def load_file_model(model_id: str, path: str, out_dir: str) -> dict:
+def load_file_model(unit: dict, settings: ModelSettings, rng: np.random.Generator) -> dict:
     """Read one CAD file and store it as STEP (for users) and BREP (exact and fast, for later stages)."""
+    model_id, path = unit["model_id"], unit["source_path"]
     shape = cad.read_shape(path)
     stats = cad.shape_stats(shape)
     if stats["n_faces"] == 0:
         raise cad.CadReadError(f"{Path(path).name}: the file holds no faces (nothing to draw)")
     quality, reason = assess(stats["valid"], stats["n_solids"], cad.solid_groups(shape))
-    return {**write_model_files(shape, out_dir, model_id), **stats, "quality": quality, "quality_reason": reason}
+    return {**write_model_files(shape, settings.out_dir, model_id), **stats, "quality": quality,
+            "quality_reason": reason}

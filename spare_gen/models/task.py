@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 from spare_gen.models.quality import assess
-from spare_gen.runner.isolation import Status, worker_executor
+from spare_gen.models.settings import ModelSettings
+from spare_gen.runner.contract import run_in_child
+from spare_gen.runner.isolation import Status
+
+CSG_TARGET = "spare_gen.models.stage:make_csg_model"
+FILE_TARGET = "spare_gen.models.stage:load_file_model"
 
 
-def model_task(unit: dict, ctx: dict) -> dict:
+def model_task(unit: dict, settings: ModelSettings) -> dict:
     """``unit``: {unit_id, model_id, source, ...}; returns a models.parquet row (plus bookkeeping)."""
     base = {
         "model_id": unit["model_id"],
@@ -17,20 +22,19 @@ def model_task(unit: dict, ctx: dict) -> dict:
     }
     if unit.get("skip_reason"):
         return {**base, "status": Status.SKIPPED.value, "error": unit["skip_reason"], "seconds": 0.0}
-    if unit["source"] == "csg":
-        target = "spare_gen.models.stage:make_csg_model"
-        kwargs = {
-            "model_id": unit["model_id"], "index": unit["index"], "n_primitives": unit["n_primitives"],
-            "seed": ctx["seed"], "out_dir": ctx["out_dir"], "max_attempts": ctx["csg"]["max_attempts"],
-            "min_volume_fraction": ctx["csg"]["min_volume_fraction"]
-        }
-    else:
-        target = "spare_gen.models.stage:load_file_model"
-        kwargs = {"model_id": unit["model_id"], "path": unit["source_path"], "out_dir": ctx["out_dir"]}
-    outcome = worker_executor().run(target, kwargs, ctx["timeout_s"])
+    outcome = run_in_child(CSG_TARGET if unit["source"] == "csg" else FILE_TARGET, unit, settings)
+    if outcome.status is Status.TRANSIENT:
+        return {"status": Status.TRANSIENT.value, "error": outcome.error}
     row = {**base, "status": outcome.status.value, "error": outcome.error, "seconds": round(outcome.seconds, 4)}
     if outcome.status is Status.OK:
         row.update(outcome.value)
         if "quality" not in row:  # CSG: the attempt rules already require one valid solid
             row["quality"], row["quality_reason"] = assess(row["valid"], row["n_solids"], row["n_solids"])
+        if row["source"] == "csg":  # a CSG model's content hash is that of the STEP file it was written to
+            row["sha256"] = row["step_sha256"]
     return row
+
+
+def model_rows(result: dict) -> list[dict]:
+    """The models.parquet rows of one unit's result: the result itself."""
+    return [result]

@@ -7,9 +7,11 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
+from spare_gen import shards
 from spare_gen.atomic import write_text
 from spare_gen.config.schema import Config, TaskName
 from spare_gen.hub.pack import HF_SPLIT, hf_path, write_hf_tables
+from spare_gen.models.schema import MODELS_FILE
 from spare_gen.questions.schema import describe
 from spare_gen.questions.tasks import LAYOUTS, SPLITS, TASKS
 from spare_gen.versions import package_versions
@@ -140,10 +142,10 @@ def _examples(out: Path | None, tasks: list[TaskName]) -> list[str]:
 
 def _quality(out: Path | None) -> list[str]:
     """Counts of models the real-CAD quality gate flagged (models.parquet ``quality``), if any."""
-    path = None if out is None else Path(out) / "models.parquet"
-    if path is None or not path.is_file() or "quality" not in pq.read_schema(path).names:
+    path = None if out is None else Path(out) / MODELS_FILE
+    if path is None or not shards.exists(path) or "quality" not in shards.schema(path).names:
         return []
-    rows = pq.read_table(path, columns=["quality", "quality_reason"]).to_pylist()
+    rows = shards.read(path, columns=["quality", "quality_reason"]).to_pylist()
     flagged: dict[str, int] = {}
     for r in rows:
         if r["quality"] and r["quality"] != "ok":

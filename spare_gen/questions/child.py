@@ -1,17 +1,19 @@
-"""Running a question unit's OpenCASCADE work in the worker's isolated child (``"module:function"`` targets)."""
+"""Running a question unit's OpenCASCADE work in the worker's isolated child (the stage contract's helper)."""
 
 from __future__ import annotations
 
 from spare_gen.questions.rejections import QuestionRejection
-from spare_gen.runner.isolation import Status, worker_executor
+from spare_gen.questions.settings import QuestionSettings
+from spare_gen.runner import contract
+from spare_gen.runner.isolation import Status
 
 
-def run_in_child(target: str, kwargs: dict, timeout: float) -> dict:
-    """The child's result, or a UNIT_FAILED rejection naming the status; ``seconds`` added either way.
+def run_in_child(target: str, unit: dict, settings: QuestionSettings, timeout: float | None = None) -> dict:
+    """``target(unit, settings, rng)``'s result, or a UNIT_FAILED rejection naming the status; ``seconds`` added.
 
     A machine failure is returned as ``transient``: the stage runner retries it and never records it.
     """
-    outcome = worker_executor().run(target, kwargs, timeout)
+    outcome = contract.run_in_child(target, unit, settings, timeout=timeout)
     if outcome.status is Status.OK:
         result = dict(outcome.value)
     elif outcome.status is Status.TRANSIENT:

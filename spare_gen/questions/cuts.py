@@ -18,7 +18,7 @@ from pathlib import Path
 
 from spare_gen.config.schema import TaskName
 from spare_gen.questions.candidates import Drawing, near_duplicate
-from spare_gen.config.schema import CutterFamily
+from spare_gen.config.schema import CutterFamily, RenderConfig
 from spare_gen.questions.cutters import random_cutter
 from spare_gen.questions.cutters_spare3d import spare3d_cut_rule, spare3d_cutter, spare3d_drawing_rule
 from spare_gen.questions.layout import FRONT, N_CANDIDATES, RIGHT, TARGET_POSE, TOP, pose_view
@@ -51,7 +51,7 @@ def _cut_rule(cut, removed: float) -> QuestionRejection | None:
     return None
 
 
-def draw_cut(shape, name: str, folder: Path, render: dict, framing: dict, method: str, timings: Counter) -> dict:
+def draw_cut(shape, name: str, folder: Path, render: RenderConfig, framing: dict, method: str, timings: Counter) -> dict:
     """Draw the CUT_VIEWS of a cut object with a fixed framing; view -> views.parquet-style row."""
     from spare_gen.cad.hlr import HlrModel
     from spare_gen.drawings.poses import Framing, pose
@@ -64,12 +64,12 @@ def draw_cut(shape, name: str, folder: Path, render: dict, framing: dict, method
                     rule.per_view_centre)
     t = time.perf_counter()
     try:
-        hlr = HlrModel(shape, method, float(render["deflection"]), smooth_edges=rule.smooth_edges)
+        hlr = HlrModel(shape, method, render.deflection, smooth_edges=rule.smooth_edges)
         projected = {v: hlr.project(pose(v).direction, pose(v).x_direction) for v in CUT_VIEWS}
     except Exception:
         if method == "poly":
             raise
-        hlr = HlrModel(shape, "poly", float(render["deflection"]), smooth_edges=rule.smooth_edges)  # stage fallback
+        hlr = HlrModel(shape, "poly", render.deflection, smooth_edges=rule.smooth_edges)  # stage fallback
         projected = {v: hlr.project(pose(v).direction, pose(v).x_direction) for v in CUT_VIEWS}
     timings["hlr"] += time.perf_counter() - t
     t = time.perf_counter()
@@ -116,8 +116,19 @@ def _content_names(out: Path, rel: str, cut: dict, keep_views: tuple[str, ...]) 
                 row[kind] = move_to_content_name(out, row[kind], rel, salt=v)
 
 
+def cut_set_unit(unit: dict, settings, rng) -> dict:
+    """The three-view-to-isometric task's child function (``settings``: ``QuestionSettings``).
+
+    Each attempt draws its cutter from its own generator (seed, task, model, cut, attempt), so an attempt's
+    cutter never depends on what earlier attempts drew; ``rng`` is not needed.
+    """
+    return make_cut_set(unit["model_id"], unit["shape_path"], settings.out_dir, settings.seed, settings.render,
+                        unit["framing"], unit["hlr_method"], settings.tolerance_px, settings.max_cut_attempts,
+                        cutters=settings.cutters.value)
+
+
 def make_cut_set(
-    model_id: str, shape_path: str, out_dir: str, seed: int, render: dict, framing: dict, hlr_method: str,
+    model_id: str, shape_path: str, out_dir: str, seed: int, render: RenderConfig, framing: dict, hlr_method: str,
     tolerance_px: float, max_attempts: int, debug: dict | None = None, cutters: str = CutterFamily.SPARE_GEN.value,
 ) -> dict:
     """Four accepted cut objects (STEP + drawings) or a rejection; counters of rejected attempts by rule."""
@@ -138,7 +149,7 @@ def make_cut_set(
     shutil.rmtree(folder, ignore_errors=True)  # leftovers of an interrupted run
     attempts: Counter = Counter()
     timings: Counter = Counter()
-    min_extent = float(render["tiny_fraction"]) * int(render["size"])
+    min_extent = render.tiny_fraction * render.size
     accepted: list[dict] = []
     original = CutterFamily(cutters) is CutterFamily.SPARE3D  # the original generator's cutters and acceptance
     make_cutter = spare3d_cutter if original else random_cutter

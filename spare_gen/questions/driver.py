@@ -14,7 +14,7 @@ from pathlib import Path
 
 from spare_gen.atomic import write_json, write_parquet
 from spare_gen.config.schema import Config, TaskName
-from spare_gen.models.schema import rows_to_table
+from spare_gen.shards import rows_to_table
 from spare_gen.questions import card, preview
 from spare_gen.questions.assemble import assemble_split
 from spare_gen.questions.fill import TaskFill, fill_task, shortfalls, trim_to_balance
@@ -26,6 +26,7 @@ from spare_gen.questions.outputs import (
 )
 from spare_gen.questions.per_question_files import FILE_SOURCES_SCHEMA, publish_answer_files, remove_unlisted
 from spare_gen.questions.schema import CUT_VIEWS_SCHEMA, question_schema
+from spare_gen.questions.settings import QuestionSettings
 from spare_gen.questions.select import (
     ModelQueues, NotEnoughModels, fit_counts, needs_by_stratum, plan_quotas, shortage, stratum_label,
 )
@@ -57,26 +58,15 @@ def plan(config: Config, inputs: Inputs) -> tuple[dict, dict, dict]:
     return requested, planned, quotas
 
 
-def _ctx(config: Config, out: Path) -> dict:
-    render = config.render.model_dump(mode="json")
-    render["random_views"] = 0  # cut objects need the fixed views only
-    return {
-        "seed": config.seed, "out_dir": str(out.resolve()), "timeout_s": config.runner.timeout_s,
-        "tolerance_px": config.questions.duplicate_tolerance_px, "max_cut_attempts": config.questions.max_cut_attempts,
-        "n_points": config.questions.point_cloud_points, "render": render,
-        "debug": config.debug.model_dump(mode="json"), "cutters": config.questions.cutters.value,
-    }
-
-
 def _fill_all(client, config: Config, out: Path, inputs: Inputs, quotas: dict) -> dict[TaskName, TaskFill]:
     queues = ModelQueues(inputs.by_stratum(), config.seed)
     first = {key: queues.take(key[2], n) for key, n in quotas.items()}  # every task's first block, in task order
-    ctx = _ctx(config, out)
     fills = {}
     for task in TASKS:
         keys = {k: n for k, n in quotas.items() if k[0] == task.value}
-        fills[task] = fill_task(client, task, keys, {k: first[k] for k in keys}, queues, inputs, ctx, out,
-                                config.runner.progress)
+        fills[task] = fill_task(client, QuestionSettings.from_config(config, out, task), keys,
+                                {k: first[k] for k in keys}, queues, inputs,
+                                debug=config.debug.model_dump(mode="json"), progress=config.runner.progress)
     return fills
 
 

@@ -8,7 +8,7 @@ from typing import Iterable
 import pyarrow as pa
 
 from spare_gen.filehash import sha256_file
-from spare_gen.models.schema import rows_to_table
+from spare_gen.shards import rows_to_table
 from spare_gen.questions.schema import MANIFEST_SCHEMA, path_columns
 
 

@@ -18,6 +18,7 @@ from spare_gen.config.schema import TaskName
 from spare_gen.questions.inputs import Inputs
 from spare_gen.questions.row_parts import Accepted
 from spare_gen.questions.select import ModelQueues, QuotaKey
+from spare_gen.questions.settings import QuestionSettings
 from spare_gen.questions.tasks import TASK_SPECS
 from spare_gen.runner.stage import run_stage
 
@@ -45,23 +46,23 @@ def _units(task: TaskName, model_ids: list[str], inputs: Inputs, out: Path) -> l
     return units
 
 
-def run_units(client, task: TaskName, model_ids: list[str], inputs: Inputs, ctx: dict, out: Path,
-              progress: bool, round_: int = 1) -> dict[str, dict]:
+def run_units(client, model_ids: list[str], inputs: Inputs, settings: QuestionSettings, *, debug: dict | None = None,
+              progress: bool = True, round_: int = 1) -> dict[str, dict]:
     """model_id -> unit result; a task without per-model work (no ``run_unit``) accepts every usable model."""
+    task = settings.task
     run_unit = TASK_SPECS[task].run_unit
     if run_unit is None:
         return {m: {"model_id": m, "accepted": True} for m in model_ids}
     if not model_ids:
         return {}
-    ctx = {**ctx, "task": task.value, "round": round_}
-    rows = run_stage(client, f"questions_{task.value}", run_unit, _units(task, model_ids, inputs, out), ctx,
-                     out, progress=progress)
+    rows = run_stage(client, run_unit, _units(task, model_ids, inputs, Path(settings.out_dir)),
+                     settings.model_copy(update={"round": round_}), debug=debug, progress=progress)
     return {r["model_id"]: r for r in rows}
 
 
-def fill_task(client, task: TaskName, quotas: dict[QuotaKey, int], first: dict[QuotaKey, list[str]],
-              queues: ModelQueues, inputs: Inputs, ctx: dict, out: Path, progress: bool) -> TaskFill:
-    """Run rounds until every quota of ``task`` is met or its stratum has no spare models left."""
+def fill_task(client, settings: QuestionSettings, quotas: dict[QuotaKey, int], first: dict[QuotaKey, list[str]],
+              queues: ModelQueues, inputs: Inputs, *, debug: dict | None, progress: bool) -> TaskFill:
+    """Run rounds until every quota of ``settings.task`` is met or its stratum has no spare models left."""
     start = time.monotonic()
     fill = TaskFill(accepted={k: [] for k in quotas})
     todo = {k: list(v) for k, v in first.items() if v}
@@ -69,7 +70,7 @@ def fill_task(client, task: TaskName, quotas: dict[QuotaKey, int], first: dict[Q
     while todo:
         fill.rounds += 1
         batch = [m for k in todo for m in todo[k]]
-        results = run_units(client, task, batch, inputs, ctx, out, progress, fill.rounds)
+        results = run_units(client, batch, inputs, settings, debug=debug, progress=progress, round_=fill.rounds)
         for key, model_ids in todo.items():
             for mid in model_ids:
                 r = results[mid]

@@ -6,9 +6,11 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import pyarrow.parquet as pq
 
+from spare_gen import shards
 from spare_gen.drawings.poses import FIXED_VIEWS
+from spare_gen.drawings.schema import DRAWINGS_FILE, VIEWS_FILE
+from spare_gen.models.schema import MODELS_FILE
 from spare_gen.models.quality import Quality
 from spare_gen.questions.select import Stratum
 from spare_gen.questions.rejections import QuestionRejection
@@ -56,12 +58,12 @@ def load_inputs(out: Path, allow_flagged_cad: bool = False) -> Inputs:
     Models the CAD quality gate flagged (``quality`` other than ok) are left out unless ``allow_flagged_cad``.
     """
     columns = ["model_id", "status", "n_primitives", "brep_path"]
-    has_quality = "quality" in pq.read_schema(out / "models.parquet").names
-    models = {r["model_id"]: r for r in pq.read_table(
-        out / "models.parquet", columns=columns + (["quality"] if has_quality else [])).to_pylist()}
-    drawings = pq.read_table(out / "drawings.parquet").to_pylist()
+    has_quality = "quality" in shards.schema(out / MODELS_FILE).names
+    models = {r["model_id"]: r for r in shards.read(
+        out / MODELS_FILE, columns=columns + (["quality"] if has_quality else [])).to_pylist()}
+    drawings = shards.read(out / DRAWINGS_FILE).to_pylist()
     views: dict[str, dict[str, dict]] = {}
-    for v in pq.read_table(out / "views.parquet", columns=VIEW_COLUMNS).to_pylist():
+    for v in shards.read(out / VIEWS_FILE, columns=VIEW_COLUMNS).to_pylist():
         if v["view"] in FIXED_VIEWS:
             views.setdefault(v["model_id"], {})[v["view"]] = v
     inputs = Inputs()
@@ -97,8 +99,8 @@ def load_polylines(out: Path, model_ids: list[str], views: tuple[str, ...]) -> d
     """model_id -> view -> {visible, hidden, png_sha256} for the given models and views."""
     if not model_ids:
         return {}
-    table = pq.read_table(out / "views.parquet", columns=POLYLINE_COLUMNS,
-                          filters=[("model_id", "in", list(model_ids)), ("view", "in", list(views))])
+    table = shards.read(out / VIEWS_FILE, columns=POLYLINE_COLUMNS,
+                        filters=[("model_id", "in", list(model_ids)), ("view", "in", list(views))])
     result: dict[str, dict[str, dict]] = {}
     for r in table.to_pylist():
         result.setdefault(r["model_id"], {})[r["view"]] = {

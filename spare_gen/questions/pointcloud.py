@@ -11,7 +11,6 @@ import time
 import numpy as np
 
 from spare_gen.questions.rejections import QuestionRejection
-from spare_gen.rng import derive_rng
 
 # Linear tessellation tolerance as a fraction of the bounding-box diagonal: points on curved faces lie
 # within this distance of the exact surface.
@@ -30,8 +29,13 @@ def sample_surface(vertices: np.ndarray, faces: np.ndarray, count: int, rng: np.
     return np.asarray(points, dtype=np.float64)
 
 
-def model_points(model_id: str, shape_path: str, count: int, seed: int, task: str) -> dict:
-    """Child side: tessellate the model and sample ``count`` points with derive_rng(seed, "questions", task, id)."""
+def points_unit(unit: dict, settings, rng: np.random.Generator) -> dict:
+    """The point-cloud task's child function (``settings``: ``QuestionSettings``)."""
+    return model_points(unit["shape_path"], settings.point_cloud_points, rng)
+
+
+def model_points(shape_path: str, count: int, rng: np.random.Generator) -> dict:
+    """Tessellate the model and sample ``count`` points on its surface with ``rng``."""
     from spare_gen import cad
     from spare_gen.cad.props import bounding_box
     from spare_gen.cad.tessellate import triangulate
@@ -44,7 +48,7 @@ def model_points(model_id: str, shape_path: str, count: int, seed: int, task: st
     t1 = time.perf_counter()
     if len(faces) == 0:
         return {"accepted": False, "rule": QuestionRejection.NO_SURFACE.value, "timings": {"tessellate": t1 - t0}}
-    points = sample_surface(vertices, faces, count, derive_rng(seed, "questions", task, model_id, "points"))
+    points = sample_surface(vertices, faces, count, rng)
     return {
         "accepted": True,
         "points": points.astype(np.float32).tolist(),

@@ -55,7 +55,7 @@ class TaskSpec:
     check_row: Callable[..., list[str]]  # (ds: LoadedDataset, row) -> one line per violation
     sheet_cells: Callable[..., list]  # (out, row) -> the task's contact-sheet cells after F, R, T
     loader: LoaderKeys
-    run_unit: Callable[[dict, dict], dict] | None = None  # (unit, ctx) -> {accepted, rule, ...}; None: accept all
+    run_unit: Callable[..., dict] | None = None  # (unit, QuestionSettings) -> {accepted, rule, ...}; None: accept all
     unit_inputs: Callable[..., None] | None = None  # (units, inputs, out): add what run_unit reads to each unit
     split_extras: Callable[..., list[dict]] | None = None  # (seed, split, items) -> per-item build_row kwargs
     cut_view_rows: Callable[..., list[dict]] | None = None  # (item) -> rows of questions/cut_views.parquet

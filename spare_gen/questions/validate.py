@@ -15,6 +15,8 @@ import pyarrow.parquet as pq
 from spare_gen.questions.checks import CHECKS
 from spare_gen.questions.layout import SPLITS
 from spare_gen.questions.loaded import LoadedDataset
+from spare_gen.drawings.schema import DRAWINGS_FILE, VIEWS_FILE
+from spare_gen.models.schema import MODELS_FILE
 from spare_gen.questions.outputs import (
     CUT_VIEWS_NAME, FILE_SOURCES_NAME, MANIFEST_NAME, QUESTIONS_DIR, SUMMARY_NAME, split_path,
 )
@@ -53,12 +55,12 @@ def load(out: Path) -> tuple[LoadedDataset | None, list[str]]:
                 rows[task.value][split] = []  # an empty split has no file
     model_ids = sorted({r["model_id"] for splits in rows.values() for rs in splits.values() for r in rs})
     manifest = {r["path"]: r["sha256"] for r in _rows(out / QUESTIONS_DIR / MANIFEST_NAME)}
-    drawings = {r["model_id"]: r for r in _rows(out / "drawings.parquet",
+    drawings = {r["model_id"]: r for r in _rows(out / DRAWINGS_FILE,
                                                  columns=["model_id", "usable", "blank", "tiny", "duplicate", "scale"])}
     n_primitives = {r["model_id"]: r["n_primitives"]
-                    for r in _rows(out / "models.parquet", columns=["model_id", "n_primitives"])}
+                    for r in _rows(out / MODELS_FILE, columns=["model_id", "n_primitives"])}
     views: dict[str, dict[str, dict]] = {}
-    for r in _rows(out / "views.parquet", columns=VECTOR_COLUMNS, filters=[("model_id", "in", model_ids)]
+    for r in _rows(out / VIEWS_FILE, columns=VECTOR_COLUMNS, filters=[("model_id", "in", model_ids)]
                    if model_ids else None):
         views.setdefault(r["model_id"], {})[r["view"]] = r
     cut_views = {r["svg"]: r for r in _rows(out / QUESTIONS_DIR / CUT_VIEWS_NAME)}

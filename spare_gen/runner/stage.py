@@ -1,9 +1,9 @@
 """Run one stage as Dask tasks, one unit each, keeping only completed units (resume-safe).
 
-The contract of a stage: a list of units (JSON-able dicts with a unique ``unit_id``), the settings the
-stage depends on, and a task ``(unit, settings) -> result`` that runs on a Dask worker and sends its
-OpenCASCADE work to the worker's killable child (``spare_gen.runner.isolation``) by ``"module:function"``
-name, which keeps OCP out of the Dask worker itself.
+The contract of a stage (``spare_gen.runner.contract``): typed frozen settings, a list of units (JSON-able
+dicts with a unique ``unit_id``), and a worker task ``(unit, settings) -> result`` that sends the unit's
+work ``(unit, settings, rng)`` to the worker's killable child (``run_in_child``). This module is the one
+thin Dask wrapper every stage shares.
 
 Each finished unit is written atomically to ``<out>/.units/<stage>/<unit_id>.json`` by the worker that
 ran it, with a fingerprint of everything that decides its result: the stage settings, the unit's own
@@ -33,14 +33,13 @@ from spare_gen.atomic import write_json
 from spare_gen.filehash import sha256_file
 from spare_gen.inventory import is_file_column
 from spare_gen.runner import testhooks
+from spare_gen.runner.contract import StageSettings
 from spare_gen.runner.isolation import Status
 
-Task = Callable[[dict, dict], dict]
+Task = Callable[[dict, StageSettings], dict]
 
 MACHINE_RETRIES = 2
 TIMING_KEYS = ("seconds", "task_seconds", "cpu_seconds", "timing", "timings")
-# Settings keys that never change a result: where to write, how to report, test hooks.
-_NOT_SETTINGS = ("out_dir", "runner", "debug")
 UNITS_DIR = ".units"
 TIMINGS_DIR = "timings"
 
@@ -58,17 +57,7 @@ def _unit_path(out_dir: str | os.PathLike, stage: str, unit_id: str) -> Path:
 
 
 def _canonical(obj: Any) -> bytes:
-    if hasattr(obj, "model_dump"):  # a pydantic settings section
-        obj = obj.model_dump(mode="json")
     return json.dumps(obj, sort_keys=True, default=str, separators=(",", ":")).encode()
-
-
-def ctx_fingerprint(ctx: dict) -> str:
-    """Hash of the settings a stage depends on (the runner's CPU budget included: it can decide a result)."""
-    relevant = {k: v for k, v in ctx.items() if k not in _NOT_SETTINGS}
-    if isinstance(ctx.get("runner"), dict):
-        relevant["timeout_s"] = ctx["runner"].get("timeout_s")
-    return hashlib.sha256(_canonical(relevant)).hexdigest()[:16]
 
 
 def unit_fingerprint(settings_fp: str, unit: dict, shape_hashes: dict[str, str], out_dir: str = "") -> str:
@@ -95,22 +84,33 @@ def _split_timing(result: dict) -> tuple[dict, dict]:
     return {k: v for k, v in result.items() if k not in TIMING_KEYS}, timing
 
 
-def execute_unit(task: Task, unit: dict, ctx: dict, out_dir: str, stage: str, fingerprint: str,
-                 attempt: int = 0) -> dict:
-    """Runs on a worker: the task, then its unit file (the unit counts as done only once that exists).
+def run_unit(task: Task, unit: dict, settings: StageSettings, attempt: int = 0, debug: dict | None = None) -> dict:
+    """Runs on a worker: ``task(unit, settings)`` inside the unit's test-hook context, never raising.
 
-    A transient result, or an OSError while writing the unit file, is returned but never written.
+    An OSError of the worker itself is the machine's fault (``transient``); any other exception of the task
+    wrapper is recorded as the unit's failure, so one unit never loses the run.
     """
     start = time.monotonic()
-    with testhooks.unit_context(stage, unit["unit_id"], attempt, ctx.get("debug")):
+    with testhooks.unit_context(settings.stage, unit["unit_id"], attempt, debug):
         try:
-            result = task(unit, ctx)
+            result = task(unit, settings)
         except OSError as exc:  # the worker could not read or write: the machine's fault
             result = {"status": Status.TRANSIENT.value, "error": f"{type(exc).__name__}: {exc}"}
         except Exception as exc:  # the task wrapper itself failed: record, never lose the run
             result = {"status": Status.FAILED.value, "error": f"{type(exc).__name__}: {exc}"}
     result.setdefault("unit_id", unit["unit_id"])
     result.setdefault("task_seconds", round(time.monotonic() - start, 4))
+    return result
+
+
+def execute_unit(task: Task, unit: dict, settings: StageSettings, fingerprint: str, attempt: int = 0,
+                 debug: dict | None = None) -> dict:
+    """Runs on a worker: the task, then its unit file (the unit counts as done only once that exists).
+
+    A transient result, or an OSError while writing the unit file, is returned but never written.
+    """
+    result = run_unit(task, unit, settings, attempt, debug)
+    stage, out_dir = settings.stage, settings.out_dir
     if result.get("status") == Status.TRANSIENT.value:
         return result
     stored, _ = _split_timing(result)
@@ -183,27 +183,27 @@ def _lost_worker(uid: str, exc: BaseException) -> dict:
 
 def run_stage(
     client,
-    stage: str,
     task: Task,
     units: list[dict],
-    ctx: dict,
-    out_dir: str | os.PathLike,
+    settings: StageSettings,
     *,
+    debug: dict | None = None,
     progress: bool = True,
 ) -> list[dict]:
-    """Run ``task(unit, ctx)`` for every unit not already done; return all results sorted by unit_id.
+    """Run ``task(unit, settings)`` for every unit not already done; return all results sorted by unit_id.
 
+    ``debug`` holds test hooks (``spare_gen.runner.testhooks``); it never changes a fingerprint.
     Raises MachineFailure if some units still failed because of the machine after ``MACHINE_RETRIES``.
     """
     from distributed import as_completed
     from tqdm.auto import tqdm
 
-    out_dir = str(Path(out_dir).resolve())
+    stage, out_dir = settings.stage, str(Path(settings.out_dir).resolve())
     ids = [u["unit_id"] for u in units]
     if len(set(ids)) != len(ids):
         dup = [k for k, v in Counter(ids).items() if v > 1][:5]
         raise ValueError(f"stage {stage}: duplicate unit ids {dup}")
-    settings_fp = ctx_fingerprint(ctx)
+    settings_fp = settings.fingerprint()
     shapes = _shape_hashes(units)
     fingerprints = {u["unit_id"]: unit_fingerprint(settings_fp, u, shapes, out_dir) for u in units}
     results = load_done(out_dir, stage, fingerprints)
@@ -214,8 +214,8 @@ def run_stage(
     failed_machine: dict[str, dict] = {}
     if todo:
         def submit(uid: str, attempt: int):
-            # ctx is small: pass it by value (scatter(broadcast=True) was seen to hang with busy workers)
-            return client.submit(execute_unit, task, todo[uid], ctx, out_dir, stage, fingerprints[uid], attempt,
+            # settings are small: pass them by value (scatter(broadcast=True) was seen to hang with busy workers)
+            return client.submit(execute_unit, task, todo[uid], settings, fingerprints[uid], attempt, debug,
                                  key=f"{stage}-{uid}-{attempt}", pure=False)
 
         attempts = {uid: 0 for uid in todo}

@@ -14,15 +14,18 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pyarrow as pa
-import pyarrow.parquet as pq
 
+from spare_gen import shards
 from spare_gen.atomic import write_parquet, write_text
 from spare_gen.config.schema import Config
 from spare_gen.filehash import sha256_file
-from spare_gen.models.schema import rows_to_table
-from spare_gen.runner.isolation import Status, worker_executor
+from spare_gen.models.schema import MODELS_FILE
+from spare_gen.shards import rows_to_table
+from spare_gen.runner.contract import run_in_child
+from spare_gen.runner.isolation import Status
 from spare_gen.runner.stage import run_stage, status_summary
 from spare_gen.wireframes.schema import CORRUPTIONS_SCHEMA, WIREFRAMES_SCHEMA
+from spare_gen.wireframes.settings import CorruptionSettings, WireframeSettings
 
 POOL_DIR = "pool"
 WIREFRAMES_FILE = "wireframes.parquet"
@@ -30,12 +33,12 @@ CORRUPTIONS_FILE = "corruptions.parquet"
 PAIRS_FILE = "pairs.parquet"
 ANNOTATION_CSV = f"{POOL_DIR}/annotation_pairs.csv"
 POOL_README = f"{POOL_DIR}/README.md"
-EXTRACT_TARGET = "spare_gen.wireframes.extract:extract_wireframe"
+EXTRACT_TARGET = "spare_gen.wireframes.extract:extract_unit"
 
 
 def pool_models(out: Path, count: int) -> list[dict]:
     """The first ``count`` usable models (status ok in models.parquet, model_id order); 0 = all."""
-    table = pq.read_table(out / "models.parquet", columns=["model_id", "status", "brep_path"])
+    table = shards.read(out / MODELS_FILE, columns=["model_id", "status", "brep_path"])
     usable = sorted((r for r in table.to_pylist() if r["status"] == Status.OK.value), key=lambda r: r["model_id"])
     return usable[:count] if count else usable
 
@@ -43,10 +46,17 @@ def pool_models(out: Path, count: int) -> list[dict]:
 # ------------------------------------------------------------------------------------------ wireframes
 
 
-def wireframe_task(unit: dict, ctx: dict) -> dict:
+def wireframe_units(out: Path, count: int) -> list[dict]:
+    out_abs = out.resolve()
+    return [{"unit_id": m["model_id"], "model_id": m["model_id"], "shape_path": str(out_abs / m["brep_path"])}
+            for m in pool_models(out, count)]
+
+
+def wireframe_task(unit: dict, settings: WireframeSettings) -> dict:
     """Worker side: extract one ground truth in the killable OCCT child and make its row."""
-    kwargs = {"model_id": unit["model_id"], "shape_path": unit["shape_path"], "deflection": ctx["deflection"]}
-    outcome = worker_executor().run(EXTRACT_TARGET, kwargs, ctx["timeout_s"])
+    outcome = run_in_child(EXTRACT_TARGET, unit, settings)
+    if outcome.status is Status.TRANSIENT:
+        return {"status": Status.TRANSIENT.value, "error": outcome.error}
     row = {"model_id": unit["model_id"], "status": outcome.status.value, "error": outcome.error}
     if outcome.status is Status.OK:
         row.update(outcome.value)
@@ -55,14 +65,9 @@ def wireframe_task(unit: dict, ctx: dict) -> dict:
 
 
 def run_wireframes(client, config: Config, out: Path) -> pa.Table:
-    out_abs = out.resolve()
-    units = [
-        {"unit_id": m["model_id"], "model_id": m["model_id"], "shape_path": str(out_abs / m["brep_path"])}
-        for m in pool_models(out, config.pool.models)
-    ]
-    ctx = {"deflection": config.pool.deflection, "timeout_s": config.runner.timeout_s,
-           "debug": config.debug.model_dump(mode="json")}  # fmt: skip
-    rows = run_stage(client, "wireframes", wireframe_task, units, ctx, out, progress=config.runner.progress)
+    rows = run_stage(client, wireframe_task, wireframe_units(out, config.pool.models),
+                     WireframeSettings.from_config(config, out), debug=config.debug.model_dump(mode="json"),
+                     progress=config.runner.progress)
     table = rows_to_table(rows, WIREFRAMES_SCHEMA)
     write_parquet(out / WIREFRAMES_FILE, table)
     return table
@@ -71,14 +76,18 @@ def run_wireframes(client, config: Config, out: Path) -> pa.Table:
 # ----------------------------------------------------------------------------------------- corruptions
 
 
-def corruption_task(unit: dict, ctx: dict) -> dict:
-    """Worker side (pure Python, no child process): every variant of one ground truth."""
+def corruption_task(unit: dict, settings: CorruptionSettings) -> dict:
+    """Worker side (pure Python, no child process): every variant of one ground truth.
+
+    Each variant draws from its own generator derived from (seed, "corruption", model, kind, severity)
+    (``spare_gen.wireframes.variants``), so adding a kind or severity leaves the others unchanged.
+    """
     from spare_gen.wireframes.variants import model_corruption_rows
 
     rows = model_corruption_rows(
-        unit["gt"], ctx["seed"], corner_threshold=ctx["corner_threshold"], edge_threshold=ctx["edge_threshold"],
-        image_size=ctx["image_size"], out_dir=ctx["out_dir"], predictions=unit.get("predictions", []),
-        prediction_units=ctx["prediction_units"],
+        unit["gt"], settings.seed, corner_threshold=settings.corner_threshold,
+        edge_threshold=settings.edge_threshold, image_size=settings.image_size, out_dir=settings.out_dir,
+        predictions=unit.get("predictions", []), prediction_units=settings.prediction_units.value,
     )
     return {"model_id": unit["model_id"], "status": Status.OK.value, "error": "", "rows": rows}
 
@@ -89,12 +98,8 @@ def run_corruptions(client, config: Config, out: Path, wireframes: pa.Table) -> 
     predictions = pool_predictions(config, {g["model_id"] for g in gts})
     units = [{"unit_id": g["model_id"], "model_id": g["model_id"], "gt": {k: g[k] for k in graph_keys},
               "predictions": predictions.get(g["model_id"], [])} for g in gts]  # fmt: skip
-    # the predictions' content hashes are settings: resuming redoes a model whose predictions changed
-    ctx = {"seed": config.seed, "corner_threshold": config.pool.corner_threshold,
-           "edge_threshold": config.pool.edge_threshold, "image_size": config.pool.image_size,
-           "out_dir": str(out.resolve()), "prediction_units": config.pool.prediction_units.value,
-           "predictions": predictions_digest(predictions)}  # fmt: skip
-    results = run_stage(client, "corruptions", corruption_task, units, ctx, out, progress=config.runner.progress)
+    settings = CorruptionSettings.from_config(config, out, predictions_digest(predictions))
+    results = run_stage(client, corruption_task, units, settings, progress=config.runner.progress)
     for r in results:  # a bug, not bad input (bad input gives failed variant rows): report it, keep the rest
         if r.get("status") != Status.OK.value:
             print(f"spare-gen: corruptions: model {r['unit_id']} failed: {r.get('error')}", file=sys.stderr)

@@ -149,14 +149,15 @@ def wireframe_row(model_id: str, extracted: ExtractedWireframe) -> dict:
     }
 
 
-def extract_wireframe(
-    model_id: str, shape_path: str, deflection: float = DEFAULT_DEFLECTION, debug: dict | None = None
-) -> dict:
-    """Child side of the wireframes stage: read one BREP file and return its wireframes.parquet row."""
-    from spare_gen.cad.io import read_shape
-    from spare_gen.runner import testhooks
+def extract_unit(unit: dict, settings, rng) -> dict:
+    """The wireframes stage's child function (``settings``: ``WireframeSettings``; no randomness)."""
+    return extract_wireframe(unit["model_id"], unit["shape_path"], settings.deflection)
 
-    testhooks.trigger(debug, "wireframes", model_id)
+
+def extract_wireframe(model_id: str, shape_path: str, deflection: float = DEFAULT_DEFLECTION) -> dict:
+    """Read one BREP file and return its wireframes.parquet row."""
+    from spare_gen.cad.io import read_shape
+
     start = time.monotonic()
     extracted = brep_wireframe(read_shape(shape_path), deflection)
     row = {**wireframe_row(model_id, extracted), "status": "ok", "error": ""}

@@ -15,6 +15,7 @@ from spare_gen.questions.loaded import (
 )
 from spare_gen.questions.row_parts import Accepted, three_view_fields
 from spare_gen.questions.sheet_cells import Cell, drawing_image
+from spare_gen.questions.settings import QuestionSettings
 from spare_gen.questions.spec import LoaderKeys, TaskSpec
 from spare_gen.questions.symmetry import check_isometric_to_pose
 from spare_gen.questions.unit_inputs import isometric_polylines
@@ -22,9 +23,9 @@ from spare_gen.questions.unit_inputs import isometric_polylines
 TASK = TaskName.ISOMETRIC_TO_POSE
 
 
-def run_unit(unit: dict, ctx: dict) -> dict:
+def run_unit(unit: dict, settings: QuestionSettings) -> dict:
     start = time.monotonic()
-    result = check_isometric_to_pose(unit["views"], ctx["tolerance_px"])
+    result = check_isometric_to_pose(unit["views"], settings.tolerance_px)
     return {"model_id": unit["model_id"], **result, "seconds": round(time.monotonic() - start, 4)}
 
 

@@ -12,17 +12,15 @@ from spare_gen.questions.columns import POINTS_COLUMN, field
 from spare_gen.questions.loaded import LoadedDataset, check_model_three_views
 from spare_gen.questions.row_parts import Accepted, three_view_fields
 from spare_gen.questions.sheet_cells import Cell, points_image
+from spare_gen.questions.settings import QuestionSettings
 from spare_gen.questions.spec import LoaderKeys, TargetKind, TaskSpec
 from spare_gen.questions.unit_inputs import shape_and_framing
 
 TASK = TaskName.POINT_CLOUD_GENERATION
 
 
-def run_unit(unit: dict, ctx: dict) -> dict:
-    kwargs = {"model_id": unit["model_id"], "shape_path": unit["shape_path"], "count": ctx["n_points"],
-              "seed": ctx["seed"], "task": TASK.value}
-    return {"model_id": unit["model_id"],
-            **run_in_child("spare_gen.questions.pointcloud:model_points", kwargs, ctx["timeout_s"])}
+def run_unit(unit: dict, settings: QuestionSettings) -> dict:
+    return {"model_id": unit["model_id"], **run_in_child("spare_gen.questions.pointcloud:points_unit", unit, settings)}
 
 
 def build_row(seed: int, item: Accepted, answer, **_) -> dict:

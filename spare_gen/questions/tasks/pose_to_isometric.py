@@ -16,6 +16,7 @@ from spare_gen.questions.loaded import (
 from spare_gen.questions.row_parts import Accepted, arrange, three_view_fields
 from spare_gen.questions.select import balanced_choice
 from spare_gen.questions.sheet_cells import Cell, drawing_image
+from spare_gen.questions.settings import QuestionSettings
 from spare_gen.questions.spec import LoaderKeys, TaskSpec
 from spare_gen.questions.symmetry import candidate_poses, check_pose_to_isometric
 from spare_gen.questions.unit_inputs import isometric_polylines
@@ -24,9 +25,9 @@ from spare_gen.rng import derive_rng
 TASK = TaskName.POSE_TO_ISOMETRIC
 
 
-def run_unit(unit: dict, ctx: dict) -> dict:
+def run_unit(unit: dict, settings: QuestionSettings) -> dict:
     start = time.monotonic()
-    result = check_pose_to_isometric(unit["views"], ctx["tolerance_px"])
+    result = check_pose_to_isometric(unit["views"], settings.tolerance_px)
     return {"model_id": unit["model_id"], **result, "seconds": round(time.monotonic() - start, 4)}
 
 

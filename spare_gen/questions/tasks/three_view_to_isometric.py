@@ -12,6 +12,7 @@ from spare_gen.questions.child import run_in_child
 from spare_gen.questions.columns import ANSWER_FIELD, CANDIDATE_FIELDS, CANDIDATE_PREFIX, field
 from spare_gen.questions.layout import N_CANDIDATES, TARGET_POSE, AnswerSide, pose_view
 from spare_gen.questions.loaded import LoadedDataset, distinct_candidates, question_id
+from spare_gen.questions.settings import QuestionSettings
 from spare_gen.questions.row_parts import Accepted, arrange, three_view_fields
 from spare_gen.questions.sheet_cells import Cell, drawing_image
 from spare_gen.questions.spec import LoaderKeys, TaskSpec
@@ -23,14 +24,9 @@ TASK = TaskName.THREE_VIEW_TO_ISOMETRIC
 CUT_TIMEOUT_FACTOR = 4
 
 
-def run_unit(unit: dict, ctx: dict) -> dict:
-    kwargs = {"model_id": unit["model_id"], "shape_path": unit["shape_path"], "out_dir": ctx["out_dir"],
-              "seed": ctx["seed"], "render": ctx["render"], "framing": unit["framing"],
-              "hlr_method": unit["hlr_method"], "tolerance_px": ctx["tolerance_px"],
-              "max_attempts": ctx["max_cut_attempts"], "debug": ctx.get("debug"),
-              "cutters": ctx.get("cutters", "spare_gen")}
+def run_unit(unit: dict, settings: QuestionSettings) -> dict:
     return {"model_id": unit["model_id"], **run_in_child(
-        "spare_gen.questions.cuts:make_cut_set", kwargs, ctx["timeout_s"] * CUT_TIMEOUT_FACTOR)}
+        "spare_gen.questions.cuts:cut_set_unit", unit, settings, timeout=settings.timeout_s * CUT_TIMEOUT_FACTOR)}
 
 
 def build_row(seed: int, item: Accepted, answer: int, **_) -> dict:

@@ -1,0 +1,22 @@
+"""Typed settings of the drawings stage (the stage contract: ``spare_gen.runner.contract``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from spare_gen.config.schema import Config, RenderConfig
+from spare_gen.runner.contract import StageSettings
+
+STAGE = "drawings"
+
+
+class DrawSettings(StageSettings):
+    """The render section; ``timeout_s`` is the CPU budget of the mesh (fallback) algorithm, the exact one
+    has ``render.exact_timeout_s``."""
+
+    render: RenderConfig
+
+    @classmethod
+    def from_config(cls, config: Config, out: Path) -> "DrawSettings":
+        return cls(stage=STAGE, seed=config.seed, out_dir=str(Path(out).resolve()),
+                   timeout_s=config.runner.timeout_s, render=config.render)

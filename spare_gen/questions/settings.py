@@ -1,0 +1,37 @@
+"""Typed settings of the question stage (the stage contract: ``spare_gen.runner.contract``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from spare_gen.config.schema import Config, CutterFamily, RenderConfig, TaskName
+from spare_gen.runner.contract import StageSettings
+
+
+def stage_name(task: TaskName) -> str:
+    return f"questions_{task.value}"
+
+
+class QuestionSettings(StageSettings):
+    """One task's per-model work: rules, the render section (fixed views only) and the fill round.
+
+    ``round`` counts: a model first tried in a later round is another unit of work (its replacement
+    quota differs), so resume never mixes rounds.
+    """
+
+    task: TaskName
+    round: int = 1
+    tolerance_px: float
+    max_cut_attempts: int
+    point_cloud_points: int
+    cutters: CutterFamily
+    render: RenderConfig
+
+    @classmethod
+    def from_config(cls, config: Config, out: Path, task: TaskName, round_: int = 1) -> "QuestionSettings":
+        q = config.questions
+        render = config.render.model_copy(update={"random_views": 0})  # cut objects need the fixed views only
+        return cls(stage=stage_name(task), seed=config.seed, out_dir=str(Path(out).resolve()),
+                   timeout_s=config.runner.timeout_s, task=task, round=round_,
+                   tolerance_px=q.duplicate_tolerance_px, max_cut_attempts=q.max_cut_attempts,
+                   point_cloud_points=q.point_cloud_points, cutters=q.cutters, render=render)

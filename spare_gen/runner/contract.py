@@ -1,0 +1,63 @@
+"""The stage contract: typed frozen settings, and units run as ``(unit, settings, rng) -> result`` in the child.
+
+A stage is a ``StageSettings`` subclass (built once from the config), a list of units (JSON-able dicts with
+a unique ``unit_id``) and a pure function ``(unit, settings, rng)``. Functions that call OpenCASCADE run in
+the Dask worker's killable child through ``run_in_child``, named ``"module:function"``: a name, not a
+function object, so OCP is imported only in the child, never in the Dask worker. The child derives ``rng``
+from (seed, stage, unit_id) (``spare_gen.rng``), so a unit's random choices depend on nothing else.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import json
+from typing import Any, ClassVar
+
+from pydantic import BaseModel, ConfigDict
+
+from spare_gen.rng import derive_rng
+from spare_gen.runner.isolation import Outcome, worker_executor
+
+
+class StageSettings(BaseModel):
+    """What decides a stage's results, typed and frozen; ``out_dir`` says only where to write.
+
+    ``timeout_s`` is the CPU-time budget of one unit's child call: it can decide a result (a timeout
+    row), so it counts in the fingerprint; ``out_dir`` does not.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    PLACEMENT: ClassVar[frozenset[str]] = frozenset({"out_dir"})
+
+    stage: str
+    seed: int
+    out_dir: str
+    timeout_s: float
+
+    def fingerprint(self) -> str:
+        """Hash of every field but where the output goes."""
+        data = self.model_dump(mode="json", exclude=set(self.PLACEMENT))
+        return hashlib.sha256(json.dumps(data, sort_keys=True, separators=(",", ":")).encode()).hexdigest()[:16]
+
+    def unit_rng(self, unit_id: str):
+        """The generator of one unit: derived from (seed, stage, unit_id) only."""
+        return derive_rng(self.seed, self.stage, unit_id)
+
+
+def call_unit(target: str, unit: dict, settings: StageSettings) -> Any:
+    """Child side: ``target(unit, settings, rng)``."""
+    module, name = target.split(":")
+    func = getattr(importlib.import_module(module), name)
+    return func(unit, settings, settings.unit_rng(unit["unit_id"]))
+
+
+def run_in_child(target: str, unit: dict, settings: StageSettings, *, timeout: float | None = None,
+                 phase: str = "") -> Outcome:
+    """Worker side: run ``target(unit, settings, rng)`` in the killable child under a CPU-time budget.
+
+    ``timeout`` defaults to ``settings.timeout_s``; ``phase`` names the attempt for test hooks.
+    """
+    budget = settings.timeout_s if timeout is None else timeout
+    return worker_executor().run("spare_gen.runner.contract:call_unit",
+                                 {"target": target, "unit": unit, "settings": settings}, budget, phase=phase)

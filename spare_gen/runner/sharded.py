@@ -1,0 +1,243 @@
+"""Stages that write tables: workers write Parquet parts, so the client never holds a table (``spare_gen.shards``).
+
+Units are sorted by ``unit_id`` and cut into shards of ``shard_units``; one Dask task runs one shard on a
+worker: each unit through the same task as ``spare_gen.runner.stage`` (test hooks, machine faults retried
+there), then one part per table (``<out>/<table>/part-<i>-<hash>.parquet``) and the part's index
+``<out>/.units/<stage>/part-<i>-<hash>.json`` (per unit: fingerprint, status, error, the files it made),
+written last: a part counts once its index exists. The index records where rows are, never the rows, so
+resume data stays a small fraction of the output.
+
+Resume: a shard whose part already exists with every unit's fingerprint unchanged is not run at all; in
+another shard, a unit whose fingerprint is unchanged (and whose files exist) is not run again but its
+rows are copied from the part that holds them. Parts are named by a hash of what they hold, so no part
+is overwritten while another shard may still read it; parts no shard of this run wrote are removed at
+the end. A unit still failing because of the machine after the retries is left out of its part (and
+recorded nowhere); the stage then raises ``MachineFailure`` and the next run retries just those units.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from spare_gen import shards
+from spare_gen.atomic import write_json, write_parquet
+from spare_gen.shards import rows_to_table
+from spare_gen.runner.contract import StageSettings
+from spare_gen.runner.isolation import Status
+from spare_gen.runner.stage import (
+    MACHINE_RETRIES,
+    MachineFailure,
+    Task,
+    _lost_worker,
+    _shape_hashes,
+    _split_timing,
+    _write_timings,
+    output_files,
+    run_unit,
+    unit_dir,
+    unit_fingerprint,
+)
+
+
+@dataclass(frozen=True)
+class TableOut:
+    """A table a stage writes: its folder name, schema, the unit id column, and the rows of one unit's result
+    (``rows`` must be a module-level function: it travels to the workers)."""
+
+    name: str
+    schema: pa.Schema
+    rows: Callable[[dict], list[dict]]
+    key: str = "model_id"
+
+
+def _composition(units: list[dict], fingerprints: dict[str, str]) -> str:
+    return "\n".join(f"{u['unit_id']}:{fingerprints[u['unit_id']]}" for u in units)
+
+
+def _index_path(out_dir: str, stage: str, part: str) -> Path:
+    return unit_dir(out_dir, stage) / f"{Path(part).stem}.json"
+
+
+def _load_indexes(out_dir: str, stage: str, tables: tuple[TableOut, ...]) -> dict[str, dict]:
+    """unit_id -> {fingerprint, part, files, status, error} of every unit in a complete part on disk."""
+    known: dict[str, dict] = {}
+    folder = unit_dir(out_dir, stage)
+    if not folder.is_dir():
+        return known
+    for path in sorted(folder.glob(f"{shards.PART_PREFIX}*.json")):
+        part = f"{path.stem}.parquet"
+        if not all((Path(out_dir) / t.name / part).is_file() for t in tables):
+            continue
+        try:
+            index = json.loads(path.read_text())
+        except (OSError, json.JSONDecodeError):
+            continue
+        for uid, entry in index.get("units", {}).items():
+            known[uid] = {**entry, "part": part}
+    return known
+
+
+def _reusable(entry: dict | None, fingerprint: str, out_dir: str) -> bool:
+    return (entry is not None and entry.get("fingerprint") == fingerprint
+            and all((Path(out_dir) / rel).is_file() for rel in entry.get("files", ())))
+
+
+def execute_shard(task: Task, units: list[dict], settings: StageSettings, fingerprints: dict[str, str],
+                  reuse: dict[str, dict], tables: tuple[TableOut, ...], index: int, attempt: int = 0,
+                  debug: dict | None = None) -> dict:
+    """Runs on a worker: the shard's units, then its parts. ``reuse``: unit_id -> its index entry in an
+    existing part (``part`` names it), for units whose rows are copied instead of made again.
+
+    Returns {part, units: {uid: status/error}, transient: {uid: error}, timings: {uid: {...}}}.
+    """
+    out_dir, stage = settings.out_dir, settings.stage
+    pieces: dict[str, list[pa.Table]] = {t.name: [] for t in tables}
+    entries: dict[str, dict] = {}
+    transient: dict[str, str] = {}
+    timings: dict[str, dict] = {}
+    old_parts: dict[tuple[str, str], pa.Table] = {}
+    for unit in units:
+        uid = unit["unit_id"]
+        if uid in reuse:
+            source = reuse[uid]["part"]
+            for t in tables:
+                if (t.name, source) not in old_parts:
+                    old_parts[(t.name, source)] = shards.read(Path(out_dir) / t.name / source)
+                old = old_parts[(t.name, source)]
+                pieces[t.name].append(old.filter(pc.equal(old[t.key], uid)))
+            entries[uid] = {k: v for k, v in reuse[uid].items() if k != "part"}
+            continue
+        for retry in range(MACHINE_RETRIES + 1):
+            result = run_unit(task, unit, settings, attempt + retry, debug)
+            if result.get("status") != Status.TRANSIENT.value:
+                break
+        if result.get("status") == Status.TRANSIENT.value:
+            transient[uid] = str(result.get("error"))
+            continue
+        stored, timings[uid] = _split_timing(result)
+        for t in tables:
+            pieces[t.name].append(rows_to_table(t.rows(stored), t.schema))
+        entries[uid] = {"fingerprint": fingerprints[uid], "status": stored.get("status"),
+                        "error": stored.get("error") or "", "files": output_files(stored)}
+    done = [u for u in units if u["unit_id"] not in transient]
+    part = shards.part_name(index, _composition(done, fingerprints))
+    try:
+        for t in tables:
+            folder = shards.prepare_folder(Path(out_dir) / t.name)
+            table = pa.concat_tables(pieces[t.name]) if pieces[t.name] else t.schema.empty_table()
+            write_parquet(folder / part, table)
+        write_json(_index_path(out_dir, stage, part), {"units": entries})
+    except OSError as exc:  # a full disk: the machine's fault, the whole shard is retried
+        return {"part": None, "units": {}, "timings": timings,
+                "transient": {u["unit_id"]: f"writing the shard: {exc}" for u in units}}
+    return {"part": part, "units": {uid: {"status": e.get("status"), "error": e.get("error")}
+                                    for uid, e in entries.items()},
+            "transient": transient, "timings": timings}
+
+
+def run_sharded_stage(
+    client,
+    task: Task,
+    units: list[dict],
+    settings: StageSettings,
+    tables: tuple[TableOut, ...],
+    *,
+    shard_units: int,
+    debug: dict | None = None,
+    progress: bool = True,
+) -> dict[str, dict]:
+    """Run the stage; its tables end up as parts under ``<out>/<table>/``. Returns unit_id -> {status, error}.
+
+    Raises MachineFailure if some units still failed because of the machine after the retries.
+    """
+    from distributed import as_completed
+    from tqdm.auto import tqdm
+
+    stage, out_dir = settings.stage, str(Path(settings.out_dir).resolve())
+    units = sorted(units, key=lambda u: u["unit_id"])
+    ids = [u["unit_id"] for u in units]
+    if len(set(ids)) != len(ids):
+        dup = [k for k, v in Counter(ids).items() if v > 1][:5]
+        raise ValueError(f"stage {stage}: duplicate unit ids {dup}")
+    settings_fp = settings.fingerprint()
+    hashes = _shape_hashes(units)
+    fingerprints = {u["unit_id"]: unit_fingerprint(settings_fp, u, hashes, out_dir) for u in units}
+    known = _load_indexes(out_dir, stage, tables)
+    # no units: one empty part per table, so the table exists with its schema
+    groups = [units[i:i + shard_units] for i in range(0, len(units), shard_units)] or [[]]
+    parts: dict[int, str] = {}
+    statuses: dict[str, dict] = {}
+    todo: dict[int, dict[str, dict]] = {}
+    reused_units = 0
+    for i, group in enumerate(groups):
+        name = shards.part_name(i, _composition(group, fingerprints))
+        reuse = {u["unit_id"]: known[u["unit_id"]] for u in group
+                 if _reusable(known.get(u["unit_id"]), fingerprints[u["unit_id"]], out_dir)}
+        reused_units += len(reuse)
+        if len(reuse) == len(group) and all(e["part"] == name for e in reuse.values()):
+            parts[i] = name  # the same part, already written: nothing to do
+            statuses.update({uid: {"status": e.get("status"), "error": e.get("error")} for uid, e in reuse.items()})
+        else:
+            todo[i] = reuse
+    if reused_units and todo:
+        print(f"spare-gen: {stage}: {reused_units} of {len(units)} units already done, resuming", file=sys.stderr)
+    failed_machine: dict[str, str] = {}
+    timings: dict[str, dict] = {}
+    if todo:
+        def submit(i: int, attempt: int):
+            return client.submit(execute_shard, task, groups[i], settings, {u["unit_id"]: fingerprints[u["unit_id"]]
+                                 for u in groups[i]}, todo[i], tables, i, attempt, debug,
+                                 key=f"{stage}-shard{i:05d}-{attempt}", pure=False)
+
+        attempts = {i: 0 for i in todo}
+        futures = {submit(i, 0): i for i in todo}
+        bar = tqdm(total=len(units), initial=len(units) - sum(len(groups[i]) for i in todo), desc=stage,
+                   unit="unit", disable=not progress, file=sys.stderr, dynamic_ncols=True)
+        try:
+            pending = as_completed(list(futures))
+            for fut in pending:
+                i = futures[fut]
+                try:
+                    res = fut.result()
+                except Exception as exc:  # the worker died (KilledWorker) or the connection broke
+                    lost = _lost_worker(f"shard {i}", exc)["error"]
+                    res = {"part": None, "units": {}, "timings": {},
+                           "transient": {u["unit_id"]: lost for u in groups[i]}}
+                if res["part"] is None and attempts[i] < MACHINE_RETRIES:
+                    attempts[i] += 1
+                    retry = submit(i, attempts[i])
+                    futures[retry] = i
+                    pending.add(retry)
+                    continue
+                if res["part"] is not None:
+                    parts[i] = res["part"]
+                statuses.update(res["units"])
+                failed_machine.update(res["transient"])
+                timings.update(res["timings"])
+                bar.update(len(groups[i]))
+        finally:
+            bar.close()
+            _write_timings(out_dir, stage, timings)
+    keep = set(parts.values())
+    for t in tables:
+        shards.keep_only(shards.prepare_folder(Path(out_dir) / t.name), keep)
+    index_dir = unit_dir(out_dir, stage)
+    if index_dir.is_dir():
+        for path in index_dir.iterdir():
+            if path.suffix == ".json" and f"{path.stem}.parquet" not in keep:
+                path.unlink(missing_ok=True)
+    if failed_machine:
+        uid, error = sorted(failed_machine.items())[0]
+        raise MachineFailure(
+            f"{stage}: {len(failed_machine)} unit(s) failed because of the machine, not their input "
+            f"(e.g. {uid}: {error}); nothing was recorded for them: fix the cause and rerun "
+            f"the same command to finish")
+    return {uid: statuses[uid] for uid in sorted(statuses)}

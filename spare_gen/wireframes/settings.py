@@ -1,0 +1,41 @@
+"""Typed settings of the pool stages (the stage contract: ``spare_gen.runner.contract``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from spare_gen.config.schema import Config, PredictionUnits
+from spare_gen.runner.contract import StageSettings
+
+WIREFRAMES_STAGE = "wireframes"
+CORRUPTIONS_STAGE = "corruptions"
+
+
+class WireframeSettings(StageSettings):
+    """Ground-truth extraction: the curved-edge discretisation tolerance."""
+
+    deflection: float
+
+    @classmethod
+    def from_config(cls, config: Config, out: Path) -> "WireframeSettings":
+        return cls(stage=WIREFRAMES_STAGE, seed=config.seed, out_dir=str(Path(out).resolve()),
+                   timeout_s=config.runner.timeout_s, deflection=config.pool.deflection)
+
+
+class CorruptionSettings(StageSettings):
+    """Variants, scores and pictures; ``predictions`` (``method/model_id`` -> content hash of each imported
+    prediction file) makes a changed prediction file rerun its model."""
+
+    corner_threshold: float
+    edge_threshold: float
+    image_size: int
+    prediction_units: PredictionUnits
+    predictions: dict[str, str]
+
+    @classmethod
+    def from_config(cls, config: Config, out: Path, predictions: dict[str, str]) -> "CorruptionSettings":
+        pool = config.pool
+        return cls(stage=CORRUPTIONS_STAGE, seed=config.seed, out_dir=str(Path(out).resolve()),
+                   timeout_s=config.runner.timeout_s, corner_threshold=pool.corner_threshold,
+                   edge_threshold=pool.edge_threshold, image_size=pool.image_size,
+                   prediction_units=pool.prediction_units, predictions=predictions)
