@@ -5,7 +5,7 @@ dicts with a unique ``unit_id``), and a worker task ``(unit, settings) -> result
 work ``(unit, settings, rng)`` to the worker's killable child (``run_in_child``). This module is the one
 thin Dask wrapper every stage shares.
 
-Each finished unit is written atomically to ``<out>/.units/<stage>/<unit_id>.json`` by the worker that
+Each finished unit is written atomically to ``<out>/.units/<stage>/<unit_id>.json.gz`` by the worker that
 ran it, with a fingerprint of everything that decides its result: the stage settings, the unit's own
 payload, and the content hash of the shape file it reads (``shape_path``). A rerun reuses a unit only if
 that fingerprint is unchanged; anything else reruns it, and since its outputs' hashes feed the units
@@ -20,6 +20,7 @@ Timings (``TIMING_KEYS``) are kept out of the unit files and the tables: they go
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import json
 import os
@@ -29,7 +30,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any, Callable
 
-from spare_gen.atomic import write_json
+from spare_gen.atomic import write_bytes, write_json
 from spare_gen.filehash import sha256_file
 from spare_gen.inventory import is_file_column
 from spare_gen.runner import testhooks
@@ -53,7 +54,17 @@ def unit_dir(out_dir: str | os.PathLike, stage: str) -> Path:
 
 
 def _unit_path(out_dir: str | os.PathLike, stage: str, unit_id: str) -> Path:
-    return unit_dir(out_dir, stage) / f"{unit_id}.json"
+    return unit_dir(out_dir, stage) / f"{unit_id}.json.gz"
+
+
+def _write_unit_file(path: Path, record: dict) -> None:
+    """Gzipped JSON (no timestamp in the header): a unit's result is mostly numbers, which compress well."""
+    data = json.dumps(record, sort_keys=True, separators=(",", ":"), default=str).encode()
+    write_bytes(path, gzip.compress(data, compresslevel=6, mtime=0))
+
+
+def _read_unit_file(path: Path) -> dict:
+    return json.loads(gzip.decompress(path.read_bytes()))
 
 
 def _canonical(obj: Any) -> bytes:
@@ -115,7 +126,7 @@ def execute_unit(task: Task, unit: dict, settings: StageSettings, fingerprint: s
         return result
     stored, _ = _split_timing(result)
     try:
-        write_json(_unit_path(out_dir, stage, unit["unit_id"]), {**stored, "unit_fingerprint": fingerprint})
+        _write_unit_file(_unit_path(out_dir, stage, unit["unit_id"]), {**stored, "unit_fingerprint": fingerprint})
     except OSError as exc:
         return {**result, "status": Status.TRANSIENT.value, "error": f"writing the unit file: {exc}"}
     return result
@@ -151,9 +162,9 @@ def load_done(out_dir: str | os.PathLike, stage: str, fingerprints: dict[str, st
         if not path.exists():
             continue
         try:
-            result = json.loads(path.read_text())
-        except (OSError, json.JSONDecodeError):
-            continue  # unreadable: run again
+            result = _read_unit_file(path)
+        except (OSError, EOFError, ValueError):  # unreadable or cut short (gzip, JSON): run again
+            continue
         if result.pop("unit_fingerprint", None) != fingerprint:
             continue
         if all((Path(out_dir) / rel).is_file() for rel in output_files(result)):

@@ -1,0 +1,113 @@
+"""Client memory of a table-writing stage from 1,000 to 20,000 models: flat, because workers write the parts.
+
+Usage: python benchmarks/bench_client_memory.py [N ...]   (default 1000 5000 20000)
+
+Each N runs in a fresh Python process (peak RSS only grows) with an embedded 2-worker LocalCluster, through
+the real stage runner (``spare_gen.runner.sharded.run_sharded_stage``: shards, parts, index files), with a
+cheap pure-Python unit task in place of OpenCASCADE: per model, 11 views.parquet-like rows with polylines of
+a typical size (~1,100 points per model, as the drawing stage makes for a CSG model). It prints the client's
+peak RSS (``ru_maxrss``) after the stage and after reading one column of the table back, the ratio
+against the smallest N, and the output and resume-data sizes. For comparison it also runs the same units
+through the per-unit runner that returns every row to the client (``spare_gen.runner.stage.run_stage``,
+what every stage did before), with ``--rows-to-client``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+SCHEMA = pa.schema([("model_id", pa.string()), ("view", pa.string()), ("status", pa.string()),
+                    ("visible", pa.list_(pa.list_(pa.list_(pa.float32(), 2)))),
+                    ("hidden", pa.list_(pa.list_(pa.list_(pa.float32(), 2))))])
+VIEWS = ("f", "t", "r", *[f"iso_{i}" for i in range(8)])
+
+
+def fake_views(unit: dict, settings) -> dict:
+    """A drawing-stage-like result: 11 views of 20 polylines of 5 points each (~1,100 points per model)."""
+    rng = settings.unit_rng(unit["unit_id"])
+    views = []
+    for view in VIEWS:
+        lines = rng.uniform(0, 200, size=(20, 5, 2)).round(2).tolist()
+        views.append({"model_id": unit["model_id"], "view": view, "status": "ok",
+                      "visible": lines[:14], "hidden": lines[14:]})
+    return {"status": "ok", "views": views}
+
+
+def view_rows(result: dict) -> list[dict]:
+    return result["views"]
+
+
+def rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+
+
+def folder_mb(path: Path) -> float:
+    return sum(f.stat().st_size for f in path.rglob("*") if f.is_file()) / 1e6
+
+
+def one(n: int, rows_to_client: bool) -> dict:
+    from distributed import Client, LocalCluster
+
+    from spare_gen.runner.contract import StageSettings
+    from spare_gen.runner.sharded import TableOut, run_sharded_stage
+    from spare_gen.runner.stage import run_stage
+    from spare_gen.shards import read
+
+    units = [{"unit_id": f"m{i:07d}", "model_id": f"m{i:07d}"} for i in range(n)]
+    with tempfile.TemporaryDirectory() as tmp, \
+            LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
+            Client(cluster) as client:
+        out = Path(tmp)
+        settings = StageSettings(stage="bench", seed=0, out_dir=str(out), timeout_s=60)
+        start_rss, t0 = rss_mb(), time.monotonic()
+        if rows_to_client:
+            results = run_stage(client, fake_views, units, settings, progress=False)
+            table = pa.Table.from_pylist([v for r in results for v in r["views"]], schema=SCHEMA)
+            n_rows = table.num_rows
+        else:
+            run_sharded_stage(client, fake_views, units, settings, (TableOut("views.parquet", SCHEMA, view_rows),),
+                              shard_units=32, progress=False)
+            n_rows = read(out / "views.parquet", ["view"]).num_rows
+        seconds = time.monotonic() - t0
+        resume = folder_mb(out / ".units")
+        output = folder_mb(out) - resume
+    return {"n": n, "rows": n_rows, "seconds": round(seconds, 1), "rss_before_mb": round(start_rss, 1),
+            "peak_rss_mb": round(rss_mb(), 1), "output_mb": round(output, 1), "resume_mb": round(resume, 2)}
+
+
+def main(argv: list[str]) -> None:
+    if argv and argv[0] == "--one":
+        print(json.dumps(one(int(argv[1]), argv[2] == "client")))
+        return
+    rows_to_client = "--rows-to-client" in argv
+    sizes = [int(a) for a in argv if a.isdigit()] or [1000, 5000, 20000]
+    print(f"load: {os.getloadavg()[0]:.2f} (1 min); 2 workers; shard of 32 models; "
+          f"{'rows returned to the client (per-unit runner)' if rows_to_client else 'workers write parts'}")
+    first = None
+    for n in sizes:
+        proc = subprocess.run([sys.executable, __file__, "--one", str(n), "client" if rows_to_client else "parts"],
+                              capture_output=True, text=True, check=True, cwd=ROOT)
+        res = json.loads(proc.stdout.strip().splitlines()[-1])
+        first = first or res
+        print(f"  {n:6d} models ({res['rows']:7d} view rows) in {res['seconds']:6.1f} s: client peak RSS "
+              f"{res['peak_rss_mb']:7.1f} MB ({res['peak_rss_mb'] / first['peak_rss_mb']:.2f}x the {first['n']}-model run); "
+              f"output {res['output_mb']:7.1f} MB, resume data {res['resume_mb']:.2f} MB "
+              f"({100 * res['resume_mb'] / max(res['output_mb'], 1e-9):.2f}%)")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
