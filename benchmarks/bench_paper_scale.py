@@ -28,15 +28,13 @@ from spare_gen.cad.hlr import exact_hlr_floor  # noqa: E402
 from spare_gen.config import load_config  # noqa: E402
 from spare_gen.drawings.poses import fixed_poses  # noqa: E402
 from spare_gen.runner.cluster import open_client  # noqa: E402
+from spare_gen.runner.stage import read_timings  # noqa: E402
 
 SLOWEST = 5
 
 
 def _slowest(out: Path, stage: str) -> list[tuple[str, float]]:
-    path = out / "timings" / f"{stage}.json"
-    if not path.exists():
-        return []
-    rows = json.loads(path.read_text())
+    rows = read_timings(out, stage)
     times = [(uid, float(t.get("task_seconds", 0.0))) for uid, t in rows.items()]
     return sorted(times, key=lambda x: -x[1])[:SLOWEST]
 

@@ -17,6 +17,7 @@ recorded nowhere); the stage then raises ``MachineFailure`` and the next run ret
 
 from __future__ import annotations
 
+import itertools
 import json
 import sys
 from collections import Counter
@@ -38,13 +39,16 @@ from spare_gen.runner.stage import (
     Task,
     _lost_worker,
     _shape_hashes,
+    TIMINGS_DIR,
     _split_timing,
-    _write_timings,
     output_files,
     run_unit,
     unit_dir,
     unit_fingerprint,
 )
+
+
+IN_FLIGHT_PER_WORKER = 4
 
 
 @dataclass(frozen=True)
@@ -96,7 +100,7 @@ def execute_shard(task: Task, units: list[dict], settings: StageSettings, finger
     """Runs on a worker: the shard's units, then its parts. ``reuse``: unit_id -> its index entry in an
     existing part (``part`` names it), for units whose rows are copied instead of made again.
 
-    Returns {part, units: {uid: status/error}, transient: {uid: error}, timings: {uid: {...}}}.
+    Returns {part, transient: {uid: error}}; the units' timings go to ``timings/<stage>/<part>.json``.
     """
     out_dir, stage = settings.out_dir, settings.stage
     pieces: dict[str, list[pa.Table]] = {t.name: [] for t in tables}
@@ -136,11 +140,13 @@ def execute_shard(task: Task, units: list[dict], settings: StageSettings, finger
             write_parquet(folder / part, table)
         write_json(_index_path(out_dir, stage, part), {"units": entries})
     except OSError as exc:  # a full disk: the machine's fault, the whole shard is retried
-        return {"part": None, "units": {}, "timings": timings,
-                "transient": {u["unit_id"]: f"writing the shard: {exc}" for u in units}}
-    return {"part": part, "units": {uid: {"status": e.get("status"), "error": e.get("error")}
-                                    for uid, e in entries.items()},
-            "transient": transient, "timings": timings}
+        return {"part": None, "transient": {u["unit_id"]: f"writing the shard: {exc}" for u in units}}
+    if timings:
+        try:  # a report, never a reason to fail a run
+            write_json(Path(out_dir) / TIMINGS_DIR / stage / f"{Path(part).stem}.json", timings)
+        except OSError:
+            pass
+    return {"part": part, "transient": transient}
 
 
 def run_sharded_stage(
@@ -153,8 +159,11 @@ def run_sharded_stage(
     shard_units: int,
     debug: dict | None = None,
     progress: bool = True,
-) -> dict[str, dict]:
-    """Run the stage; its tables end up as parts under ``<out>/<table>/``. Returns unit_id -> {status, error}.
+) -> list[str]:
+    """Run the stage; its tables end up as parts under ``<out>/<table>/``. Returns the part names, in order.
+
+    The client keeps per unit only its id and fingerprint: statuses are in the tables, timings in the
+    per-part files under ``timings/<stage>/``.
 
     Raises MachineFailure if some units still failed because of the machine after the retries.
     """
@@ -174,7 +183,6 @@ def run_sharded_stage(
     # no units: one empty part per table, so the table exists with its schema
     groups = [units[i:i + shard_units] for i in range(0, len(units), shard_units)] or [[]]
     parts: dict[int, str] = {}
-    statuses: dict[str, dict] = {}
     todo: dict[int, dict[str, dict]] = {}
     reused_units = 0
     for i, group in enumerate(groups):
@@ -184,13 +192,12 @@ def run_sharded_stage(
         reused_units += len(reuse)
         if len(reuse) == len(group) and all(e["part"] == name for e in reuse.values()):
             parts[i] = name  # the same part, already written: nothing to do
-            statuses.update({uid: {"status": e.get("status"), "error": e.get("error")} for uid, e in reuse.items()})
         else:
             todo[i] = reuse
     if reused_units and todo:
         print(f"spare-gen: {stage}: {reused_units} of {len(units)} units already done, resuming", file=sys.stderr)
+    del known
     failed_machine: dict[str, str] = {}
-    timings: dict[str, dict] = {}
     if todo:
         def submit(i: int, attempt: int):
             return client.submit(execute_shard, task, groups[i], settings, {u["unit_id"]: fingerprints[u["unit_id"]]
@@ -198,7 +205,10 @@ def run_sharded_stage(
                                  key=f"{stage}-shard{i:05d}-{attempt}", pure=False)
 
         attempts = {i: 0 for i in todo}
-        futures = {submit(i, 0): i for i in todo}
+        waiting = iter(sorted(todo))
+        # a few shards in flight per worker, not all of them: the client's memory does not grow with the stage
+        in_flight = max(IN_FLIGHT_PER_WORKER * len(client.scheduler_info().get("workers", {})), IN_FLIGHT_PER_WORKER)
+        futures = {submit(i, 0): i for i in itertools.islice(waiting, in_flight)}
         bar = tqdm(total=len(units), initial=len(units) - sum(len(groups[i]) for i in todo), desc=stage,
                    unit="unit", disable=not progress, file=sys.stderr, dynamic_ncols=True)
         try:
@@ -209,8 +219,8 @@ def run_sharded_stage(
                     res = fut.result()
                 except Exception as exc:  # the worker died (KilledWorker) or the connection broke
                     lost = _lost_worker(f"shard {i}", exc)["error"]
-                    res = {"part": None, "units": {}, "timings": {},
-                           "transient": {u["unit_id"]: lost for u in groups[i]}}
+                    res = {"part": None, "transient": {u["unit_id"]: lost for u in groups[i]}}
+                del futures[fut]  # release the result as soon as it is read
                 if res["part"] is None and attempts[i] < MACHINE_RETRIES:
                     attempts[i] += 1
                     retry = submit(i, attempts[i])
@@ -219,25 +229,26 @@ def run_sharded_stage(
                     continue
                 if res["part"] is not None:
                     parts[i] = res["part"]
-                statuses.update(res["units"])
                 failed_machine.update(res["transient"])
-                timings.update(res["timings"])
                 bar.update(len(groups[i]))
+                for j in itertools.islice(waiting, 1):
+                    nxt = submit(j, 0)
+                    futures[nxt] = j
+                    pending.add(nxt)
         finally:
             bar.close()
-            _write_timings(out_dir, stage, timings)
     keep = set(parts.values())
     for t in tables:
         shards.keep_only(shards.prepare_folder(Path(out_dir) / t.name), keep)
-    index_dir = unit_dir(out_dir, stage)
-    if index_dir.is_dir():
-        for path in index_dir.iterdir():
-            if path.suffix == ".json" and f"{path.stem}.parquet" not in keep:
-                path.unlink(missing_ok=True)
+    for folder in (unit_dir(out_dir, stage), Path(out_dir) / TIMINGS_DIR / stage):
+        if folder.is_dir():
+            for path in folder.iterdir():
+                if path.suffix == ".json" and f"{path.stem}.parquet" not in keep:
+                    path.unlink(missing_ok=True)
     if failed_machine:
         uid, error = sorted(failed_machine.items())[0]
         raise MachineFailure(
             f"{stage}: {len(failed_machine)} unit(s) failed because of the machine, not their input "
             f"(e.g. {uid}: {error}); nothing was recorded for them: fix the cause and rerun "
             f"the same command to finish")
-    return {uid: statuses[uid] for uid in sorted(statuses)}
+    return [parts[i] for i in sorted(parts)]

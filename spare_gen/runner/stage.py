@@ -188,6 +188,19 @@ def _write_timings(out_dir: str, stage: str, timings: dict[str, dict]) -> None:
         pass
 
 
+def read_timings(out_dir: str | os.PathLike, stage: str) -> dict[str, dict]:
+    """unit_id -> timings of a stage: ``timings/<stage>.json`` and, for stages that write parts, the
+    per-part files ``timings/<stage>/*.json`` their workers write."""
+    found: dict[str, dict] = {}
+    base = Path(out_dir) / TIMINGS_DIR
+    for path in [base / f"{stage}.json", *sorted((base / stage).glob("*.json"))]:
+        try:
+            found.update(json.loads(path.read_text()))
+        except (OSError, json.JSONDecodeError):
+            continue
+    return found
+
+
 def _lost_worker(uid: str, exc: BaseException) -> dict:
     return {"unit_id": uid, "status": Status.TRANSIENT.value, "error": f"worker lost ({type(exc).__name__}: {exc})"}
 
