@@ -120,6 +120,19 @@ def test_loaders_give_the_same_arrays_for_both_stores(runs):
         assert pq.read_table(runs["files"] / name).equals(pq.read_table(runs["parquet"] / name))
 
 
+def test_every_derived_file_is_the_same_for_both_stores(runs):
+    """Question tables, per-question copies, cut drawings, hf/ tables with embedded images, contact sheets and the
+    audit read drawings through ``spare_gen.packed``: byte for byte what a files run makes."""
+    def digests(out: Path) -> dict[str, str]:
+        return {p.relative_to(out).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+                for top in ("questions", "hf", "preview", "reports") for p in sorted((out / top).rglob("*"))
+                if p.is_file() and p.name != "timings.json"}
+
+    files, parquet = digests(runs["files"]), digests(runs["parquet"])
+    assert any(k.startswith("hf/") for k in files) and any(k.startswith("preview/") for k in files)
+    assert files == parquet
+
+
 def test_hugging_face_datasets_decodes_png_image_as_an_image(runs, tmp_path):
     from datasets import load_dataset
 
