@@ -3,12 +3,14 @@
 One rule, used by the manifest, ``validate`` and the clean-up after a run: a Parquet column names files
 when its name is ``path``, ``svg``, ``png`` or ends with ``_path``, ``_svg``, ``_png``, ``_step``,
 ``_json``; the file's SHA-256, when the table keeps it, is in ``sha256`` (for ``path``) or
-``<name without _path>_sha256``. Bookkeeping (``.units/``, ``timings/``, ``run.json``) is not part of a dataset; ``reports/`` holds analyses made
+``<name without _path>_sha256``. A drawing packed into the views table (``render.store = "parquet"``,
+``spare_gen.packed``) is named the same way but is no file: its bytes are checked in the table. Bookkeeping (``.units/``, ``timings/``, ``run.json``) is not part of a dataset; ``reports/`` holds analyses made
 from it later (audit, metric report, rankings), which are not its tables.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 from pathlib import Path
 from typing import Iterator
@@ -16,6 +18,7 @@ from typing import Iterator
 import pyarrow.parquet as pq
 
 from spare_gen.filehash import sha256_file
+from spare_gen.packed import packed_bytes, packed_paths
 
 MANIFEST_FILE = "dataset.json"
 RUN_FILE = "run.json"
@@ -93,8 +96,10 @@ def table_hashes(out: Path) -> dict[str, str]:
 
 
 def unreferenced(out: Path) -> list[str]:
-    """Files in MANAGED_DIRS that no table references and that are not tables themselves (left by other runs)."""
-    owned = set(referenced_files(out))
+    """Files in MANAGED_DIRS that no table references and that are not tables themselves (left by other runs).
+
+    A file at the path of a packed drawing is stale too: the table holds that drawing's bytes."""
+    owned = set(referenced_files(out)) - packed_paths(out)
     return [rel for rel in dataset_files(out)
             if rel.split("/", 1)[0] in MANAGED_DIRS and rel not in owned
             and not rel.endswith((".parquet", ".json", ".md", ".csv"))]
@@ -116,7 +121,8 @@ def remove_unreferenced(out: Path) -> list[str]:
 
 
 def check(out: Path, recorded: dict[str, str]) -> list[str]:
-    """Problems: a table changed since the run recorded it, or a referenced file missing or changed."""
+    """Problems: a table changed since the run recorded it, or a referenced file (or packed drawing) missing or
+    changed."""
     out = Path(out)
     problems = []
     present = set(tables(out))
@@ -127,9 +133,17 @@ def check(out: Path, recorded: dict[str, str]) -> list[str]:
             problems.append(f"files: table {rel} changed since the run wrote it (sha256 differs from {MANIFEST_FILE})")
     for rel in sorted(present - set(recorded)):
         problems.append(f"files: table {rel} is not listed in {MANIFEST_FILE}")
+    packed = packed_paths(out)
     for rel, (digest, where) in sorted(referenced_files(out).items()):
         full = out / rel
-        if not full.is_file():
+        if rel in packed:
+            data = packed_bytes(out, rel)
+            if data is None:
+                problems.append(f"files: {rel} (named in {where}) is packed in the views table without its bytes")
+            elif digest and hashlib.sha256(data).hexdigest() != digest:
+                problems.append(f"files: {rel} (named in {where}) changed: sha256 of its packed bytes differs "
+                                "from the table")
+        elif not full.is_file():
             problems.append(f"files: {rel} (named in {where}) does not exist")
         elif digest and sha256_file(full) != digest:
             problems.append(f"files: {rel} (named in {where}) changed: sha256 differs from the table")

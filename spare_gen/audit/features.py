@@ -7,6 +7,7 @@ its pixels at 16 x 16. It never sees the F, R, T drawings or the query pose.
 
 from __future__ import annotations
 
+import io
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
@@ -16,6 +17,7 @@ from PIL import Image
 
 from spare_gen.config.schema import TaskName
 from spare_gen.data.tables import DrawingVectors, Kind, load_split
+from spare_gen.packed import drawing_bytes
 from spare_gen.questions.layout import AnswerSide
 from spare_gen.questions.outputs import split_path
 from spare_gen.questions.tasks import TASK_SPECS
@@ -64,9 +66,9 @@ def line_stats(visible: list[np.ndarray], hidden: list[np.ndarray], rgb: np.ndar
     ], dtype=np.float64)
 
 
-def thumbnail(path: Path, side: int = THUMBNAIL_SIDE) -> np.ndarray:
-    """(side * side,) darkness (1 - grey) of the drawing, area-averaged down to side x side."""
-    with Image.open(path) as im:
+def thumbnail(path: Path | bytes, side: int = THUMBNAIL_SIDE) -> np.ndarray:
+    """(side * side,) darkness (1 - grey) of the drawing (a file or its bytes), area-averaged down to side x side."""
+    with Image.open(io.BytesIO(path) if isinstance(path, bytes) else path) as im:
         grey = im.convert("L").resize((side, side), Image.Resampling.BOX)
     return 1.0 - np.asarray(grey, dtype=np.float64).ravel() / 255.0
 
@@ -85,9 +87,9 @@ class DrawingFeatures:
         key = (png, kind)
         if key not in self._cache:
             if kind is FeatureKind.PIXELS:
-                self._cache[key] = thumbnail(self.out / png)
+                self._cache[key] = thumbnail(drawing_bytes(self.out, png))
             else:
-                with Image.open(self.out / png) as im:
+                with Image.open(io.BytesIO(drawing_bytes(self.out, png))) as im:
                     rgb = np.asarray(im.convert("RGB"))
                 lines = self.vectors.get(svg)
                 self._cache[key] = line_stats(lines["visible"], lines["hidden"], rgb)

@@ -38,6 +38,7 @@ import pyarrow.parquet as pq
 
 from spare_gen.audit.features import LAYOUT, Layout
 from spare_gen.config.schema import TaskName
+from spare_gen.packed import drawing_bytes
 from spare_gen.questions.outputs import split_path
 from spare_gen.questions.tasks import LAYOUTS
 
@@ -188,12 +189,14 @@ def order_tokens(view: QuestionView, task: TaskName, row_index: int, path_column
     return [frozenset(s) for s in choices]
 
 
-def byte_features(path: Path | None) -> np.ndarray:
-    """log(1 + size), mean byte / 255 and byte entropy (bits) of a file; zeros when it is missing."""
+def byte_features(path: Path | None, out: Path | None = None) -> np.ndarray:
+    """log(1 + size), mean byte / 255 and byte entropy (bits) of a file (``path`` relative to ``out`` if given:
+    a drawing may be packed in the views table); zeros when it is missing."""
     if path is None:
         return np.zeros(N_BYTE_FEATURES)
     try:
-        data = np.frombuffer(path.read_bytes(), dtype=np.uint8)
+        raw = drawing_bytes(out, str(path)) if out is not None else Path(path).read_bytes()
+        data = np.frombuffer(raw, dtype=np.uint8)
     except OSError:
         return np.zeros(N_BYTE_FEATURES)
     if not len(data):
@@ -308,15 +311,15 @@ def surface_data(out: Path, task: TaskName, split: str, probe: SurfaceProbe, col
     answers = np.asarray(table.column(ANSWER_COLUMN).to_pylist(), dtype=np.int64)
     views = question_views(table, task, columns.exposed)
     if probe is SurfaceProbe.FILE_BYTES:
-        def file(v: QuestionView, c: str, k: int) -> Path | None:  # a null path (e.g. no STEP) reads as missing
+        def file(v: QuestionView, c: str, k: int) -> str | None:  # a null path (e.g. no STEP) reads as missing
             rel = v.per_choice[c][k] if c in v.per_choice else v.scalars.get(c)
-            return out / rel if rel else None
+            return rel or None
 
         if LAYOUT[task] is Layout.CANDIDATES:
-            x = [[np.concatenate([byte_features(file(v, c, k)) for c in columns.choice_files])
+            x = [[np.concatenate([byte_features(file(v, c, k), out) for c in columns.choice_files])
                   for k in range(n_choices)] for v in views]
         else:
-            x = [np.concatenate([byte_features(file(v, c, 0)) for c in columns.choice_files]) for v in views]
+            x = [np.concatenate([byte_features(file(v, c, 0), out) for c in columns.choice_files]) for v in views]
         return np.asarray(x, dtype=np.float64).reshape((len(views), d) if LAYOUT[task] is Layout.CLASSES
                                                         else (len(views), n_choices, d)), answers
     if probe is SurfaceProbe.PATHS:

@@ -72,6 +72,13 @@ class HlrMethod(str, Enum):
     POLY = "poly"
 
 
+class DrawingStore(str, Enum):
+    """Where the drawings stage puts its SVG and PNG bytes."""
+
+    FILES = "files"  # drawings/<model_id>/<view>.svg|png
+    PARQUET = "parquet"  # in views.parquet: png_image (Hugging Face Image struct), svg_text; no drawing files
+
+
 class DrawingPreset(str, Enum):
     """How drawings are made: spare_gen's own rule, or the original SPARE3D generator's (model2svg.py + svg2png.py)."""
 
@@ -103,6 +110,12 @@ class RenderConfig(_Section):
         0.002, description="curve discretisation tolerance, as a fraction of the model's bounding-box diagonal"
     )
     png: bool = True
+    store: DrawingStore = Field(
+        DrawingStore.FILES,
+        description="files: drawings/<model_id>/<view>.svg|png; parquet: no drawing files, the PNG bytes (as a "
+                    "Hugging Face Image struct, png_image) and the SVG text (svg_text) go into the views.parquet "
+                    "parts; svg/png keep the logical paths, and loaders, validate and the other commands read both",
+    )
     tiny_fraction: Annotated[float, Field(ge=0, le=1)] = Field(
         0.05, description="flag a model whose F, T or R drawing extent is below this fraction of the canvas"
     )

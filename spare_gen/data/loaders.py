@@ -9,6 +9,7 @@ candidate set (4, H, W, 3); a vector drawing is ``{"visible": [(k, 2)], "hidden"
 
 from __future__ import annotations
 
+import io
 from enum import Enum
 from pathlib import Path
 from typing import Iterator
@@ -18,6 +19,7 @@ from PIL import Image
 
 from spare_gen.config.schema import TaskName
 from spare_gen.data.tables import DrawingVectors, Kind, load_split, three_view_columns
+from spare_gen.packed import drawing_bytes
 from spare_gen.questions.columns import ANSWER_COLUMN
 from spare_gen.questions.layout import task_name
 from spare_gen.questions.spec import TargetKind
@@ -45,10 +47,11 @@ def image_size(size: int | tuple[int, int] | None) -> tuple[int, int] | None:
     return int(h), int(w)
 
 
-def read_image(path: str | Path, size: int | tuple[int, int] | None = None) -> np.ndarray:
-    """A PNG as (H, W, 3) float32 RGB in [0, 1], resized to ``size`` (int or (height, width)) if given."""
+def read_image(path: str | Path | bytes, size: int | tuple[int, int] | None = None) -> np.ndarray:
+    """A PNG (a file, or its bytes) as (H, W, 3) float32 RGB in [0, 1], resized to ``size`` (int or (height,
+    width)) if given."""
     hw = image_size(size)
-    with Image.open(path) as im:
+    with Image.open(io.BytesIO(path) if isinstance(path, bytes) else path) as im:
         rgb = im.convert("RGB")
     if hw is not None and rgb.size != (hw[1], hw[0]):
         rgb = rgb.resize((hw[1], hw[0]), RESAMPLE)
@@ -76,7 +79,7 @@ class QuestionReader:
         if rel_path is None:
             raise ValueError(f"a {self.task.value} question names no file for a drawing (PNG output disabled?)")
         if self.source is Source.PNG:
-            return read_image(self.out / rel_path, self.size)
+            return read_image(drawing_bytes(self.out, rel_path), self.size)  # a file, or packed (render.store)
         return self.vectors.get(rel_path)
 
     def drawings(self, rel_paths: list[str]):

@@ -7,9 +7,9 @@ from pathlib import Path
 
 from spare_gen import shards
 from spare_gen.atomic import write_parquet
-from spare_gen.config.schema import Config
+from spare_gen.config.schema import Config, DrawingStore
 from spare_gen.drawings.flags import apply_duplicates, duplicate_map
-from spare_gen.drawings.schema import DRAWINGS_FILE, DRAWINGS_SCHEMA, VIEWS_FILE, VIEWS_SCHEMA
+from spare_gen.drawings.schema import DRAWINGS_FILE, DRAWINGS_SCHEMA, VIEWS_FILE, VIEWS_SCHEMA, views_schema
 from spare_gen.drawings.settings import DrawSettings
 from spare_gen.drawings.task import draw_task, drawings_rows, views_rows
 from spare_gen.models.schema import MODELS_FILE
@@ -18,6 +18,12 @@ from spare_gen.runner.stage import status_summary
 from spare_gen.shards import rows_to_table
 
 TABLES = (TableOut(VIEWS_FILE, VIEWS_SCHEMA, views_rows), TableOut(DRAWINGS_FILE, DRAWINGS_SCHEMA, drawings_rows))
+
+
+def tables(config: Config) -> tuple[TableOut, TableOut]:
+    """The stage's tables; views has the packed columns when ``render.store = "parquet"``."""
+    packed = config.render.store is DrawingStore.PARQUET
+    return (TableOut(VIEWS_FILE, views_schema(packed), views_rows), TABLES[1])
 
 
 def drawable_models(out: Path) -> list[dict]:
@@ -33,7 +39,7 @@ def run_drawings(client, config: Config, out: Path) -> tuple[Path, Path]:
         {"unit_id": m["model_id"], "model_id": m["model_id"], "shape_path": str(out_abs / m["brep_path"])}
         for m in drawable_models(out)
     ]
-    run_sharded_stage(client, draw_task, units, DrawSettings.from_config(config, out), TABLES,
+    run_sharded_stage(client, draw_task, units, DrawSettings.from_config(config, out), tables(config),
                       shard_units=config.runner.shard_units, debug=config.debug.model_dump(mode="json"),
                       progress=config.runner.progress)
     mark_duplicates(out / DRAWINGS_FILE)

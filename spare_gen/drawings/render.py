@@ -9,11 +9,12 @@ from pathlib import Path
 import numpy as np
 
 from spare_gen.atomic import write_bytes
-from spare_gen.config.schema import HiddenStyle, RenderConfig
+from spare_gen.config.schema import DrawingStore, HiddenStyle, RenderConfig
 from spare_gen.drawings.poses import Framing, Pose
 from spare_gen.drawings.preset import LineCap, drawing_rule
 from spare_gen.drawings.raster import ink_fraction, png_bytes, rasterize
 from spare_gen.drawings.svg import Layer, quantize, svg_document
+from spare_gen.packed import packed_row
 
 VISIBLE_COLOR = (0, 0, 0)
 HIDDEN_RED = (255, 0, 0)  # SPARE3D: hidden lines in solid red
@@ -24,7 +25,8 @@ DRAWINGS_DIR = "drawings"
 
 @dataclass(frozen=True)
 class Style:
-    """How to draw: canvas side, colours and widths in output pixels, whether to write PNGs."""
+    """How to draw: canvas side, colours and widths in output pixels, whether to make PNGs, and whether the bytes
+    go into the views row (``render.store = "parquet"``) instead of files."""
 
     size: int = 200
     visible_width: float = 0.7
@@ -32,12 +34,14 @@ class Style:
     hidden_style: HiddenStyle = HiddenStyle.RED
     png: bool = True
     linecap: LineCap = LineCap.BUTT
+    packed: bool = False
 
     @classmethod
     def from_render(cls, render: RenderConfig) -> "Style":
         return cls(
             size=render.size, visible_width=render.visible_width, hidden_width=render.hidden_width,
             hidden_style=render.hidden_style, png=render.png, linecap=drawing_rule(render).linecap,
+            packed=render.store is DrawingStore.PARQUET,
         )
 
     def layers(self, visible: list[np.ndarray], hidden: list[np.ndarray]) -> list[Layer]:
@@ -76,23 +80,29 @@ def render_view(
     model_id: str, pose: Pose, visible: list[np.ndarray], hidden: list[np.ndarray], framing: Framing,
     style: Style, out_dir: str | Path, hlr_method: str,
 ) -> dict:
-    """Write ``drawings/<model_id>/<view>.svg|png`` atomically and return the views.parquet row."""
+    """Write ``drawings/<model_id>/<view>.svg|png`` atomically and return the views.parquet row; with
+    ``style.packed`` write no file, the row holds the bytes (``spare_gen.packed``)."""
     both = to_canvas(visible + hidden, framing, pose)  # one numpy pass for the view
     vis_px, hid_px = both[: len(visible)], both[len(visible):]
     layers = style.layers(vis_px, hid_px)
     svg_rel, png_rel = view_paths(model_id, pose.name)
     svg = svg_document(layers, style.size).encode("utf-8")
-    write_bytes(Path(out_dir) / svg_rel, svg)
+    if not style.packed:
+        write_bytes(Path(out_dir) / svg_rel, svg)
     row = {
         "model_id": model_id, "view": pose.name, "status": "ok", "error": "", "hlr_method": hlr_method,
         "svg": svg_rel, "svg_sha256": hashlib.sha256(svg).hexdigest(), "png": None, "png_sha256": None,
         "ink_fraction": None,
     }
+    png = None
     if style.png:
         image = rasterize(layers, style.size)
         png = png_bytes(image)
-        write_bytes(Path(out_dir) / png_rel, png)
+        if not style.packed:
+            write_bytes(Path(out_dir) / png_rel, png)
         row.update(png=png_rel, png_sha256=hashlib.sha256(png).hexdigest(), ink_fraction=ink_fraction(image))
+    if style.packed:
+        row.update(packed_row(row, svg, png))
     bbox = _bbox2d(both)
     row.update(
         visible=[a.tolist() for a in vis_px], hidden=[a.tolist() for a in hid_px],

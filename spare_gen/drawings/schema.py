@@ -2,6 +2,7 @@
 
 import pyarrow as pa
 
+from spare_gen.packed import packed_schema
 from spare_gen.shards import rows_to_table  # noqa: F401 (re-exported)
 
 # A polyline is a list of [x, y] points in canvas pixels (x right, y down, origin top-left), float32.
@@ -33,6 +34,14 @@ VIEWS_SCHEMA = pa.schema(
     ]
 )
 
+# render.store = "parquet": the same plus png_image (Hugging Face Image struct {bytes, path}) and svg_text
+PACKED_VIEWS_SCHEMA = packed_schema(VIEWS_SCHEMA)
+
+
+def views_schema(packed: bool) -> pa.Schema:
+    return PACKED_VIEWS_SCHEMA if packed else VIEWS_SCHEMA
+
+
 DRAWINGS_SCHEMA = pa.schema(
     [
         ("model_id", pa.string()),
@@ -56,4 +65,5 @@ DRAWINGS_SCHEMA = pa.schema(
 
 TIMING_COLUMNS: tuple[str, ...] = ()  # timings live in <out>/timings/drawings.json
 
-__all__ = ["DRAWINGS_SCHEMA", "POLYLINES", "TIMING_COLUMNS", "VIEWS_SCHEMA", "rows_to_table"]
+__all__ = ["DRAWINGS_SCHEMA", "PACKED_VIEWS_SCHEMA", "POLYLINES", "TIMING_COLUMNS", "VIEWS_SCHEMA", "rows_to_table",
+           "views_schema"]

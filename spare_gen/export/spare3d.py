@@ -38,6 +38,7 @@ from spare_gen.data.tables import (
 )
 from spare_gen.drawings.raster import png_bytes
 from spare_gen.filehash import sha256_file
+from spare_gen.packed import drawing_bytes
 from spare_gen.questions.outputs import split_path
 from spare_gen.questions.tasks import SPLITS, task_name
 
@@ -115,9 +116,10 @@ def npy_bytes(array: np.ndarray) -> bytes:
     return buf.getvalue()
 
 
-def export_png(path: Path, size: int = EXPORT_SIZE) -> bytes:
-    """The PNG at ``path`` as ``size`` x ``size`` 8-bit RGB on white: its own bytes when it already is one."""
-    data = path.read_bytes()
+def export_png(path: Path | bytes, size: int = EXPORT_SIZE) -> bytes:
+    """The PNG at ``path`` (or its bytes) as ``size`` x ``size`` 8-bit RGB on white: its own bytes when it already
+    is one."""
+    data = path if isinstance(path, bytes) else path.read_bytes()
     with Image.open(io.BytesIO(data)) as im:
         if im.mode == "RGB" and im.size == (size, size):
             return data
@@ -205,7 +207,7 @@ def export_split(out: Path, dest: Path, task: TaskName, split: str, *, progress:
             if isinstance(source, PngFrom) and not source.rel_path:
                 raise ExportError(f"{out}: {row['question_id']} names no PNG drawing (the dataset was made with "
                                   f"render.png = false); regenerate it with PNGs to export")
-            data = export_png(out / source.rel_path) if isinstance(source, PngFrom) else source
+            data = export_png(drawing_bytes(out, source.rel_path)) if isinstance(source, PngFrom) else source
             write_bytes(target, data)
     if uses_answer_json(task):
         write_json(split_dir / ANSWER_NAME, answers)

@@ -16,13 +16,13 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from spare_gen.atomic import write_parquet
+from spare_gen.packed import IMAGE_TYPE, drawing_bytes
 from spare_gen.questions.outputs import split_path
 from spare_gen.questions.tasks import SPLITS
 
 HF_DIR = "hf"
 HF_SPLIT = {"train": "train", "val": "validation", "test": "test"}  # spare_gen split -> Hugging Face split name
 PNG_SUFFIX = "_png"
-IMAGE_TYPE = pa.struct([("bytes", pa.binary()), ("path", pa.string())])
 
 
 def hf_path(out: Path, task: str, split: str) -> Path:
@@ -35,7 +35,7 @@ def image_columns(schema: pa.Schema) -> list[str]:
 
 
 def _image(out: Path, rel: str | None) -> dict | None:
-    return None if rel is None else {"bytes": (out / rel).read_bytes(), "path": None}
+    return None if rel is None else {"bytes": drawing_bytes(out, rel), "path": None}
 
 
 def _feature(typ: pa.DataType, image: bool = False) -> dict:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import re
 from collections import Counter
 from pathlib import Path
@@ -10,7 +11,8 @@ import numpy as np
 from PIL import Image
 
 from spare_gen.config.schema import TaskName
-from spare_gen.questions.files import row_paths, sha256_file
+from spare_gen.packed import drawing_bytes, drawing_exists
+from spare_gen.questions.files import dataset_sha256, row_paths
 from spare_gen.questions.layout import SPLITS
 from spare_gen.questions.loaded import LoadedDataset, question_id
 from spare_gen.questions.select import split_sizes
@@ -26,21 +28,21 @@ def check_files(ds: LoadedDataset) -> list[str]:
         for p in row_paths(row, task):
             if p in ds.actual_sha:
                 continue
-            full = ds.out / p
+            actual = None if Path(p).is_absolute() or ".." in Path(p).parts else dataset_sha256(ds.out, p)
             if Path(p).is_absolute() or ".." in Path(p).parts:
                 bad.append(f"files: {question_id(row)} names {p!r}, which is not a path inside the dataset")
             elif p not in ds.manifest:
                 bad.append(f"files: {question_id(row)} names {p!r}, which has no recorded hash in "
                            "questions/files.parquet")
-            elif not full.is_file():
+            elif actual is None:
                 bad.append(f"files: {question_id(row)} names {p!r}, which does not exist")
             else:
-                ds.actual_sha[p] = sha256_file(full)
+                ds.actual_sha[p] = actual
                 if ds.actual_sha[p] != ds.manifest[p]:
                     bad.append(f"files: {p!r} has SHA-256 {ds.actual_sha[p][:12]}..., recorded "
                                f"{ds.manifest[p][:12]}... (edited after generation)")
                 source = ds.source(p)
-                copied = source == p or ((ds.out / source).is_file() and sha256_file(ds.out / source) == ds.actual_sha[p])
+                copied = source == p or dataset_sha256(ds.out, source) == ds.actual_sha[p]
                 if not copied:
                     bad.append(f"files: {p!r} is not a copy of {source!r} (questions/file_sources.parquet)")
     return bad
@@ -121,12 +123,13 @@ def check_splits(ds: LoadedDataset) -> list[str]:
     return bad
 
 
-def _image_size(path: Path) -> tuple | None:
+def _image_size(out: Path, rel: str) -> tuple | None:
     try:
-        if path.suffix == ".png":
-            with Image.open(path) as im:
+        data = drawing_bytes(out, rel)  # a file, or packed in the views table
+        if rel.endswith(".png"):
+            with Image.open(io.BytesIO(data)) as im:
                 return ("png", *im.size)
-        m = SVG_SIZE.search(path.read_bytes()[:2000])
+        m = SVG_SIZE.search(data[:2000])
         return ("svg", *(float(v) for v in m.groups())) if m else None
     except OSError:
         return None
@@ -140,8 +143,8 @@ def check_images(ds: LoadedDataset) -> list[str]:
         for rows in splits.values():
             for r in rows:
                 for p in row_paths(r, TaskName(task)):
-                    if p.endswith((".png", ".svg")) and (ds.out / p).is_file():
-                        sizes[_image_size(ds.out / p)] += 1
+                    if p.endswith((".png", ".svg")) and drawing_exists(ds.out, p):
+                        sizes[_image_size(ds.out, p)] += 1
         kinds = Counter(k[0] if k else None for k in sizes)
         if any(n > 1 for n in kinds.values()) or None in kinds:
             bad.append(f"images: {task} mixes image sizes {dict(sizes)}")

@@ -11,6 +11,8 @@ accepted files are then named by their content (``per_question_files``): no path
 
 from __future__ import annotations
 
+import dataclasses
+
 import shutil
 import time
 from collections import Counter
@@ -58,7 +60,7 @@ def draw_cut(shape, name: str, folder: Path, render: RenderConfig, framing: dict
     from spare_gen.drawings.preset import drawing_rule
     from spare_gen.drawings.render import Style, render_view
 
-    style = Style.from_render(render)
+    style = dataclasses.replace(Style.from_render(render), packed=False)  # cut objects' drawings stay files
     rule = drawing_rule(render)
     frame = Framing(style.size, float(framing["scale"]), tuple(float(v) for v in framing["center"]),
                     rule.per_view_centre)

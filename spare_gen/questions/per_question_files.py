@@ -16,6 +16,7 @@ from pathlib import Path
 import pyarrow as pa
 
 from spare_gen.atomic import write_bytes
+from spare_gen.packed import drawing_bytes
 from spare_gen.questions.columns import PATHS, field
 from spare_gen.questions.outputs import question_files_dir
 
@@ -51,8 +52,9 @@ def move_to_content_name(out: Path, rel: str, folder: str, salt: str = "", name_
 
 
 def copy_to_content_name(out: Path, rel: str, folder: str) -> str:
-    """Copy ``out/rel`` (atomically) to its content name inside ``folder``; the new path."""
-    data = (Path(out) / rel).read_bytes()
+    """Copy ``out/rel`` (a file, or a drawing packed in the views table) atomically to its content name inside
+    ``folder``; the new path."""
+    data = drawing_bytes(out, rel)
     new_rel = f"{folder}/{content_name(data, Path(rel).suffix)}"
     target = Path(out) / new_rel
     if not (target.is_file() and target.read_bytes() == data):

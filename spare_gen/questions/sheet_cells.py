@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -9,6 +10,7 @@ import numpy as np
 from PIL import Image, ImageDraw
 
 from spare_gen.drawings.poses import pose
+from spare_gen.packed import drawing_bytes
 from spare_gen.questions.layout import TARGET_POSE
 
 CELL = 160  # px per drawing on the sheet
@@ -27,7 +29,7 @@ class Cell:
 
 def drawing_image(out: Path, rel: str) -> Image.Image:
     """The drawing at ``rel`` (relative to ``out``) as a CELL x CELL RGB image."""
-    with Image.open(out / rel) as im:
+    with Image.open(io.BytesIO(drawing_bytes(out, rel))) as im:
         return im.convert("RGB").resize((CELL, CELL), Image.LANCZOS)
 
 

@@ -33,6 +33,7 @@ from typing import Any, Callable
 from spare_gen.atomic import write_bytes, write_json
 from spare_gen.filehash import sha256_file
 from spare_gen.inventory import is_file_column
+from spare_gen.packed import is_packed
 from spare_gen.runner import testhooks
 from spare_gen.runner.contract import StageSettings
 from spare_gen.runner.isolation import Status
@@ -139,7 +140,8 @@ def output_files(result) -> list[str]:
     def walk(value, key: str = "") -> None:
         if isinstance(value, dict):
             for k, v in value.items():
-                walk(v, str(k))
+                if not is_packed(value, str(k)):  # bytes held by the row itself name no file (spare_gen.packed)
+                    walk(v, str(k))
         elif isinstance(value, list):
             for v in value:
                 walk(v, key)

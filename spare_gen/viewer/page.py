@@ -19,6 +19,7 @@ from spare_gen.atomic import write_text
 from spare_gen.config.schema import TaskName
 from spare_gen.data.tables import available_tasks, check_split, load_split
 from spare_gen.drawings.poses import pose
+from spare_gen.packed import drawing_bytes
 from spare_gen.questions.outputs import split_path
 from spare_gen.questions.tasks import task_name
 from spare_gen.rng import derive_rng
@@ -42,14 +43,14 @@ summary { cursor: pointer; color: #1f77b4; }
 """
 
 
-def _data_uri(path: Path) -> str:
-    return "data:image/png;base64," + base64.b64encode(path.read_bytes()).decode("ascii")
+def _data_uri(out: Path, rel: str) -> str:
+    return "data:image/png;base64," + base64.b64encode(drawing_bytes(out, rel)).decode("ascii")
 
 
 def _figure(out: Path, rel: str | None, caption: str, css: str = "") -> str:
     if not rel:
         return f'<figure><div class="meta">(no PNG)</div><figcaption>{html.escape(caption)}</figcaption></figure>'
-    return (f'<figure class="{css}"><img alt="{html.escape(caption)}" src="{_data_uri(out / rel)}">'
+    return (f'<figure class="{css}"><img alt="{html.escape(caption)}" src="{_data_uri(out, rel)}">'
             f"<figcaption>{html.escape(caption)}</figcaption></figure>")
 
 
