@@ -140,11 +140,10 @@ def view_polylines(visible: Iterable[TopoDS_Shape], hidden: Iterable[TopoDS_Shap
                                 eps, tolerance)
     trimmed: dict[int, list] = dict(zip(hid_segment_idx, pieces))
     hidden_out: list = []
-    centres = np.array([(c.cx, c.cy) for c in vis_conics]).reshape(-1, 2)
     k = 0
     for item in hid_items:
         if isinstance(item, ConicSpec):
-            hidden_out.extend(uncovered_arcs(item, vis_conics, eps, tolerance, centres))
+            hidden_out.extend(uncovered_arcs(item, vis_conics, eps, tolerance))
         else:
             hidden_out.extend(trimmed.get(k, [hid_lines[k]]))
             k += 1
