@@ -54,13 +54,12 @@ def _edges(compound: TopoDS_Shape) -> Iterable:
 
 
 def _conic_spec(centre, xd, yd, a: float, b: float, first: float, last: float, tolerance: float) -> ConicSpec:
-    return ConicSpec(centre.X(), centre.Y(), a * xd.X(), a * xd.Y(), b * yd.X(), b * yd.Y(), first, last,
-                     conic_steps(a, abs(last - first), tolerance))
+    (cx, cy), (xx, xy), (yx, yy) = centre.Coord(), xd.Coord(), yd.Coord()  # Coord(): one call per pair
+    return ConicSpec(cx, cy, a * xx, a * xy, b * yx, b * yy, first, last, conic_steps(a, abs(last - first), tolerance))
 
 
 def _chord(curve, first: float, last: float) -> np.ndarray:
-    p, q = curve.Value(first), curve.Value(last)
-    return np.array(((p.X(), p.Y()), (q.X(), q.Y())))
+    return np.array((curve.Value(first).Coord(), curve.Value(last).Coord()))
 
 
 def edge_geometry(edge, tolerance: float) -> np.ndarray | ConicSpec | None:
@@ -90,11 +89,7 @@ def edge_geometry(edge, tolerance: float) -> np.ndarray | ConicSpec | None:
     n = sampler.NbPoints()
     if n < 2:
         return _chord(curve, first, last)
-    out = np.empty((n, 2))
-    for i in range(n):
-        p = sampler.Value(i + 1)
-        out[i] = (p.X(), p.Y())
-    return out
+    return np.array([sampler.Value(i).Coord()[:2] for i in range(1, n + 1)])  # gp_Pnt on the XY plane
 
 
 def edge_polyline(edge, tolerance: float) -> np.ndarray | None:
