@@ -76,8 +76,14 @@ def straighten(lines: list[np.ndarray], eps: float) -> list[np.ndarray]:
     HLR returns circles seen edge-on as flat B-splines (possibly out and back along the same line);
     as segments they are exact, compact, and comparable with other straight lines.
     """
-    if not lines:
+    curved = [i for i, a in enumerate(lines) if len(a) > 2]  # 2-point lines are straight already
+    if not curved:
         return lines
+    if len(curved) < len(lines):
+        out = list(lines)
+        for i, line in zip(curved, straighten([lines[i] for i in curved], eps)):
+            out[i] = line
+        return out
     lengths = [len(a) for a in lines]
     starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])
     owner = np.repeat(np.arange(len(lines)), lengths)
