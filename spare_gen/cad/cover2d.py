@@ -100,9 +100,10 @@ def uncovered_arcs(hidden: ConicSpec, visible: list[ConicSpec], eps: float, min_
     Plain float arithmetic (a view has a few dozen arcs: numpy calls on 2 x 2 matrices would dominate).
     """
     f, l = sorted((hidden.first, hidden.last))
+    hx, hy = hidden.cx, hidden.cy
     covers = []
     for v in visible:
-        if not same_conic(hidden, v, eps):
+        if abs(v.cx - hx) > eps or abs(v.cy - hy) > eps or not same_conic(hidden, v, eps):  # other centre: skip fast
             continue
         a, b = cover_interval(hidden, v)
         a2 = f + (a - f) % TWO_PI
