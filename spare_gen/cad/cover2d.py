@@ -51,13 +51,16 @@ def uncovered_segments(hidden: np.ndarray, visible: np.ndarray, eps: float, min_
     lo, hi = np.minimum(t0, t1), np.maximum(t0, t1)
     L = length[:, None]
     touching = (off0 <= eps) & (off1 <= eps) & (hi > eps) & (lo < L - eps)
+    ii, jj = np.nonzero(touching)  # row-major: each hidden segment's covers in visible order
+    covers: dict[int, list] = {}
+    for i, a, b in zip(ii.tolist(), (lo[ii, jj] - eps).tolist(), (hi[ii, jj] + eps).tolist()):
+        covers.setdefault(i, []).append((a, b))
     out = []
     for i in range(len(hidden)):
-        js = np.flatnonzero(touching[i])
-        if len(js) == 0:
+        if i not in covers:
             out.append([hidden[i]])
             continue
-        keep = subtract_intervals(0.0, float(length[i]), [(lo[i, j] - eps, hi[i, j] + eps) for j in js], min_len)
+        keep = subtract_intervals(0.0, float(length[i]), covers[i], min_len)
         out.append([np.array([h0[i] + u[i] * a, h0[i] + u[i] * b]) for a, b in keep])
     return out
 

@@ -127,8 +127,9 @@ def drop_points_and_repeats(lines: list[np.ndarray], quantum: float, groups: lis
         return np.round(lines[i] / quantum).astype(np.int64)
 
     out, with_box = [], {}
+    box_rows, n_points = boxes.tolist(), lengths.tolist()  # plain ints: one conversion for the view
     for i in np.flatnonzero(keep).tolist():
-        box = (groups[i] if groups else 0, boxes[i].tobytes(), int(lengths[i]))
+        box = (groups[i] if groups else 0, *box_rows[i], n_points[i])
         earlier = with_box.get(box)
         if earlier is not None:
             q = quantised(i)
