@@ -2,7 +2,8 @@
 
 Usage: python benchmarks/bench_client_memory.py [N ...]   (default 1000 5000 20000)
 
-Each N runs in a fresh Python process (peak RSS only grows) with an embedded 2-worker LocalCluster, through
+Each N runs in a fresh client process (peak RSS only grows) against a real ``dask scheduler`` process with two
+``dask worker`` processes (so the client's RSS is the client's alone, as on a cluster), through
 the real stage runner (``spare_gen.runner.sharded.run_sharded_stage``: shards, parts, index files), with a
 cheap pure-Python unit task in place of OpenCASCADE: per model, 11 views.parquet-like rows with polylines of
 a typical size (~1,100 points per model, as the drawing stage makes for a CSG model). It prints the client's
@@ -14,9 +15,11 @@ what every stage did before), with ``--rows-to-client``.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import resource
+import signal
 import subprocess
 import sys
 import tempfile
@@ -28,6 +31,7 @@ import pyarrow as pa
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
+os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))  # workers
 
 SCHEMA = pa.schema([("model_id", pa.string()), ("view", pa.string()), ("status", pa.string()),
                     ("visible", pa.list_(pa.list_(pa.list_(pa.float32(), 2)))),
@@ -58,8 +62,32 @@ def folder_mb(path: Path) -> float:
     return sum(f.stat().st_size for f in path.rglob("*") if f.is_file()) / 1e6
 
 
+@contextlib.contextmanager
+def cluster_address():
+    """A ``dask scheduler`` process and a ``dask worker`` process with 2 single-threaded workers."""
+    with tempfile.TemporaryDirectory() as tmp:
+        sched = Path(tmp) / "scheduler.json"
+        logs = open(Path(tmp) / "log", "w")
+        procs = [subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1",
+                                   "--port", "0", "--dashboard-address", ":0", "--scheduler-file", str(sched)],
+                                  stdout=logs, stderr=subprocess.STDOUT, start_new_session=True)]
+        try:
+            deadline = time.monotonic() + 60
+            while not sched.exists() and time.monotonic() < deadline:
+                time.sleep(0.1)
+            address = json.loads(sched.read_text())["address"]
+            procs.append(subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_worker", address, "--nthreads",
+                                           "1", "--nworkers", "2", "--host", "127.0.0.1", "--no-dashboard"],
+                                          stdout=logs, stderr=subprocess.STDOUT, start_new_session=True, cwd=ROOT))
+            yield address
+        finally:
+            for p in reversed(procs):
+                os.killpg(p.pid, signal.SIGTERM)
+                p.wait(timeout=60)
+
+
 def one(n: int, rows_to_client: bool) -> dict:
-    from distributed import Client, LocalCluster
+    from distributed import Client
 
     from spare_gen.runner.contract import StageSettings
     from spare_gen.runner.sharded import TableOut, run_sharded_stage
@@ -67,9 +95,8 @@ def one(n: int, rows_to_client: bool) -> dict:
     from spare_gen.shards import read
 
     units = [{"unit_id": f"m{i:07d}", "model_id": f"m{i:07d}"} for i in range(n)]
-    with tempfile.TemporaryDirectory() as tmp, \
-            LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
-            Client(cluster) as client:
+    with tempfile.TemporaryDirectory() as tmp, cluster_address() as address, Client(address) as client:
+        client.wait_for_workers(2, timeout=60)
         out = Path(tmp)
         settings = StageSettings(stage="bench", seed=0, out_dir=str(out), timeout_s=60)
         start_rss, t0 = rss_mb(), time.monotonic()
@@ -81,10 +108,11 @@ def one(n: int, rows_to_client: bool) -> dict:
             run_sharded_stage(client, fake_views, units, settings, (TableOut("views.parquet", SCHEMA, view_rows),),
                               shard_units=32, progress=False)
             n_rows = read(out / "views.parquet", ["view"]).num_rows
-        seconds = time.monotonic() - t0
+        seconds, stage_rss = time.monotonic() - t0, rss_mb()
         resume = folder_mb(out / ".units")
         output = folder_mb(out) - resume
     return {"n": n, "rows": n_rows, "seconds": round(seconds, 1), "rss_before_mb": round(start_rss, 1),
+            "stage_rss_mb": round(stage_rss, 1),
             "peak_rss_mb": round(rss_mb(), 1), "output_mb": round(output, 1), "resume_mb": round(resume, 2)}
 
 
@@ -99,7 +127,9 @@ def main(argv: list[str]) -> None:
     first = None
     for n in sizes:
         proc = subprocess.run([sys.executable, __file__, "--one", str(n), "client" if rows_to_client else "parts"],
-                              capture_output=True, text=True, check=True, cwd=ROOT)
+                              capture_output=True, text=True, cwd=ROOT)
+        if proc.returncode:
+            sys.exit(f"{n} models: the client process failed:\n{proc.stderr[-3000:]}")
         res = json.loads(proc.stdout.strip().splitlines()[-1])
         first = first or res
         print(f"  {n:6d} models ({res['rows']:7d} view rows) in {res['seconds']:6.1f} s: client peak RSS "

@@ -51,52 +51,62 @@ def uncovered_segments(hidden: np.ndarray, visible: np.ndarray, eps: float, min_
     lo, hi = np.minimum(t0, t1), np.maximum(t0, t1)
     L = length[:, None]
     touching = (off0 <= eps) & (off1 <= eps) & (hi > eps) & (lo < L - eps)
+    ii, jj = np.nonzero(touching)  # row-major: each hidden segment's covers in visible order
+    covers: dict[int, list] = {}
+    for i, a, b in zip(ii.tolist(), (lo[ii, jj] - eps).tolist(), (hi[ii, jj] + eps).tolist()):
+        covers.setdefault(i, []).append((a, b))
     out = []
     for i in range(len(hidden)):
-        js = np.flatnonzero(touching[i])
-        if len(js) == 0:
+        if i not in covers:
             out.append([hidden[i]])
             continue
-        keep = subtract_intervals(0.0, float(length[i]), [(lo[i, j] - eps, hi[i, j] + eps) for j in js], min_len)
+        keep = subtract_intervals(0.0, float(length[i]), covers[i], min_len)
         out.append([np.array([h0[i] + u[i] * a, h0[i] + u[i] * b]) for a, b in keep])
     return out
 
 
-def _matrix(c: ConicSpec) -> np.ndarray:
-    return np.array([[c.ax, c.bx], [c.ay, c.by]])
+def _shape(c: ConicSpec) -> tuple[float, float, float]:
+    """The symmetric shape matrix M M^T (M = [A B]) of a conic as (xx, xy, yy): plain floats, 2 x 2."""
+    return c.ax * c.ax + c.bx * c.bx, c.ax * c.ay + c.bx * c.by, c.ay * c.ay + c.by * c.by
 
 
 def same_conic(a: ConicSpec, b: ConicSpec, eps: float) -> bool:
     """Same point set: same centre and same shape matrix M M^T (M = [A B]), within ``eps``."""
     if math.hypot(a.cx - b.cx, a.cy - b.cy) > eps:
         return False
-    ma, mb = _matrix(a), _matrix(b)
-    return bool(np.abs(ma @ ma.T - mb @ mb.T).max() <= 2.0 * eps * max(a.major, b.major))
+    sa, sb = _shape(a), _shape(b)
+    return max(abs(sa[0] - sb[0]), abs(sa[1] - sb[1]), abs(sa[2] - sb[2])) <= 2.0 * eps * max(a.major, b.major)
 
 
 def cover_interval(hidden: ConicSpec, visible: ConicSpec) -> tuple[float, float]:
-    """The arc of ``visible`` as an interval [a, b] (b - a <= 2 pi) of ``hidden``'s parameter."""
-    rot = np.linalg.solve(_matrix(hidden), _matrix(visible))  # orthogonal for the same conic
-    start = rot @ (math.cos(visible.first), math.sin(visible.first))
-    theta = math.atan2(start[1], start[0])
+    """The arc of ``visible`` as an interval [a, b] (b - a <= 2 pi) of ``hidden``'s parameter.
+
+    The rotation taking ``visible``'s parameter to ``hidden``'s is H^-1 V (H, V = [A B] of each; orthogonal
+    for the same conic), written out for 2 x 2 matrices: this runs per pair of arcs, numpy calls would dominate.
+    """
+    h = hidden
+    det_h = h.ax * h.by - h.bx * h.ay
+    if det_h == 0.0:  # a conic collapsed to a point or a segment: covers nothing
+        return 0.0, 0.0
+    c, s = math.cos(visible.first), math.sin(visible.first)
+    px, py = visible.ax * c + visible.bx * s, visible.ay * c + visible.by * s  # V (cos, sin)
+    theta = math.atan2((h.ax * py - h.ay * px) / det_h, (h.by * px - h.bx * py) / det_h)  # H^-1 p
     span = abs(visible.last - visible.first)
-    sense = np.sign(np.linalg.det(rot)) * np.sign(visible.last - visible.first)
+    det_v = visible.ax * visible.by - visible.bx * visible.ay
+    sense = math.copysign(1.0, det_v) * math.copysign(1.0, det_h) * math.copysign(1.0, visible.last - visible.first)
     return (theta, theta + span) if sense > 0 else (theta - span, theta)
 
 
-def uncovered_arcs(hidden: ConicSpec, visible: list[ConicSpec], eps: float, min_len: float,
-                   centres: np.ndarray | None = None) -> list[ConicSpec]:
+def uncovered_arcs(hidden: ConicSpec, visible: list[ConicSpec], eps: float, min_len: float) -> list[ConicSpec]:
     """Parts of a hidden arc not on a visible arc of the same conic (angles taken modulo 2 pi).
 
-    ``centres``: the visible arcs' centres as an (m, 2) array, to skip arcs of other conics quickly.
+    Plain float arithmetic (a view has a few dozen arcs: numpy calls on 2 x 2 matrices would dominate).
     """
     f, l = sorted((hidden.first, hidden.last))
-    if centres is not None and len(visible):
-        near = np.flatnonzero(np.abs(centres - (hidden.cx, hidden.cy)).max(axis=1) <= eps).tolist()
-        visible = [visible[i] for i in near]
+    hx, hy = hidden.cx, hidden.cy
     covers = []
     for v in visible:
-        if not same_conic(hidden, v, eps):
+        if abs(v.cx - hx) > eps or abs(v.cy - hy) > eps or not same_conic(hidden, v, eps):  # other centre: skip fast
             continue
         a, b = cover_interval(hidden, v)
         a2 = f + (a - f) % TWO_PI

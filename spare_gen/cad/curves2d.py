@@ -13,14 +13,14 @@ from __future__ import annotations
 from typing import Iterable
 
 import numpy as np
-from OCP.BRep import BRep_CurveOnSurface, BRep_Tool
+from OCP.BRep import BRep_Tool
+from OCP.BRepAdaptor import BRepAdaptor_Curve2d
+from OCP.BRepBuilderAPI import BRepBuilderAPI_MakeFace
 from OCP.BRepLib import BRepLib
 from OCP.GCPnts import GCPnts_TangentialDeflection
-from OCP.Geom2dAdaptor import Geom2dAdaptor_Curve
-from OCP.Geom2d import Geom2d_Circle, Geom2d_Ellipse, Geom2d_Line
+from OCP.GeomAbs import GeomAbs_CurveType
 from OCP.TopAbs import TopAbs_EDGE, TopAbs_VERTEX
 from OCP.TopExp import TopExp_Explorer
-from OCP.TopLoc import TopLoc_Location
 from OCP.TopoDS import TopoDS_Shape
 
 from spare_gen.cad.compat import to_edge, to_vertex
@@ -35,7 +35,11 @@ from spare_gen.cad.lines2d import (
 )
 
 _PLANE = BRepLib.Plane_s()  # the plane HLRBRep_HLRToShape / BRepLib_MakeEdge2d put 2D edges on
-_LOCATION = TopLoc_Location()
+_FACE = BRepBuilderAPI_MakeFace(_PLANE, 1e-7).Face()  # that plane as a face, for BRepAdaptor_Curve2d
+# curve types as ints (pybind11 makes a new enum object per call: compare values, not identities)
+_LINE, _CIRCLE, _ELLIPSE, _OTHER = (t.value for t in (GeomAbs_CurveType.GeomAbs_Line, GeomAbs_CurveType.GeomAbs_Circle,
+                                                      GeomAbs_CurveType.GeomAbs_Ellipse,
+                                                      GeomAbs_CurveType.GeomAbs_OtherCurve))
 COINCIDENCE = 0.05  # lines closer than this fraction of the curve tolerance coincide (~0.01 px at defaults)
 SPLINE_ANGULAR_DEFLECTION = 0.5  # radians between sample tangents; the chordal tolerance decides on these curves
 
@@ -50,63 +54,42 @@ def _edges(compound: TopoDS_Shape) -> Iterable:
 
 
 def _conic_spec(centre, xd, yd, a: float, b: float, first: float, last: float, tolerance: float) -> ConicSpec:
-    return ConicSpec(centre.X(), centre.Y(), a * xd.X(), a * xd.Y(), b * yd.X(), b * yd.Y(), first, last,
-                     conic_steps(a, abs(last - first), tolerance))
-
-
-def _pcurve(edge) -> tuple:
-    """(2D curve, first, last) of an HLR result edge on the XY plane, or (None, 0, 0).
-
-    HLRBRep_HLRToShape builds each edge with a single curve-on-plane representation; reading it off
-    the TEdge is faster than BRep_Tool.CurveOnSurface's search, which stays the general fallback.
-    """
-    reps = edge.TShape().Curves()
-    if reps.Size() == 1:  # HLR result edges are never located, so the representation is in plane coordinates
-        rep = next(iter(reps))
-        if type(rep) is BRep_CurveOnSurface:
-            return rep.PCurve(), rep.First(), rep.Last()
-    curve = BRep_Tool.CurveOnSurface_s(edge, _PLANE, _LOCATION, 0.0, 0.0)
-    if curve is None:
-        return None, 0.0, 0.0
-    first, last = BRep_Tool.Range_s(edge, _PLANE, _LOCATION)
-    return curve, first, last
+    (cx, cy), (xx, xy), (yx, yy) = centre.Coord(), xd.Coord(), yd.Coord()  # Coord(): one call per pair
+    return ConicSpec(cx, cy, a * xx, a * xy, b * yx, b * yy, first, last, conic_steps(a, abs(last - first), tolerance))
 
 
 def _chord(curve, first: float, last: float) -> np.ndarray:
-    p, q = curve.Value(first), curve.Value(last)
-    return np.array(((p.X(), p.Y()), (q.X(), q.Y())))
+    return np.array((curve.Value(first).Coord(), curve.Value(last).Coord()))
 
 
 def edge_geometry(edge, tolerance: float) -> np.ndarray | ConicSpec | None:
     """Points along one planar HLR edge, a ConicSpec for circles and ellipses, or None without a 2D curve.
 
-    Dispatches on the curve's class (cheaper than an adaptor: this runs for every edge of every view).
+    One BRepAdaptor_Curve2d per edge on the XY plane's face: its type, parameters and conic data come
+    back as plain values (returning the Geom2d curve handle itself costs ~4 us per edge in OCP, more
+    than the rest of the work on a line); this runs for every edge of every view.
     """
-    curve, first, last = _pcurve(edge)
-    if curve is None:
-        return None
-    kind = type(curve)
-    if kind is Geom2d_Line:
+    curve = BRepAdaptor_Curve2d(edge, _FACE)
+    kind = curve.GetType().value
+    first, last = curve.FirstParameter(), curve.LastParameter()
+    if kind == _LINE:
         return _chord(curve, first, last)
-    if kind is Geom2d_Circle:
-        circle = curve.Circ2d()
+    if kind == _CIRCLE:
+        circle = curve.Circle()
         r = circle.Radius()
         return _conic_spec(circle.Location(), circle.XAxis().Direction(), circle.YAxis().Direction(), r, r,
                            first, last, tolerance)
-    if kind is Geom2d_Ellipse:
-        ellipse = curve.Elips2d()
+    if kind == _ELLIPSE:
+        ellipse = curve.Ellipse()
         return _conic_spec(ellipse.Location(), ellipse.XAxis().Direction(), ellipse.YAxis().Direction(),
                            ellipse.MajorRadius(), ellipse.MinorRadius(), first, last, tolerance)
-    adaptor = Geom2dAdaptor_Curve(curve, first, last)
-    sampler = GCPnts_TangentialDeflection(adaptor, first, last, SPLINE_ANGULAR_DEFLECTION, tolerance, 2)
+    if kind == _OTHER and curve.Curve() is None:  # no curve on the plane (an unloaded adaptor says "other")
+        return None
+    sampler = GCPnts_TangentialDeflection(curve, first, last, SPLINE_ANGULAR_DEFLECTION, tolerance, 2)
     n = sampler.NbPoints()
     if n < 2:
         return _chord(curve, first, last)
-    out = np.empty((n, 2))
-    for i in range(n):
-        p = sampler.Value(i + 1)
-        out[i] = (p.X(), p.Y())
-    return out
+    return np.array([sampler.Value(i).Coord()[:2] for i in range(1, n + 1)])  # gp_Pnt on the XY plane
 
 
 def edge_polyline(edge, tolerance: float) -> np.ndarray | None:
@@ -152,11 +135,10 @@ def view_polylines(visible: Iterable[TopoDS_Shape], hidden: Iterable[TopoDS_Shap
                                 eps, tolerance)
     trimmed: dict[int, list] = dict(zip(hid_segment_idx, pieces))
     hidden_out: list = []
-    centres = np.array([(c.cx, c.cy) for c in vis_conics]).reshape(-1, 2)
     k = 0
     for item in hid_items:
         if isinstance(item, ConicSpec):
-            hidden_out.extend(uncovered_arcs(item, vis_conics, eps, tolerance, centres))
+            hidden_out.extend(uncovered_arcs(item, vis_conics, eps, tolerance))
         else:
             hidden_out.extend(trimmed.get(k, [hid_lines[k]]))
             k += 1

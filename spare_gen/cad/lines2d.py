@@ -70,38 +70,43 @@ def evaluate_conics(specs: list[ConicSpec]) -> list[np.ndarray]:
     return split_points(pts, counts.tolist())
 
 
+def _straight_segment(pts: list, eps: float) -> list | None:
+    """The 2-point segment spanning ``pts`` ([[x, y], ...]) if every point lies within ``eps`` of the line
+    from the first point to the farthest one, else None."""
+    x0, y0 = pts[0]
+    vec = [(x - x0, y - y0) for x, y in pts]
+    d2 = [vx * vx + vy * vy for vx, vy in vec]
+    far = max(d2)
+    if not far > 0.0:  # a point (or NaN)
+        return None
+    norm = math.sqrt(far)
+    fx, fy = vec[d2.index(far)]
+    ux, uy = fx / norm, fy / norm
+    for vx, vy in vec:
+        if not abs(ux * vy - uy * vx) <= eps:  # NaN is not straight either
+            return None
+    ts = [ux * vx + uy * vy for vx, vy in vec]
+    tmin, tmax = min(ts), max(ts)
+    return [[x0 + ux * tmin, y0 + uy * tmin], [x0 + ux * tmax, y0 + uy * tmax]]
+
+
 def straighten(lines: list[np.ndarray], eps: float) -> list[np.ndarray]:
     """Polylines lying within ``eps`` of one straight line become that 2-point segment.
 
     HLR returns circles seen edge-on as flat B-splines (possibly out and back along the same line);
-    as segments they are exact, compact, and comparable with other straight lines.
+    as segments they are exact, compact, and comparable with other straight lines. Only sampled curves
+    (more than two points, a few per view and a few points each) are looked at, in plain Python:
+    a vectorised pass costs more in numpy calls than it saves.
     """
-    if not lines:
-        return lines
-    lengths = [len(a) for a in lines]
-    starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])
-    owner = np.repeat(np.arange(len(lines)), lengths)
-    pts = np.concatenate(lines)
-    vec = pts - pts[starts][owner]
-    d2 = np.einsum("ij,ij->i", vec, vec)
-    far_d2 = np.maximum.reduceat(d2, starts)
-    big = len(pts)
-    far_idx = np.minimum.reduceat(np.where(d2 >= far_d2[owner], np.arange(big), big), starts)
-    norm = np.sqrt(far_d2)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        u = vec[far_idx] / norm[:, None]
-    ui = u[owner]
-    lateral = np.abs(ui[:, 0] * vec[:, 1] - ui[:, 1] * vec[:, 0])
-    straight = (np.maximum.reduceat(lateral, starts) <= eps) & (norm > 0) & (np.asarray(lengths) > 2)
-    if not straight.any():
-        return lines
-    t = np.einsum("ij,ij->i", ui, vec)
-    tmin, tmax = np.minimum.reduceat(t, starts), np.maximum.reduceat(t, starts)
-    out = list(lines)
-    for i in np.flatnonzero(straight).tolist():
-        p0 = pts[starts[i]]
-        out[i] = np.array([p0 + u[i] * tmin[i], p0 + u[i] * tmax[i]])
-    return out
+    out = None
+    for i, line in enumerate(lines):
+        if len(line) <= 2:  # 2-point lines are straight already
+            continue
+        segment = _straight_segment(np.asarray(line, dtype=float).tolist(), eps)
+        if segment is not None:
+            out = list(lines) if out is None else out
+            out[i] = np.array(segment)
+    return lines if out is None else out
 
 
 def drop_points_and_repeats(lines: list[np.ndarray], quantum: float, groups: list[int] | None = None) -> list[int]:
@@ -122,8 +127,9 @@ def drop_points_and_repeats(lines: list[np.ndarray], quantum: float, groups: lis
         return np.round(lines[i] / quantum).astype(np.int64)
 
     out, with_box = [], {}
+    box_rows, n_points = boxes.tolist(), lengths.tolist()  # plain ints: one conversion for the view
     for i in np.flatnonzero(keep).tolist():
-        box = (groups[i] if groups else 0, boxes[i].tobytes(), int(lengths[i]))
+        box = (groups[i] if groups else 0, *box_rows[i], n_points[i])
         earlier = with_box.get(box)
         if earlier is not None:
             q = quantised(i)

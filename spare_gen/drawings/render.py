@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import hashlib
+import itertools
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -54,13 +56,18 @@ class Style:
         return [hidden_layer, Layer(visible, VISIBLE_COLOR, self.visible_width, None, "visible", cap)]
 
 
+def split_points(points, lengths: list[int]) -> list:
+    """Consecutive pieces of ``points`` (an array or a list) with the given lengths."""
+    ends = list(itertools.accumulate(lengths))
+    return [points[a:b] for a, b in zip([0] + ends[:-1], ends)]
+
+
 def to_canvas(lines: list[np.ndarray], framing: Framing, pose: Pose) -> list[np.ndarray]:
     """Projected model-unit polylines to quantised canvas-pixel polylines (one numpy pass for the view)."""
     if not lines:
         return []
     stacked = quantize(framing.to_canvas(pose, np.concatenate(lines)))
-    ends = np.cumsum([len(a) for a in lines]).tolist()
-    return [stacked[a:b] for a, b in zip([0] + ends[:-1], ends)]
+    return split_points(stacked, [len(a) for a in lines])
 
 
 def view_paths(model_id: str, view: str) -> tuple[str, str]:
@@ -69,26 +76,29 @@ def view_paths(model_id: str, view: str) -> tuple[str, str]:
     return f"{base}.svg", f"{base}.png"
 
 
-def _bbox2d(lines: list[np.ndarray]) -> list[float] | None:
-    if not lines:
-        return None
-    pts = np.concatenate(lines)
-    return [float(v) for v in (*pts.min(axis=0), *pts.max(axis=0))]
-
-
 def render_view(
     model_id: str, pose: Pose, visible: list[np.ndarray], hidden: list[np.ndarray], framing: Framing,
     style: Style, out_dir: str | Path, hlr_method: str,
 ) -> dict:
     """Write ``drawings/<model_id>/<view>.svg|png`` atomically and return the views.parquet row; with
     ``style.packed`` write no file, the row holds the bytes (``spare_gen.packed``)."""
-    both = to_canvas(visible + hidden, framing, pose)  # one numpy pass for the view
-    vis_px, hid_px = both[: len(visible)], both[len(visible):]
+    lines = visible + hidden
+    points = np.concatenate(lines) if lines else None  # the view's points, stacked once
+    lengths = [len(a) for a in lines]
+    if points is None:
+        both, pairs, bbox = [], [], None
+    else:
+        stacked = quantize(framing.to_canvas(pose, points))  # one numpy pass for the view
+        both = split_points(stacked, lengths)
+        pairs = split_points(stacked.tolist(), lengths)  # the row's nested lists, in one conversion
+        bbox = [*stacked.min(axis=0).tolist(), *stacked.max(axis=0).tolist()]
+    n_vis = len(visible)
+    vis_px, hid_px = both[:n_vis], both[n_vis:]
     layers = style.layers(vis_px, hid_px)
     svg_rel, png_rel = view_paths(model_id, pose.name)
     svg = svg_document(layers, style.size).encode("utf-8")
     if not style.packed:
-        write_bytes(Path(out_dir) / svg_rel, svg)
+        write_bytes(os.path.join(out_dir, svg_rel), svg)
     row = {
         "model_id": model_id, "view": pose.name, "status": "ok", "error": "", "hlr_method": hlr_method,
         "svg": svg_rel, "svg_sha256": hashlib.sha256(svg).hexdigest(), "png": None, "png_sha256": None,
@@ -99,16 +109,13 @@ def render_view(
         image = rasterize(layers, style.size)
         png = png_bytes(image)
         if not style.packed:
-            write_bytes(Path(out_dir) / png_rel, png)
+            write_bytes(os.path.join(out_dir, png_rel), png)
         row.update(png=png_rel, png_sha256=hashlib.sha256(png).hexdigest(), ink_fraction=ink_fraction(image))
     if style.packed:
         row.update(packed_row(row, svg, png))
-    bbox = _bbox2d(both)
     row.update(
-        visible=[a.tolist() for a in vis_px], hidden=[a.tolist() for a in hid_px],
-        n_visible=len(vis_px), n_hidden=len(hid_px), bbox2d=bbox,
+        visible=pairs[:n_vis], hidden=pairs[n_vis:], n_visible=len(vis_px), n_hidden=len(hid_px), bbox2d=bbox,
         extent=0.0 if bbox is None else max(bbox[2] - bbox[0], bbox[3] - bbox[1]),
-        center2d=framing.center2d(pose, np.concatenate(visible + hidden) if visible or hidden else None),
-        camera_rotation=None, camera_position=None,
+        center2d=framing.center2d(pose, points), camera_rotation=None, camera_position=None,
     )
     return row

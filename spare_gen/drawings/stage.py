@@ -62,10 +62,11 @@ def plausible_lines(lines: ViewLines, box: np.ndarray) -> bool:
     if not points:
         return True
     pts = np.concatenate(points)
-    if not np.isfinite(pts).all():
+    lo, hi = pts.min(axis=0), pts.max(axis=0)  # NaN propagates into both; two reductions, no full-size masks
+    if not (np.isfinite(lo).all() and np.isfinite(hi).all()):
         return False
     grow = BOX_MARGIN * float(max(box[1] - box[0])) + 1e-9
-    return bool(((pts >= box[0] - grow) & (pts <= box[1] + grow)).all())
+    return bool((lo >= box[0] - grow).all() and (hi <= box[1] + grow).all())
 
 
 def _plant_far_point(lines: ViewLines, box: np.ndarray) -> ViewLines:

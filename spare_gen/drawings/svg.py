@@ -8,6 +8,7 @@ first one underneath); a named layer becomes ``<g id="name">``.
 
 from __future__ import annotations
 
+import itertools
 from functools import lru_cache
 from typing import Iterable, NamedTuple, Sequence
 
@@ -62,6 +63,17 @@ def path_data(polyline: np.ndarray) -> str:
     return _path_format(len(polyline)) % tuple(np.asarray(polyline, dtype=float).ravel().tolist())
 
 
+def flat_coordinates(polylines: Sequence[np.ndarray]) -> list[list[float]]:
+    """Each (k, 2) polyline as a flat ``[x0, y0, x1, y1, ...]`` list: one numpy conversion for all of them
+    (per-polyline ``tolist`` calls cost more than the text or the raster they feed)."""
+    arrays = [np.asarray(p, dtype=float).reshape(-1, 2) for p in polylines]
+    if not arrays:
+        return []
+    flat = np.concatenate(arrays).ravel().tolist()
+    ends = list(itertools.accumulate(2 * len(a) for a in arrays))
+    return [flat[a:b] for a, b in zip([0] + ends[:-1], ends)]
+
+
 def _group(layer: Layer) -> str:
     attrs = [f'id="{layer.name}"'] if layer.name else []
     attrs.append(f'stroke="{color_hex(layer.color)}" stroke-width="{_num(layer.width)}"')
@@ -69,7 +81,8 @@ def _group(layer: Layer) -> str:
         attrs.append(f'stroke-linecap="{layer.linecap}"')
     if layer.dash:
         attrs.append(f'stroke-dasharray="{",".join(_num(d) for d in layer.dash)}"')
-    paths = "".join(f'<path d="{path_data(p)}"/>\n' for p in layer.polylines if len(p) >= 2)
+    paths = "".join(f'<path d="{_path_format(len(f) // 2) % tuple(f)}"/>\n'
+                    for f in flat_coordinates(layer.polylines) if len(f) >= 4)
     return f"<g {' '.join(attrs)}>\n{paths}</g>\n"
 
 
