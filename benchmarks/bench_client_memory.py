@@ -132,8 +132,10 @@ def main(argv: list[str]) -> None:
             sys.exit(f"{n} models: the client process failed:\n{proc.stderr[-3000:]}")
         res = json.loads(proc.stdout.strip().splitlines()[-1])
         first = first or res
-        print(f"  {n:6d} models ({res['rows']:7d} view rows) in {res['seconds']:6.1f} s: client peak RSS "
-              f"{res['peak_rss_mb']:7.1f} MB ({res['peak_rss_mb'] / first['peak_rss_mb']:.2f}x the {first['n']}-model run); "
+        print(f"  {n:6d} models ({res['rows']:7d} view rows) in {res['seconds']:6.1f} s: client peak RSS after the "
+              f"stage {res['stage_rss_mb']:7.1f} MB ({res['stage_rss_mb'] / first['stage_rss_mb']:.2f}x the "
+              f"{first['n']}-model run), after reading a column back {res['peak_rss_mb']:7.1f} MB "
+              f"({res['peak_rss_mb'] / first['peak_rss_mb']:.2f}x); "
               f"output {res['output_mb']:7.1f} MB, resume data {res['resume_mb']:.2f} MB "
               f"({100 * res['resume_mb'] / max(res['output_mb'], 1e-9):.2f}%)")
 

@@ -62,16 +62,16 @@ def exact_floor(shape, views) -> tuple[float, float]:
     return tuple(clock() - t for clock, t in zip(CLOCKS, start))
 
 
-def per_view_work(path: Path, render: dict, out: Path) -> tuple[float, float, float]:
+def per_view_work(path: Path, render: RenderConfig, out: Path) -> tuple[float, float, float]:
     """(prep seconds, per-view wall and CPU seconds for the 11 poses): spare_gen's own path, as in draw_model."""
     style, poses = Style.from_render(render), fixed_poses()
     t0 = time.perf_counter()
-    hlr = HlrModel(cad.read_shape(path), "exact", render["deflection"])
+    hlr = HlrModel(cad.read_shape(path), "exact", render.deflection)
     prep = time.perf_counter() - t0
     start = [clock() for clock in CLOCKS]
     lines = {p.name: project_checked(hlr, p) for p in poses}
     framing = framing_for(bbox_from_three_views({k: v.visible + v.hidden for k, v in lines.items()}) or hlr.bbox,
-                          style.size, render["margin"])
+                          style.size, render.margin)
     for p in poses:
         render_view(path.stem, p, lines[p.name].visible, lines[p.name].hidden, framing, style, out, "exact")
     return (prep, *(clock() - t for clock, t in zip(CLOCKS, start)))
@@ -80,11 +80,11 @@ def per_view_work(path: Path, render: dict, out: Path) -> tuple[float, float, fl
 def _draw(args: tuple) -> tuple[int, float]:
     path, out, render = args
     start = time.process_time()
-    views = len(draw_model(Path(path).stem, path, out, render, 0, "exact")["views"])
+    views = len(draw_model(Path(path).stem, path, out, render, None, "exact")["views"])
     return views, time.process_time() - start
 
 
-def throughput(paths: list[Path], render: dict, out: Path, workers: int) -> tuple[float, float]:
+def throughput(paths: list[Path], render: RenderConfig, out: Path, workers: int) -> tuple[float, float]:
     """(views per second, worker CPU ms per view) drawing every model with ``workers`` processes (start-up excluded).
 
     Equal CPU per view with 1 and 2 workers means the code itself scales; a wall-clock speed-up below 2 then
@@ -101,7 +101,7 @@ def throughput(paths: list[Path], render: dict, out: Path, workers: int) -> tupl
 
 def main() -> None:
     count = int(sys.argv[1]) if len(sys.argv) > 1 else 12
-    render = RenderConfig().model_dump(mode="json")
+    render = RenderConfig()
     views = [(p.direction, p.x_direction) for p in fixed_poses()]
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
@@ -122,7 +122,7 @@ def main() -> None:
         load = os.getloadavg()[0]
         one = throughput(paths, render, tmp / "w1", 1)
         two = throughput(paths, render, tmp / "w2", 2)
-    print(f"drawings: {count} CSG models (seed 0, 2/3/4 primitives), 11 poses, {render['size']} px, best of {REPEATS}; "
+    print(f"drawings: {count} CSG models (seed 0, 2/3/4 primitives), 11 poses, {render.size} px, best of {REPEATS}; "
           f"load average {load:.2f} on {os.cpu_count()} CPUs")
     print(f"  (a) OCCT floor, exact HLR + extraction : {1e3 * floor[0] / n_views:7.2f} ms/view wall, "
           f"{1e3 * floor[1] / n_views:7.2f} ms/view CPU")

@@ -44,7 +44,7 @@ def _floor_ratio(n: int = 12) -> tuple[float, float]:
     from bench_drawings import per_view_work
     from spare_gen.config.schema import RenderConfig
 
-    render = RenderConfig().model_dump(mode="json")
+    render = RenderConfig()
     views = [(p.direction, p.x_direction) for p in fixed_poses()]
     with tempfile.TemporaryDirectory() as tmp:
         paths = csg_models(n, Path(tmp))
