@@ -15,18 +15,17 @@ and T are drawn for cut 0 only (the only ones stored); for cuts 1-3 the ambiguit
 T only while each is the same as cut 0's. (So the blank/tiny rule covers the stored drawings only.)
 
 Per-step budget (``questions.cut_budget_s``): the attempts run in a forked copy of this child (``os.fork``:
-copy-on-write, ~15 ms; one copy per cut set, a fresh one after a kill) that reports each step (the boolean with
-its checks, each view's hidden-line removal, the STEP write) with its own CPU clock at the step's start; the
-parent reads the copy's CPU time from /proc every 10 ms and kills it when one step has used more than the
-budget. The attempt is then rejected
-(``cut_boolean_over_budget`` / ``cut_hlr_over_budget``, listed with its CPU seconds under ``over_budget`` in the
-result) and the next cutter is tried; after ``MAX_OVER_BUDGET`` such attempts the model is given up
-(``cut_too_slow``). CPU time, not wall time, so the verdict does not depend on machine load (only a step
-within a few per cent of the budget could go either way; typical steps take 0.01-0.3 s against a default of
-5 s). An operation-count budget would be exact, but OCP 8 binds Message_ProgressIndicator without an
-overridable constructor (no Python ``UserBreak``) and exact HLR takes no progress range at all. The fork also
-turns a crash inside one boolean into a rejected attempt. The grandchildren's CPU time is charged to the unit here (``unit_budget_s``): the executor above
-only sees this process's own.
+copy-on-write; one long-lived copy per child process, a fresh one after a kill) that reports each step (the
+boolean with its checks, each view's hidden-line removal, the STEP write) with its own CPU clock at the step's
+start; the parent reads the copy's CPU time from /proc every 10 ms and kills it when one step has used more than
+the budget. The attempt is then rejected (``cut_boolean_over_budget`` / ``cut_hlr_over_budget``, listed with
+its CPU seconds under ``over_budget`` in the result) and the next cutter is tried; after ``MAX_OVER_BUDGET``
+such attempts the model is given up (``cut_too_slow``). CPU time, not wall time, so the verdict does not depend
+on machine load (only a step within a few per cent of the budget could go either way; typical steps take
+0.01-0.3 s against a default of 5 s). An operation-count budget would be exact, but OCP 8 binds
+Message_ProgressIndicator without an overridable constructor (no Python ``UserBreak``) and exact HLR takes no
+progress range at all. The fork also turns a crash inside one boolean into a rejected attempt. The copy's CPU
+time is charged to the cut set here (``unit_budget_s``): the executor above sees only this process's own.
 """
 
 from __future__ import annotations
@@ -34,6 +33,7 @@ from __future__ import annotations
 import ctypes
 import dataclasses
 import gc
+import itertools
 import os
 import pickle
 import resource
@@ -220,7 +220,7 @@ def _attempt(job: dict, k: int, attempt: int, cutter: dict, accepted: list[dict]
 
     timings: Counter = Counter()
     mark(_BOOLEAN)
-    if k == 0 and attempt == 0 and testhooks.active(SLOW_BOOLEAN_HOOK):
+    if k == 0 and attempt == 0 and job["slow_boolean"]:
         _burn()
     t = time.perf_counter()
     try:
@@ -274,7 +274,7 @@ class BudgetedCopy:
     """A forked copy of this process that runs ``work(request, mark)`` calls, each step of a call (started by
     ``mark(name)``) within ``budget_s`` CPU seconds.
 
-    The copy lives for many calls (one fork per cut set, not per attempt); a copy killed over its budget is
+    The copy lives for many calls (one fork, not one per call); a copy killed over its budget is
     replaced by a fresh fork on the next call. ``call`` returns {"status": "ok", "value", "cpu_s"} or
     {"status": "over_budget" | "error" | "crashed", "step", "cpu_s", ...}; an OSError or MemoryError in the copy
     (a machine fault such as a full disk) is raised here again.
@@ -295,7 +295,6 @@ class BudgetedCopy:
             try:
                 os.close(req_w)
                 os.close(rep_r)
-                gc.disable()
                 _die_with_parent()
                 resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
                 self._serve(req_r, rep_w)
@@ -378,6 +377,31 @@ class BudgetedCopy:
         return {"status": "ok", "value": final[1], "cpu_s": cpu}
 
 
+_UNITS = itertools.count()  # cut sets made by this process: the copy reads each set's model once
+_COPY: BudgetedCopy | None = None  # this process's forked copy, kept for every cut set it makes
+_MODEL: tuple[int, object] | None = None  # in the copy: (unit, shape) of the cut set in progress
+
+
+def _copy(budget_s: float) -> BudgetedCopy:
+    global _COPY
+    if _COPY is None or _COPY.budget_s != float(budget_s):
+        if _COPY is not None:
+            _COPY.close()
+        _COPY = BudgetedCopy(_serve_attempt, budget_s)
+    return _COPY
+
+
+def _serve_attempt(request: tuple, mark: Callable[[str], None]) -> dict:
+    """In the copy: one attempt of a cut set (its model read on the set's first attempt)."""
+    from spare_gen import cad
+
+    global _MODEL
+    job, k, attempt, cutter, accepted = request
+    if _MODEL is None or _MODEL[0] != job["unit"]:
+        _MODEL = (job["unit"], cad.read_shape(job["shape_path"]))
+    return _attempt({**job, "shape": _MODEL[1]}, k, attempt, cutter, accepted, mark)
+
+
 def _own_cpu() -> float:
     own = resource.getrusage(resource.RUSAGE_SELF)
     return own.ru_utime + own.ru_stime
@@ -431,18 +455,16 @@ def make_cut_set(
     folder = Path(out_dir) / rel
     shutil.rmtree(folder, ignore_errors=True)  # leftovers of an interrupted run
     original = CutterFamily(cutters) is CutterFamily.SPARE3D  # the original generator's cutters and acceptance
-    job = {"shape": shape, "bbox": bounding_box(shape), "model_volume": model_volume, "original": original,
+    job = {"shape_path": shape_path, "unit": next(_UNITS), "bbox": bounding_box(shape), "model_volume": model_volume,
+           "original": original,
            "folder": folder, "render": render, "framing": framing, "hlr_method": hlr_method,
            "tolerance_px": tolerance_px, "rel": rel, "min_extent": render.tiny_fraction * render.size,
            "out_dir": out_dir, "model_id": model_id, "seed": seed, "max_attempts": max_attempts,
-           "unit_budget_s": unit_budget_s}
-    copy = BudgetedCopy(lambda request, mark: _attempt(job, *request, mark), cut_budget_s)
+           "unit_budget_s": unit_budget_s,
+           "slow_boolean": testhooks.active(SLOW_BOOLEAN_HOOK)}  # this call's hooks, not those the copy was forked with
     timings: Counter = Counter()
-    try:
-        result = _cut_set(job, copy, timings, lambda: _own_cpu() - cpu0 + copy.cpu_s())
-    finally:
-        copy.close()
-    timings["cpu"] += _own_cpu() - cpu0 + copy.cpu_s()
+    result = _cut_set(job, _copy(cut_budget_s), timings, lambda: _own_cpu() - cpu0 + timings["attempt_cpu"])
+    timings["cpu"] += _own_cpu() - cpu0 + timings["attempt_cpu"]
     result["timings"] = dict(timings)
     if not result["accepted"]:
         shutil.rmtree(folder, ignore_errors=True)
@@ -475,7 +497,7 @@ def _cut_set(job: dict, copy: BudgetedCopy, timings: Counter, cpu_used: Callable
             if not job["original"] and removable_volume(job["bbox"], cutter) < MIN_REMOVED * job["model_volume"]:
                 attempts[QuestionRejection.CUT_MISSED.value] += 1  # cannot remove enough: no boolean needed
                 continue
-            outcome = copy.call((k, attempt, cutter, accepted))
+            outcome = copy.call((job, k, attempt, cutter, accepted))
             timings["attempt_cpu"] += outcome["cpu_s"]
             if outcome["status"] != "ok":
                 rule = _failed_rule(outcome)
