@@ -5,7 +5,7 @@ Usage: python benchmarks/bench_questions.py [--config configs/default.toml] [--o
 Builds the models and drawings once (not timed here), then runs the question stage from scratch
 (its unit cache removed) and reads ``questions/timings.json``. Per task, the wall time covers its
 Dask rounds; the parts are summed over units (child processes), so on N workers they add up to
-about N x the wall time. Also the slowest units (``timings/questions_<task>.json``) and, for units that
+about N x the wall time. Also the slowest units (``read_timings(out, "questions_<task>")``) and, for units that
 report their CPU time (three_view_to_isometric: ``timings.cpu``), CPU seconds per question, which depend
 far less on other load on the machine than the wall time (check ``uptime`` and report it with the figures).
 """
@@ -22,6 +22,7 @@ from pathlib import Path
 
 from pipelines.regenerate import run
 from spare_gen.config import load_config
+from spare_gen.runner.stage import read_timings
 
 SLOWEST = 5
 PART_GROUPS = {"boolean": ("boolean",), "hlr": ("hlr",), "render+write": ("render_write",),
@@ -32,10 +33,9 @@ def _unit_report(out: Path, tasks: dict) -> dict:
     """Per task: the slowest units (wall s, and CPU s where the unit reports it) and CPU s per question."""
     report = {}
     for task, t in tasks.items():
-        path = out / "timings" / f"questions_{task}.json"
-        if not path.exists() or not t["questions"]:
+        rows = read_timings(out, f"questions_{task}")
+        if not rows or not t["questions"]:
             continue
-        rows = json.loads(path.read_text())
         walls = sorted(((float(r.get("task_seconds", r.get("seconds", 0.0))), uid) for uid, r in rows.items()),
                        reverse=True)
         cpu = {uid: float((r.get("timings") or {}).get("cpu", 0.0)) for uid, r in rows.items()}
