@@ -5,7 +5,9 @@ Usage: python benchmarks/bench_questions.py [--config configs/default.toml] [--o
 Builds the models and drawings once (not timed here), then runs the question stage from scratch
 (its unit cache removed) and reads ``questions/timings.json``. Per task, the wall time covers its
 Dask rounds; the parts are summed over units (child processes), so on N workers they add up to
-about N x the wall time.
+about N x the wall time. Also the slowest units (``read_timings(out, "questions_<task>")``) and, for units that
+report their CPU time (three_view_to_isometric: ``timings.cpu``), CPU seconds per question, which depend
+far less on other load on the machine than the wall time (check ``uptime`` and report it with the figures).
 """
 
 from __future__ import annotations
@@ -20,9 +22,31 @@ from pathlib import Path
 
 from pipelines.regenerate import run
 from spare_gen.config import load_config
+from spare_gen.runner.stage import read_timings
 
+SLOWEST = 5
 PART_GROUPS = {"boolean": ("boolean",), "hlr": ("hlr",), "render+write": ("render_write",),
                "tessellate+sample": ("tessellate", "sample")}
+
+
+def _unit_report(out: Path, tasks: dict) -> dict:
+    """Per task: the slowest units (wall s, and CPU s where the unit reports it) and CPU s per question."""
+    report = {}
+    for task, t in tasks.items():
+        rows = read_timings(out, f"questions_{task}")
+        if not rows or not t["questions"]:
+            continue
+        walls = sorted(((float(r.get("task_seconds", r.get("seconds", 0.0))), uid) for uid, r in rows.items()),
+                       reverse=True)
+        cpu = {uid: float((r.get("timings") or {}).get("cpu", 0.0)) for uid, r in rows.items()}
+        total_cpu = sum(cpu.values())
+        report[task] = {"slowest_wall_s": [(uid, round(w, 2), round(cpu[uid], 2)) for w, uid in walls[:SLOWEST]],
+                        "cpu_s_per_question": round(total_cpu / t["questions"], 3) if total_cpu else None}
+        print(f"\n{task}: slowest units (id, wall s, CPU s): {report[task]['slowest_wall_s']}")
+        if total_cpu:
+            print(f"{task}: CPU s per question (units' own + forked, summed / questions): "
+                  f"{report[task]['cpu_s_per_question']}")
+    return report
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -62,7 +86,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"\ntime by part (unit parts summed over workers, driver parts serial): {busy:.2f} s")
     for part, seconds in totals.items():
         print(f"  {part:40s} {seconds:8.2f} s  {100 * seconds / busy if busy else 0:5.1f} %")
-    print(json.dumps({"workers": args.workers, "stage_wall_seconds": round(stage_wall, 2), "parts": totals,
+    units = _unit_report(out, timings["tasks"])
+    print(json.dumps({"workers": args.workers, "units": units, "stage_wall_seconds": round(stage_wall, 2), "parts": totals,
                       "tasks": timings["tasks"]}, indent=1, sort_keys=True), file=sys.stderr)
     return 0
 

@@ -165,6 +165,11 @@ class QuestionsConfig(_Section):
         1.5, description="candidates whose symmetric chamfer distance is below this (pixels) count as the same drawing"
     )
     max_cut_attempts: Annotated[int, Field(ge=1, le=1000)] = 12
+    cut_budget_s: Annotated[float, Field(gt=0, le=3600)] = Field(
+        5.0, description="CPU-time budget (s) of each boolean and each view's hidden-line removal in a "
+        "three-view-to-isometric cut set; a step over it rejects that cutter (cut_boolean_over_budget, "
+        "cut_hlr_over_budget) and the next one is tried (CPU, not wall time: results must not depend on load)",
+    )
     point_cloud_points: Annotated[int, Field(ge=1, le=1_000_000)] = 2025
     cutters: CutterFamily = Field(
         CutterFamily.SPARE_GEN,
@@ -237,6 +242,8 @@ class DebugConfig(_Section):
     sigkill: list[str] = Field(default_factory=list, description="units whose child is SIGKILLed (machine fault)")
     enospc: list[str] = Field(default_factory=list, description="units whose child hits 'no space left' (machine fault)")
     broken_hlr: list[str] = Field(default_factory=list, description="units whose exact HLR gets a far-away point")
+    slow_boolean: list[str] = Field(default_factory=list,
+                                    description="units whose first cut-set boolean burns CPU until its budget stops it")
     transient_attempts: Annotated[int, Field(ge=0, le=1000)] = Field(
         1, description="machine-fault hooks fire on this many attempts of a unit (more than the retries: persistent)"
     )

@@ -7,20 +7,46 @@ random choice; the answer position is assigned later, balanced). Every cut objec
 original model's framing (scale and centre) through the drawing stage's own HLR and renderer, so the
 four candidates and the three views share one scale and nothing but geometry tells them apart. The
 accepted files are then named by their content (``per_question_files``): no path says which cut is 0.
+
+Cost per attempt, cheapest test first: a cutter that cannot remove ``MIN_REMOVED`` of the volume (its own
+volume, or the overlap of its box with the model's box, is too small) is refused before any boolean; the
+pose-2 drawing (every cut's candidate) is drawn first and tested for duplicates before anything else; F, R
+and T are drawn for cut 0 only (the only ones stored); for cuts 1-3 the ambiguity rule draws F, then R, then
+T only while each is the same as cut 0's. (So the blank/tiny rule covers the stored drawings only.)
+
+Per-step budget (``questions.cut_budget_s``): the attempts run in a forked copy of this child (``os.fork``:
+copy-on-write; one long-lived copy per child process, a fresh one after a kill) that reports each step (the
+boolean with its checks, each view's hidden-line removal, the STEP write) with its own CPU clock at the step's
+start; the parent reads the copy's CPU time from /proc every 10 ms and kills it when one step has used more than
+the budget. The attempt is then rejected (``cut_boolean_over_budget`` / ``cut_hlr_over_budget``, listed with
+its CPU seconds under ``over_budget`` in the result) and the next cutter is tried; after ``MAX_OVER_BUDGET``
+such attempts the model is given up (``cut_too_slow``). CPU time, not wall time, so the verdict does not depend
+on machine load (only a step within a few per cent of the budget could go either way; typical steps take
+0.01-0.3 s against a default of 5 s). An operation-count budget would be exact, but OCP 8 binds
+Message_ProgressIndicator without an overridable constructor (no Python ``UserBreak``) and exact HLR takes no
+progress range at all. The fork also turns a crash inside one boolean into a rejected attempt. The copy's CPU
+time is charged to the cut set here (``unit_budget_s``): the executor above sees only this process's own.
 """
 
 from __future__ import annotations
 
+import ctypes
 import dataclasses
-
+import gc
+import itertools
+import os
+import pickle
+import resource
+import select
 import shutil
+import signal
 import time
 from collections import Counter
 from pathlib import Path
+from typing import Callable
 
-from spare_gen.config.schema import TaskName
+from spare_gen.config.schema import CutterFamily, QuestionsConfig, RenderConfig, TaskName
 from spare_gen.questions.candidates import Drawing, near_duplicate
-from spare_gen.config.schema import CutterFamily, RenderConfig
 from spare_gen.questions.cutters import random_cutter
 from spare_gen.questions.cutters_spare3d import spare3d_cut_rule, spare3d_cutter, spare3d_drawing_rule
 from spare_gen.questions.layout import FRONT, N_CANDIDATES, RIGHT, TARGET_POSE, TOP, pose_view
@@ -29,12 +55,23 @@ from spare_gen.questions.per_question_files import move_to_content_name
 from spare_gen.questions.rejections import QuestionRejection
 from spare_gen.rng import derive_rng
 from spare_gen.runner import testhooks
+from spare_gen.runner.isolation import cpu_seconds, read_message, write_message
 
 TASK = TaskName.THREE_VIEW_TO_ISOMETRIC.value
-CUT_VIEWS = (FRONT, RIGHT, TOP, pose_view(TARGET_POSE))
+TARGET = pose_view(TARGET_POSE)
+CUT_VIEWS = (FRONT, RIGHT, TOP, TARGET)
+SOURCE_VIEWS = (FRONT, RIGHT, TOP)  # cut 0's, stored as the question's three views
 MIN_REMOVED = 0.02  # a cut removing less than this share of the volume "missed" the model
 MAX_REMOVED = 0.9  # a cut removing more leaves a sliver
 STAGE = "questions"
+# Cut sets do several booleans and draw four objects: their child gets this many per-model budgets (the forked
+# attempts charged to it too); each boolean and each view's HLR inside has questions.cut_budget_s.
+CUT_TIMEOUT_FACTOR = 4
+DEFAULT_CUT_BUDGET_S = QuestionsConfig.model_fields["cut_budget_s"].default  # CPU s per boolean, per view's HLR
+MAX_OVER_BUDGET = 3  # attempts over budget before the model is given up (cut_too_slow)
+SLOW_BOOLEAN_HOOK = "slow_boolean"  # test hook: the unit's first boolean burns CPU until its budget stops it
+_POLL_S = 0.01
+_BOOLEAN, _HLR, _WRITE = "boolean", "hlr", "write"
 
 
 def cut_dir(model_id: str) -> str:
@@ -53,46 +90,98 @@ def _cut_rule(cut, removed: float) -> QuestionRejection | None:
     return None
 
 
-def draw_cut(shape, name: str, folder: Path, render: RenderConfig, framing: dict, method: str, timings: Counter) -> dict:
-    """Draw the CUT_VIEWS of a cut object with a fixed framing; view -> views.parquet-style row."""
-    from spare_gen.cad.hlr import HlrModel
-    from spare_gen.drawings.poses import Framing, pose
-    from spare_gen.drawings.preset import drawing_rule
-    from spare_gen.drawings.render import Style, render_view
+class _Drawer:
+    """Draws views of one cut object on demand (the model's framing), each view's HLR its own budget step."""
 
-    style = dataclasses.replace(Style.from_render(render), packed=False)  # cut objects' drawings stay files
-    rule = drawing_rule(render)
-    frame = Framing(style.size, float(framing["scale"]), tuple(float(v) for v in framing["center"]),
-                    rule.per_view_centre)
-    t = time.perf_counter()
-    try:
-        hlr = HlrModel(shape, method, render.deflection, smooth_edges=rule.smooth_edges)
-        projected = {v: hlr.project(pose(v).direction, pose(v).x_direction) for v in CUT_VIEWS}
-    except Exception:
-        if method == "poly":
-            raise
-        hlr = HlrModel(shape, "poly", render.deflection, smooth_edges=rule.smooth_edges)  # stage fallback
-        projected = {v: hlr.project(pose(v).direction, pose(v).x_direction) for v in CUT_VIEWS}
-    timings["hlr"] += time.perf_counter() - t
-    t = time.perf_counter()
-    rows = {v: render_view(name, pose(v), projected[v].visible, projected[v].hidden, frame, style, folder,
-                           getattr(projected[v], "method", hlr.method).value) for v in CUT_VIEWS}
-    timings["render_write"] += time.perf_counter() - t
-    return rows
+    def __init__(self, shape, name: str, folder: Path, render: RenderConfig, framing: dict, method: str,
+                 timings: Counter, mark: Callable[[str], None]):
+        from spare_gen.drawings.poses import Framing
+        from spare_gen.drawings.preset import drawing_rule
+        from spare_gen.drawings.render import Style
+
+        self.shape, self.name, self.folder, self.method = shape, name, folder, method
+        self.style = dataclasses.replace(Style.from_render(render), packed=False)  # cut objects' drawings stay files
+        self.rule = drawing_rule(render)
+        self.deflection = render.deflection
+        self.frame = Framing(self.style.size, float(framing["scale"]), tuple(float(v) for v in framing["center"]),
+                             self.rule.per_view_centre)
+        self.timings, self.mark = timings, mark
+        self.rows: dict[str, dict] = {}
+        self.drawings: dict[str, Drawing] = {}
+        mark(_HLR)
+        t = time.perf_counter()
+        try:
+            self.hlr = self._model(method)
+        except Exception:
+            if method == "poly":
+                raise
+            self.hlr = self._model("poly")  # stage fallback
+        timings["hlr"] += time.perf_counter() - t
+
+    def _model(self, method: str):
+        from spare_gen.cad.hlr import HlrModel
+
+        return HlrModel(self.shape, method, self.deflection, smooth_edges=self.rule.smooth_edges)
+
+    def _project(self, view: str):
+        from spare_gen.drawings.poses import pose
+
+        self.mark(_HLR)
+        t = time.perf_counter()
+        try:
+            lines = self.hlr.project(pose(view).direction, pose(view).x_direction)
+        except Exception:
+            if self.hlr.method.value == "poly":
+                raise
+            self.hlr = self._model("poly")  # stage fallback: every view of the cut from the mesh algorithm
+            drawn, self.rows, self.drawings = list(self.rows), {}, {}
+            for v in drawn:
+                self.view(v)
+            lines = self.hlr.project(pose(view).direction, pose(view).x_direction)
+        self.timings["hlr"] += time.perf_counter() - t
+        return lines
+
+    def view(self, view: str) -> dict:
+        """The views.parquet-style row of ``view`` (drawn and written on first use)."""
+        if view not in self.rows:
+            from spare_gen.drawings.poses import pose
+            from spare_gen.drawings.render import render_view
+
+            lines = self._project(view)
+            t = time.perf_counter()
+            self.rows[view] = render_view(self.name, pose(view), lines.visible, lines.hidden, self.frame,
+                                          self.style, self.folder, getattr(lines, "method", self.hlr.method).value)
+            self.timings["render_write"] += time.perf_counter() - t
+        return self.rows[view]
+
+    def drawing(self, view: str) -> Drawing:
+        if view not in self.drawings:
+            self.drawings[view] = Drawing.from_view(self.view(view))
+        return self.drawings[view]
 
 
-def _drawing_rule(rows: dict, accepted: list[dict], tolerance_px: float, min_extent: float
+def _blank_or_tiny(row: dict, min_extent: float) -> bool:
+    return row["n_visible"] + row["n_hidden"] == 0 or row["extent"] < min_extent
+
+
+def _drawing_rule(d: _Drawer, accepted: list[dict], tolerance_px: float, min_extent: float
                   ) -> QuestionRejection | None:
-    if any(r["n_visible"] + r["n_hidden"] == 0 or r["extent"] < min_extent for r in rows.values()):
+    """Pose 2 first (blank/tiny, duplicate); then cut 0's stored F, R, T, or for later cuts the ambiguity rule."""
+    if _blank_or_tiny(d.view(TARGET), min_extent):
         return QuestionRejection.CUT_DRAW_FAILED
-    mine = {v: Drawing.from_view(r) for v, r in rows.items()}
-    target = pose_view(TARGET_POSE)
-    if any(near_duplicate(mine[target], other["drawings"][target], tolerance_px) for other in accepted):
+    if any(near_duplicate(d.drawing(TARGET), other["drawings"][TARGET], tolerance_px) for other in accepted):
         return QuestionRejection.CUT_DUPLICATE
-    if accepted and all(near_duplicate(mine[v], accepted[0]["drawings"][v], tolerance_px)
-                        for v in (FRONT, RIGHT, TOP)):
-        return QuestionRejection.CUT_AMBIGUOUS
+    if not accepted:
+        return QuestionRejection.CUT_DRAW_FAILED if any(
+            _blank_or_tiny(d.view(v), min_extent) for v in SOURCE_VIEWS) else None
+    if all(near_duplicate(d.drawing(v), accepted[0]["drawings"][v], tolerance_px) for v in SOURCE_VIEWS):
+        return QuestionRejection.CUT_AMBIGUOUS  # lazily: stops drawing at the first view that differs
     return None
+
+
+def _spare3d_rule(d: _Drawer, accepted: list[dict]) -> QuestionRejection | None:
+    views = CUT_VIEWS if not accepted else (TARGET,)  # later cuts store their candidate only
+    return spare3d_drawing_rule({v: d.view(v) for v in views}, accepted, TARGET)
 
 
 def _public(rows: dict, prefix: str, framing: dict) -> dict:
@@ -109,7 +198,7 @@ def _content_names(out: Path, rel: str, cut: dict, keep_views: tuple[str, ...]) 
     """Move an accepted cut's STEP and its ``keep_views`` drawings to content names in its model's folder
     (paths updated in place); its other drawings only served the in-child rules and are dropped."""
     # the STEP is named after its candidate drawing: STEP bytes of multi-body shapes are not reproducible
-    target_svg = out / cut["views"][pose_view(TARGET_POSE)]["svg"]
+    target_svg = out / cut["views"][TARGET]["svg"]
     cut["step"] = move_to_content_name(out, cut["step"], rel, salt="step", name_from=target_svg)
     cut["views"] = {v: row for v, row in cut["views"].items() if v in keep_views}
     for v, row in cut["views"].items():
@@ -118,30 +207,246 @@ def _content_names(out: Path, rel: str, cut: dict, keep_views: tuple[str, ...]) 
                 row[kind] = move_to_content_name(out, row[kind], rel, salt=v)
 
 
+def _burn() -> None:
+    while True:
+        pass
+
+
+def _attempt(job: dict, k: int, attempt: int, cutter: dict, accepted: list[dict],
+             mark: Callable[[str], None]) -> dict:
+    """One cutter, boolean to STEP (in the forked copy): {"rule"} or the accepted cut's record."""
+    from spare_gen import cad
+    from spare_gen.cad.cut import cut_with, removed_fraction
+
+    timings: Counter = Counter()
+    mark(_BOOLEAN)
+    if k == 0 and attempt == 0 and job["slow_boolean"]:
+        _burn()
+    t = time.perf_counter()
+    try:
+        cut = cut_with(job["shape"], cutter)
+        removed = removed_fraction(job["model_volume"], cut)
+        rule = spare3d_cut_rule(cut) if job["original"] else _cut_rule(cut, removed)
+    except Exception:
+        rule = QuestionRejection.CUT_FAILED
+    timings["boolean"] += time.perf_counter() - t
+    if rule is None:
+        try:
+            d = _Drawer(cut.shape, f"cut{k}", job["folder"], job["render"], job["framing"], job["hlr_method"],
+                        timings, mark)
+            rule = (_spare3d_rule(d, accepted) if job["original"]
+                    else _drawing_rule(d, accepted, job["tolerance_px"], job["min_extent"]))
+        except Exception:
+            rule = QuestionRejection.CUT_DRAW_FAILED
+    if rule is not None:
+        return {"rule": rule.value, "timings": dict(timings)}
+    mark(_WRITE)
+    t = time.perf_counter()
+    step = f"{job['rel']}/cut{k}.step"
+    cad.write_step(cut.shape, Path(job["out_dir"]) / step, name=job["model_id"])
+    timings["render_write"] += time.perf_counter() - t
+    return {"rule": None, "timings": dict(timings),
+            "cut": {"cutter": cutter, "step": step, "attempt": attempt, "removed": removed,
+                    "views": _public(d.rows, job["rel"], job["framing"]),
+                    "drawings": {} if job["original"] else {v: d.drawing(v) for v in d.rows}}}
+
+
+def _die_with_parent() -> None:
+    try:
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, int(signal.SIGKILL))  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
+def _frames(buf: bytearray) -> list:
+    """Complete (length-prefixed pickle) messages at the start of ``buf``, consumed from it."""
+    out = []
+    while len(buf) >= 8:
+        n = int.from_bytes(buf[:8], "little")
+        if len(buf) < 8 + n:
+            break
+        out.append(pickle.loads(bytes(buf[8:8 + n])))
+        del buf[:8 + n]
+    return out
+
+
+class BudgetedCopy:
+    """A forked copy of this process that runs ``work(request, mark)`` calls, each step of a call (started by
+    ``mark(name)``) within ``budget_s`` CPU seconds.
+
+    The copy lives for many calls (one fork, not one per call); a copy killed over its budget is
+    replaced by a fresh fork on the next call. ``call`` returns {"status": "ok", "value", "cpu_s"} or
+    {"status": "over_budget" | "error" | "crashed", "step", "cpu_s", ...}; an OSError or MemoryError in the copy
+    (a machine fault such as a full disk) is raised here again.
+    """
+
+    def __init__(self, work: Callable[[object, Callable[[str], None]], object], budget_s: float):
+        self.work, self.budget_s = work, float(budget_s)
+        self.pid: int | None = None
+        self.reaped_cpu = 0.0  # CPU seconds of copies already ended
+
+    def _fork(self) -> None:
+        req_r, req_w = os.pipe()
+        rep_r, rep_w = os.pipe()
+        gc.freeze()  # the copy's collector leaves this process's objects alone: far fewer copy-on-write copies
+        pid = os.fork()
+        if pid == 0:  # the copy: never returns
+            code = 0
+            try:
+                os.close(req_w)
+                os.close(rep_r)
+                _die_with_parent()
+                resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+                self._serve(req_r, rep_w)
+            except BaseException:  # noqa: BLE001
+                code = 1
+            finally:
+                os._exit(code)
+        os.close(req_r)
+        os.close(rep_w)
+        self.pid, self.req, self.rep = pid, req_w, rep_r
+
+    def _serve(self, req: int, rep: int) -> None:
+        def mark(step: str) -> None:
+            write_message(rep, ("step", step, time.process_time()))
+
+        while True:
+            try:
+                request = read_message(req)
+            except EOFError:
+                return
+            try:
+                msg = ("ok", self.work(request, mark))
+            except (OSError, MemoryError) as exc:
+                msg = ("oserror", f"{type(exc).__name__}: {exc}")
+            except Exception as exc:  # noqa: BLE001 - reported as a failed call
+                msg = ("error", f"{type(exc).__name__}: {exc}"[:500])
+            write_message(rep, msg)
+
+    def _end(self, kill: bool) -> None:
+        if self.pid is None:
+            return
+        if kill:
+            os.kill(self.pid, signal.SIGKILL)
+        for fd in (self.req, self.rep):
+            os.close(fd)
+        _, _, usage = os.wait4(self.pid, 0)
+        self.reaped_cpu += usage.ru_utime + usage.ru_stime
+        self.pid = None
+
+    def close(self) -> None:
+        self._end(kill=False)
+
+    def cpu_s(self) -> float:
+        """CPU seconds of every copy so far, the live one included."""
+        live = cpu_seconds(self.pid) if self.pid is not None else None
+        return self.reaped_cpu + (live or 0.0)
+
+    def call(self, request) -> dict:
+        if self.pid is None:
+            self._fork()
+        pid = self.pid
+        start_cpu = cpu_seconds(pid) or 0.0
+        write_message(self.req, request)
+        buf, final, step, step_cpu0, over = bytearray(), None, "start", None, None
+        while final is None:
+            if select.select([self.rep], [], [], _POLL_S)[0]:
+                chunk = os.read(self.rep, 1 << 20)
+                if not chunk:
+                    break
+                buf += chunk
+                for msg in _frames(buf):
+                    if msg[0] == "step":
+                        step, step_cpu0 = msg[1], msg[2]
+                    else:
+                        final = msg
+            used = cpu_seconds(pid)
+            if final is None and used is not None and step_cpu0 is not None and used - step_cpu0 > self.budget_s:
+                over = used - step_cpu0
+                break
+        cpu = max(0.0, (cpu_seconds(pid) or start_cpu) - start_cpu)
+        if final is None:  # over budget, or the copy died: a fresh one serves the next call
+            self._end(kill=True)
+            if over is not None:
+                return {"status": "over_budget", "step": step, "step_cpu_s": round(over, 3), "cpu_s": cpu}
+            return {"status": "crashed", "step": step, "cpu_s": cpu}
+        if final[0] == "oserror":
+            raise OSError(f"in a cut attempt: {final[1]}")
+        if final[0] == "error":
+            return {"status": "error", "step": step, "cpu_s": cpu, "error": final[1]}
+        return {"status": "ok", "value": final[1], "cpu_s": cpu}
+
+
+_UNITS = itertools.count()  # cut sets made by this process: the copy reads each set's model once
+_COPY: BudgetedCopy | None = None  # this process's forked copy, kept for every cut set it makes
+_MODEL: tuple[int, object] | None = None  # in the copy: (unit, shape) of the cut set in progress
+
+
+def _copy(budget_s: float) -> BudgetedCopy:
+    global _COPY
+    if _COPY is None or _COPY.budget_s != float(budget_s):
+        if _COPY is not None:
+            _COPY.close()
+        _COPY = BudgetedCopy(_serve_attempt, budget_s)
+    return _COPY
+
+
+def _serve_attempt(request: tuple, mark: Callable[[str], None]) -> dict:
+    """In the copy: one attempt of a cut set (its model read on the set's first attempt)."""
+    from spare_gen import cad
+
+    global _MODEL
+    job, k, attempt, cutter, accepted = request
+    if _MODEL is None or _MODEL[0] != job["unit"]:
+        _MODEL = (job["unit"], cad.read_shape(job["shape_path"]))
+    return _attempt({**job, "shape": _MODEL[1]}, k, attempt, cutter, accepted, mark)
+
+
+def _own_cpu() -> float:
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    return own.ru_utime + own.ru_stime
+
+
+def _failed_rule(outcome: dict) -> QuestionRejection:
+    """The rule for an attempt that did not come back: over budget, raised or crashed, by its step."""
+    if outcome["status"] == "over_budget" and outcome["step"] in (_BOOLEAN, _HLR):
+        return (QuestionRejection.CUT_BOOLEAN_OVER_BUDGET if outcome["step"] == _BOOLEAN
+                else QuestionRejection.CUT_HLR_OVER_BUDGET)
+    return QuestionRejection.CUT_FAILED if outcome["step"] == _BOOLEAN else QuestionRejection.CUT_DRAW_FAILED
+
+
 def cut_set_unit(unit: dict, settings, rng) -> dict:
     """The three-view-to-isometric task's child function (``settings``: ``QuestionSettings``).
 
     Each attempt draws its cutter from its own generator (seed, task, model, cut, attempt), so an attempt's
-    cutter never depends on what earlier attempts drew; ``rng`` is not needed.
+    cutter never depends on what earlier attempts drew; ``rng`` is not needed. The whole set, forked attempts
+    included, gets ``CUT_TIMEOUT_FACTOR`` unit budgets of CPU time; each step in it ``settings.cut_budget_s``.
     """
     return make_cut_set(unit["model_id"], unit["shape_path"], settings.out_dir, settings.seed, settings.render,
                         unit["framing"], unit["hlr_method"], settings.tolerance_px, settings.max_cut_attempts,
-                        cutters=settings.cutters.value)
+                        cutters=settings.cutters.value, cut_budget_s=settings.cut_budget_s,
+                        unit_budget_s=settings.timeout_s * CUT_TIMEOUT_FACTOR)
 
 
 def make_cut_set(
     model_id: str, shape_path: str, out_dir: str, seed: int, render: RenderConfig, framing: dict, hlr_method: str,
     tolerance_px: float, max_attempts: int, debug: dict | None = None, cutters: str = CutterFamily.SPARE_GEN.value,
+    cut_budget_s: float = DEFAULT_CUT_BUDGET_S, unit_budget_s: float | None = None,
 ) -> dict:
-    """Four accepted cut objects (STEP + drawings) or a rejection; counters of rejected attempts by rule."""
+    """Four accepted cut objects (STEP + drawings) or a rejection; counters of rejected attempts by rule.
+
+    ``cut_budget_s``: CPU seconds per boolean and per view's HLR (module docstring); ``unit_budget_s``: CPU seconds
+    of the whole set, its forked copies included (None: no limit here).
+    """
     from spare_gen import cad
-    from spare_gen.cad.cut import cut_with, removed_fraction
+    from spare_gen.cad import hlr  # noqa: F401 - imported here once, not in every forked copy
     from spare_gen.cad.props import bounding_box, volume
+    from spare_gen.drawings import poses, preset  # noqa: F401 - as above
     from spare_gen.drawings.render import DRAWINGS_DIR
 
     testhooks.trigger(debug, STAGE, model_id)
+    cpu0 = _own_cpu()
     shape = cad.read_shape(shape_path)
-    bbox = bounding_box(shape)
     model_volume = volume(shape)
     if not model_volume > 0:
         return {"accepted": False, "rule": QuestionRejection.NO_VOLUME.value, "attempt_rejections": {},
@@ -149,47 +454,69 @@ def make_cut_set(
     rel = cut_dir(model_id)
     folder = Path(out_dir) / rel
     shutil.rmtree(folder, ignore_errors=True)  # leftovers of an interrupted run
-    attempts: Counter = Counter()
-    timings: Counter = Counter()
-    min_extent = render.tiny_fraction * render.size
-    accepted: list[dict] = []
     original = CutterFamily(cutters) is CutterFamily.SPARE3D  # the original generator's cutters and acceptance
-    make_cutter = spare3d_cutter if original else random_cutter
+    job = {"shape_path": shape_path, "unit": next(_UNITS), "bbox": bounding_box(shape), "model_volume": model_volume,
+           "original": original,
+           "folder": folder, "render": render, "framing": framing, "hlr_method": hlr_method,
+           "tolerance_px": tolerance_px, "rel": rel, "min_extent": render.tiny_fraction * render.size,
+           "out_dir": out_dir, "model_id": model_id, "seed": seed, "max_attempts": max_attempts,
+           "unit_budget_s": unit_budget_s,
+           "slow_boolean": testhooks.active(SLOW_BOOLEAN_HOOK)}  # this call's hooks, not those the copy was forked with
+    timings: Counter = Counter()
+    result = _cut_set(job, _copy(cut_budget_s), timings, lambda: _own_cpu() - cpu0 + timings["attempt_cpu"])
+    timings["cpu"] += _own_cpu() - cpu0 + timings["attempt_cpu"]
+    result["timings"] = dict(timings)
+    if not result["accepted"]:
+        shutil.rmtree(folder, ignore_errors=True)
+        return result
+    for k, c in enumerate(result["cuts"]):  # cut 0 gives F, R, T; every cut gives a candidate
+        del c["drawings"]
+        _content_names(Path(out_dir), rel, c, CUT_VIEWS if k == 0 else (TARGET,))
+    shutil.rmtree(folder / DRAWINGS_DIR, ignore_errors=True)
+    return result
+
+
+def _cut_set(job: dict, copy: BudgetedCopy, timings: Counter, cpu_used: Callable[[], float]) -> dict:
+    """The attempts loop of make_cut_set: {"accepted", "cuts" or "rule", "attempt_rejections", "over_budget"}."""
+    from spare_gen.cad.cut import removable_volume
+
+    attempts: Counter = Counter()
+    over_budget: list[dict] = []
+    accepted: list[dict] = []
+    make_cutter = spare3d_cutter if job["original"] else random_cutter
+    unit_budget_s = job["unit_budget_s"]
+
+    def give_up(rule: QuestionRejection, **extra) -> dict:
+        return {"accepted": False, "rule": rule.value, "attempt_rejections": dict(attempts),
+                "over_budget": over_budget, **extra}
+
     for k in range(N_CANDIDATES):
-        for attempt in range(max_attempts):
-            cutter = make_cutter(bbox, derive_rng(seed, "questions", TASK, model_id, "cut", k, attempt))
-            t = time.perf_counter()
-            try:
-                cut = cut_with(shape, cutter)
-                removed = removed_fraction(model_volume, cut)
-                rule = spare3d_cut_rule(cut) if original else _cut_rule(cut, removed)
-            except Exception:
-                rule = QuestionRejection.CUT_FAILED
-            timings["boolean"] += time.perf_counter() - t
-            if rule is None:
-                try:
-                    rows = draw_cut(cut.shape, f"cut{k}", folder, render, framing, hlr_method, timings)
-                    rule = (spare3d_drawing_rule(rows, accepted, pose_view(TARGET_POSE)) if original
-                            else _drawing_rule(rows, accepted, tolerance_px, min_extent))
-                except Exception:
-                    rule = QuestionRejection.CUT_DRAW_FAILED
+        for attempt in range(job["max_attempts"]):
+            cutter = make_cutter(job["bbox"], derive_rng(job["seed"], "questions", TASK, job["model_id"], "cut", k,
+                                                         attempt))
+            if not job["original"] and removable_volume(job["bbox"], cutter) < MIN_REMOVED * job["model_volume"]:
+                attempts[QuestionRejection.CUT_MISSED.value] += 1  # cannot remove enough: no boolean needed
+                continue
+            outcome = copy.call((job, k, attempt, cutter, accepted))
+            timings["attempt_cpu"] += outcome["cpu_s"]
+            if outcome["status"] != "ok":
+                rule = _failed_rule(outcome)
+                if outcome["status"] == "over_budget":
+                    over_budget.append({"cut": k, "attempt": attempt, "step": outcome["step"],
+                                        "cpu_s": outcome["step_cpu_s"]})
+            else:
+                timings.update(outcome["value"]["timings"])
+                rule = outcome["value"]["rule"] and QuestionRejection(outcome["value"]["rule"])
+            if unit_budget_s is not None and cpu_used() > unit_budget_s:
+                return give_up(QuestionRejection.UNIT_FAILED,
+                               error=f"timeout: the cut set used more than its CPU budget of {unit_budget_s:g} s")
             if rule is not None:
                 attempts[rule.value] += 1
+                if len(over_budget) >= MAX_OVER_BUDGET:
+                    return give_up(QuestionRejection.CUT_TOO_SLOW)
                 continue
-            t = time.perf_counter()
-            step = f"{rel}/cut{k}.step"
-            cad.write_step(cut.shape, Path(out_dir) / step, name=model_id)
-            timings["render_write"] += time.perf_counter() - t
-            accepted.append({"cutter": cutter, "step": step, "attempt": attempt, "removed": removed,
-                             "views": _public(rows, rel, framing),
-                             "drawings": {v: Drawing.from_view(r) for v, r in rows.items()}})
+            accepted.append(outcome["value"]["cut"])
             break
         else:
-            shutil.rmtree(folder, ignore_errors=True)
-            return {"accepted": False, "rule": QuestionRejection.CUT_ATTEMPTS_EXHAUSTED.value,
-                    "attempt_rejections": dict(attempts), "timings": dict(timings)}
-    for k, c in enumerate(accepted):  # cut 0 gives F, R, T; every cut gives a candidate
-        del c["drawings"]
-        _content_names(Path(out_dir), rel, c, CUT_VIEWS if k == 0 else (pose_view(TARGET_POSE),))
-    shutil.rmtree(folder / DRAWINGS_DIR, ignore_errors=True)
-    return {"accepted": True, "cuts": accepted, "attempt_rejections": dict(attempts), "timings": dict(timings)}
+            return give_up(QuestionRejection.CUT_ATTEMPTS_EXHAUSTED)
+    return {"accepted": True, "cuts": accepted, "attempt_rejections": dict(attempts), "over_budget": over_budget}

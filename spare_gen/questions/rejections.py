@@ -24,6 +24,9 @@ class QuestionRejection(str, Enum):
     CUT_DRAW_FAILED = "cut_draw_failed"  # the drawing stage failed or gave a blank/tiny drawing
     CUT_DUPLICATE = "cut_duplicate"  # pose-2 drawing the same as another cut's
     CUT_AMBIGUOUS = "cut_ambiguous"  # F, R and T drawings all the same as the source cut's
+    CUT_BOOLEAN_OVER_BUDGET = "cut_boolean_over_budget"  # the boolean used more than questions.cut_budget_s CPU s
+    CUT_HLR_OVER_BUDGET = "cut_hlr_over_budget"  # one view's hidden-line removal used more than that
+    CUT_TOO_SLOW = "cut_too_slow"  # model-level: too many attempts over their budget (cuts.MAX_OVER_BUDGET)
     CUT_ATTEMPTS_EXHAUSTED = "cut_attempts_exhausted"  # model-level: a cut slot found no good cutter
     NO_VOLUME = "no_volume"  # model-level: a shell or wire model has no volume to cut
     # point clouds and unit failures
@@ -35,5 +38,5 @@ class QuestionRejection(str, Enum):
 ATTEMPT_RULES = frozenset({
     QuestionRejection.CUT_FAILED, QuestionRejection.CUT_MISSED, QuestionRejection.CUT_EMPTY,
     QuestionRejection.CUT_INVALID, QuestionRejection.CUT_DRAW_FAILED, QuestionRejection.CUT_DUPLICATE,
-    QuestionRejection.CUT_AMBIGUOUS,
+    QuestionRejection.CUT_AMBIGUOUS, QuestionRejection.CUT_BOOLEAN_OVER_BUDGET, QuestionRejection.CUT_HLR_OVER_BUDGET,
 })

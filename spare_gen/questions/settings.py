@@ -23,6 +23,7 @@ class QuestionSettings(StageSettings):
     round: int = 1
     tolerance_px: float
     max_cut_attempts: int
+    cut_budget_s: float
     point_cloud_points: int
     cutters: CutterFamily
     render: RenderConfig
@@ -34,4 +35,5 @@ class QuestionSettings(StageSettings):
         return cls(stage=stage_name(task), seed=config.seed, out_dir=str(Path(out).resolve()),
                    timeout_s=config.runner.timeout_s, task=task, round=round_,
                    tolerance_px=q.duplicate_tolerance_px, max_cut_attempts=q.max_cut_attempts,
+                   cut_budget_s=q.cut_budget_s,
                    point_cloud_points=q.point_cloud_points, cutters=q.cutters, render=render)

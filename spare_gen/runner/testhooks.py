@@ -1,4 +1,5 @@
-"""Test hooks: make a named unit hang, crash, lose its process, hit a full disk or get a broken HLR result.
+"""Test hooks: make a named unit hang, crash, lose its process, hit a full disk, get a broken HLR result or a
+boolean that runs over its budget.
 
 Configured in ``[debug]`` with entries ``<unit_id>``, ``<stage>:<unit_id>`` or ``<stage>-<phase>:<unit_id>``
 (e.g. ``drawings-exact:csg_000003``: only the exact-HLR attempt). The stage runner sets the unit's context
@@ -17,7 +18,10 @@ from typing import Iterator
 
 FINAL_HOOKS = ("hang", "crash")  # the geometry's fault: a timeout, a crash
 MACHINE_HOOKS = ("sigkill", "enospc")  # the machine's fault: retried
-FLAG_HOOKS = ("broken_hlr",)  # checked by the stage code itself through ``active``
+# checked by the stage code itself through ``active``: ``broken_hlr`` plants a far-away point in exact HLR results
+# (drawings); ``slow_boolean`` makes a cut set's first boolean burn CPU until its per-step budget
+# (questions.cut_budget_s) stops it (questions: three_view_to_isometric).
+FLAG_HOOKS = ("broken_hlr", "slow_boolean")
 
 _UNIT: dict | None = None  # worker side: {stage, unit_id, attempt, debug}
 _ACTIVE: frozenset[str] = frozenset()  # child side: hook names matched by the call in progress

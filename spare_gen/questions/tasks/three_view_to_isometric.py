@@ -10,6 +10,7 @@ import pyarrow as pa
 from spare_gen.config.schema import TaskName
 from spare_gen.questions.child import run_in_child
 from spare_gen.questions.columns import ANSWER_FIELD, CANDIDATE_FIELDS, CANDIDATE_PREFIX, field
+from spare_gen.questions.cuts import CUT_TIMEOUT_FACTOR
 from spare_gen.questions.layout import N_CANDIDATES, TARGET_POSE, AnswerSide, pose_view
 from spare_gen.questions.loaded import LoadedDataset, distinct_candidates, question_id
 from spare_gen.questions.settings import QuestionSettings
@@ -20,8 +21,6 @@ from spare_gen.questions.unit_inputs import shape_and_framing
 from spare_gen.rng import derive_rng
 
 TASK = TaskName.THREE_VIEW_TO_ISOMETRIC
-# Cut sets do several booleans and draw four objects: their child gets this many per-model budgets.
-CUT_TIMEOUT_FACTOR = 4
 
 
 def run_unit(unit: dict, settings: QuestionSettings) -> dict:
