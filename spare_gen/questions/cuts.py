@@ -430,7 +430,7 @@ def cut_set_unit(unit: dict, settings, rng) -> dict:
 
 def make_cut_set(
     model_id: str, shape_path: str, out_dir: str, seed: int, render: RenderConfig, framing: dict, hlr_method: str,
-    tolerance_px: float, max_attempts: int, debug: dict | None = None, cutters: str = CutterFamily.SPARE_GEN.value,
+    tolerance_px: float, max_attempts: int, cutters: str = CutterFamily.SPARE_GEN.value,
     cut_budget_s: float = DEFAULT_CUT_BUDGET_S, unit_budget_s: float | None = None,
 ) -> dict:
     """Four accepted cut objects (STEP + drawings) or a rejection; counters of rejected attempts by rule.
@@ -444,7 +444,6 @@ def make_cut_set(
     from spare_gen.drawings import poses, preset  # noqa: F401 - as above
     from spare_gen.drawings.render import DRAWINGS_DIR
 
-    testhooks.trigger(debug, STAGE, model_id)
     cpu0 = _own_cpu()
     shape = cad.read_shape(shape_path)
     model_volume = volume(shape)

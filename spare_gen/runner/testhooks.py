@@ -75,15 +75,3 @@ def fire(context: dict | None) -> None:
 def active(name: str) -> bool:
     """Child side: is flag hook ``name`` set for the call in progress?"""
     return name in _ACTIVE
-
-
-def trigger(debug: dict | None, stage: str, unit_id: str) -> None:
-    """In-process variant for code run outside the child runner: hang or abort when listed."""
-    if not debug:
-        return
-    keys = _keys(stage, unit_id, "")
-    if keys & set(debug.get("crash") or ()):
-        os.abort()
-    if keys & set(debug.get("hang") or ()):
-        while True:
-            pass
