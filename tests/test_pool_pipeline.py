@@ -56,7 +56,7 @@ def copy_models(src: Path, dst: Path) -> None:
     """The models (and their finished-unit files) of ``src``, so a pool run in ``dst`` sees the same GTs."""
     shutil.copytree(src / "models", dst / "models")
     shutil.copytree(src / ".units" / "models", dst / ".units" / "models")
-    shutil.copy(src / "models.parquet", dst / "models.parquet")
+    shutil.copytree(src / "models.parquet", dst / "models.parquet")  # a folder of parts
 
 
 def test_pool_files_rows_and_pictures(run_a):

@@ -14,6 +14,7 @@ import pytest
 from PIL import Image
 
 from pipelines.regenerate import run
+from spare_gen import shards
 from spare_gen.config import load_config
 from spare_gen.questions.candidates import Drawing, near_duplicate
 from spare_gen.questions.files import row_paths, sha256_file
@@ -200,10 +201,12 @@ def _copy(dataset: Path, tmp_path: Path) -> Path:
 
 
 def _edit(path: Path, edit) -> None:
-    table = pq.read_table(path)
-    rs = table.to_pylist()
-    edit(rs)
-    pq.write_table(pq.read_table(path).from_pylist(rs, schema=table.schema), path)
+    """Edit the rows of a table (each part of a folder of parts) in place."""
+    for part in shards.parts(path):
+        table = pq.read_table(part)
+        rs = table.to_pylist()
+        edit(rs)
+        pq.write_table(table.from_pylist(rs, schema=table.schema), part)
 
 
 def test_validate_catches_a_deleted_file(dataset, tmp_path, capsys):
@@ -301,8 +304,8 @@ def test_same_config_gives_identical_bytes(dataset, tmp_path):
     again.mkdir()
     for name in ("models", "drawings"):
         shutil.copytree(dataset / name, again / name)
-    for name in ("models.parquet", "views.parquet", "drawings.parquet"):
-        shutil.copy(dataset / name, again / name)
+    for name in ("models.parquet", "views.parquet", "drawings.parquet"):  # folders of parts
+        shutil.copytree(dataset / name, again / name)
     run(load_config(None, config_args(again, "runner.workers=2")), stages=("questions",))
     for folder in ("questions", "preview"):
         first = sorted(p.relative_to(dataset) for p in (dataset / folder).rglob("*") if p.is_file())

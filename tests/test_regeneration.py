@@ -8,6 +8,7 @@ ENOSPC hooks), broken HLR marked ok (planted far point), bad input (one line, ex
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import tempfile
@@ -25,8 +26,8 @@ from spare_gen.validate import validate
 from tests.conftest import REPO, differing_files, spare_gen_cli
 
 # A small run of every stage: 12 models, 2 questions per task, a 2-model pool.
-SMALL = [
-    "models.csg.count=12", "questions.allow_fewer=true", "pool.models=2",
+SMALL = [  # 2 models per Parquet part: 6 parts, so interrupts and faults land between parts
+    "models.csg.count=12", "runner.shard_units=2", "questions.allow_fewer=true", "pool.models=2",
     *[f"questions.counts.{t}=2" for t in ("three_view_to_isometric", "isometric_to_pose", "pose_to_isometric",
                                           "isometric_view_generation", "point_cloud_generation")],
 ]
@@ -123,6 +124,11 @@ def test_rerun_after_a_cad_file_is_edited_in_place_matches_a_fresh_run(tmp_path,
 # -------------------------------------------------------------------------------------------- machine faults
 
 
+def _recorded_units(out: Path, stage: str) -> set[str]:
+    """Units a stage that writes Parquet parts has recorded as done (in the parts' index files)."""
+    return {uid for p in (out / ".units" / stage).glob("part-*.json") for uid in json.loads(p.read_text())["units"]}
+
+
 @pytest.fixture(scope="module")
 def small_reference(tmp_path_factory, shared_cluster) -> Path:
     """An uninterrupted run of SMALL, to compare interrupted or faulty runs with."""
@@ -145,8 +151,9 @@ def test_machine_faults_are_retried_and_never_recorded(tmp_path, shared_cluster,
     assert "Traceback" not in proc.stderr
     last = proc.stderr.strip().splitlines()[-1]
     assert "failed because of the machine" in last and "rerun the same command" in last
-    assert not (persistent / ".units" / "models" / "csg_000004.json").exists()  # never recorded as done
-    assert (persistent / ".units" / "models" / "csg_000003.json").exists()  # the rest was
+    recorded = _recorded_units(persistent, "models")
+    assert "csg_000004" not in recorded  # never recorded as done
+    assert "csg_000003" in recorded and len(recorded) == 11  # the rest was
     proc = spare_gen_cli(*base)  # the disk has room again
     assert proc.returncode == 0, proc.stderr
     assert "already done, resuming" in proc.stderr
@@ -165,17 +172,17 @@ def test_ctrl_c_is_a_clean_stop_and_the_rerun_equals_an_uninterrupted_run(tmp_pa
            "--set", "runner.dashboard=false", *[a for s in SMALL for a in ("--set", s)]]
     proc = subprocess.Popen(cmd, cwd=REPO, start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True)
-    units = out / ".units" / "drawings"
+    units = out / ".units" / "drawings"  # one index per finished part of 2 models
     deadline = time.monotonic() + 300
-    while time.monotonic() < deadline and not (units.exists() and len(list(units.glob("*.json"))) >= 3):
+    while time.monotonic() < deadline and not (units.exists() and len(list(units.glob("*.json"))) >= 2):
         time.sleep(0.05)
     os.killpg(proc.pid, signal.SIGINT)  # what a terminal does on Ctrl-C: the whole foreground group
     _, stderr = proc.communicate(timeout=120)
     assert proc.returncode == 130, stderr
     assert "Traceback" not in stderr
     assert stderr.strip().splitlines()[-1].startswith("spare-gen: interrupted; finished units are kept: rerun")
-    done = {p.stem for p in units.glob("*.json")}
-    assert 3 <= len(done) < 12, "the interrupt should land mid-stage"
+    done = _recorded_units(out, "drawings")
+    assert 4 <= len(done) < 12, "the interrupt should land mid-stage"
     for p in units.glob("*.json"):  # in-flight units are simply not done: nothing crashed or fell back
         text = p.read_text()
         assert '"crashed"' not in text and "SIGINT" not in text and '"poly"' not in text, p.name
@@ -326,12 +333,12 @@ def test_validate_catches_an_edited_table_and_a_deleted_unreferenced_drawing(sma
     assert validate(small_dataset) == []
     edited = tmp_path / "edited"
     shutil.copytree(small_dataset, edited)
-    views = pq.read_table(edited / "views.parquet")
+    part = sorted((edited / "views.parquet").glob("part-*.parquet"))[1]  # a part of views.parquet
+    views = pq.read_table(part)
     extents = views.column("extent").to_pylist()
     extents[0] = extents[0] + 1.0
-    pq.write_table(views.set_column(views.schema.get_field_index("extent"), "extent", pa.array(extents)),
-                   edited / "views.parquet")
-    assert any("views.parquet changed" in p for p in validate(edited))
+    pq.write_table(views.set_column(views.schema.get_field_index("extent"), "extent", pa.array(extents)), part)
+    assert any(f"views.parquet/{part.name} changed" in p for p in validate(edited))
 
     deleted = tmp_path / "deleted"
     shutil.copytree(small_dataset, deleted)
