@@ -20,6 +20,7 @@ from __future__ import annotations
 import itertools
 import json
 import sys
+import uuid
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -199,10 +200,12 @@ def run_sharded_stage(
     del known
     failed_machine: dict[str, str] = {}
     if todo:
+        run_token = uuid.uuid4().hex[:8]  # keys are never reused, even by a later run on the same cluster
+
         def submit(i: int, attempt: int):
             return client.submit(execute_shard, task, groups[i], settings, {u["unit_id"]: fingerprints[u["unit_id"]]
                                  for u in groups[i]}, todo[i], tables, i, attempt, debug,
-                                 key=f"{stage}-shard{i:05d}-{attempt}", pure=False)
+                                 key=f"{stage}-shard{i:05d}-{attempt}-{run_token}", pure=False)
 
         attempts = {i: 0 for i in todo}
         waiting = iter(sorted(todo))

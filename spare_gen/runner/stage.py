@@ -26,6 +26,7 @@ import json
 import os
 import sys
 import time
+import uuid
 from collections import Counter
 from pathlib import Path
 from typing import Any, Callable
@@ -239,10 +240,12 @@ def run_stage(
     timings: dict[str, dict] = {}
     failed_machine: dict[str, dict] = {}
     if todo:
+        run_token = uuid.uuid4().hex[:8]  # keys are never reused, even by a later run on the same cluster
+
         def submit(uid: str, attempt: int):
             # settings are small: pass them by value (scatter(broadcast=True) was seen to hang with busy workers)
             return client.submit(execute_unit, task, todo[uid], settings, fingerprints[uid], attempt, debug,
-                                 key=f"{stage}-{uid}-{attempt}", pure=False)
+                                 key=f"{stage}-{uid}-{attempt}-{run_token}", pure=False)
 
         attempts = {uid: 0 for uid in todo}
         futures = {submit(uid, 0): uid for uid in todo}
