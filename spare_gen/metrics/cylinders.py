@@ -103,7 +103,12 @@ def _projects_inside(points: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.nda
 
 
 def capsule_containment(
-    points: np.ndarray, segments: np.ndarray, radius: float, ends: CylinderEnds = CylinderEnds.ROUND
+    points: np.ndarray,
+    segments: np.ndarray,
+    radius: float,
+    ends: CylinderEnds = CylinderEnds.ROUND,
+    *,
+    points_tree: cKDTree | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """All (point, segment) index pairs with the point inside the segment's capsule (or flat cylinder), once.
 
@@ -111,15 +116,29 @@ def capsule_containment(
     point has a sample within ``1.25 * radius``; the exact point-to-segment distance then decides. A
     (point, segment) pair is found through several samples; only the sample of the piece holding the point's
     (clamped) projection is kept, which is within the search radius whenever the point is inside, so every
-    pair appears once without sorting the candidates.
+    pair appears once without sorting the candidates. ``points_tree`` (a ``cKDTree`` of ``points``) saves
+    building it again when the same points are tested against several segment sets.
     """
+    p_idx, s_idx, flat = _containment(points, segments, radius, points_tree)
+    if ends is CylinderEnds.FLAT:
+        return p_idx[flat], s_idx[flat]
+    return p_idx, s_idx
+
+
+def _containment(points, segments, radius, points_tree=None, samples=None, samples_tree=None):
+    """(point, segment) pairs with the point inside the segment's capsule, and whether it is also inside the
+    flat cylinder (its projection falls on the segment); see :func:`capsule_containment`."""
     if len(points) == 0 or len(segments) == 0:
-        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+        empty = np.zeros(0, dtype=np.int64)
+        return empty, empty, np.zeros(0, dtype=bool)
     spacing = radius / 2.0
-    samples = sample_segments(segments, spacing)
-    pairs = cKDTree(points).sparse_distance_matrix(
-        cKDTree(samples.points), radius + spacing / 2.0, output_type="ndarray"
-    )
+    if samples is None:
+        samples = sample_segments(segments, spacing)
+    if samples_tree is None:
+        samples_tree = cKDTree(samples.points)
+    if points_tree is None:
+        points_tree = cKDTree(points)
+    pairs = points_tree.sparse_distance_matrix(samples_tree, radius + spacing / 2.0, output_type="ndarray")
     p_idx, j = pairs["i"], pairs["j"]
     s_idx = samples.segment_index[j]
     a, b = segments[s_idx, 0], segments[s_idx, 1]
@@ -129,50 +148,109 @@ def capsule_containment(
     own_piece = np.minimum((t * count).astype(np.int64), count - 1) == samples.piece_index[j]
     p_idx, s_idx, a, b = p_idx[own_piece], s_idx[own_piece], a[own_piece], b[own_piece]
     inside = point_segment_distance(points[p_idx], a, b) <= radius
-    if ends is CylinderEnds.FLAT:
-        inside &= _projects_inside(points[p_idx], a, b)
-    return p_idx[inside], s_idx[inside]
+    p_idx, s_idx, a, b = p_idx[inside], s_idx[inside], a[inside], b[inside]
+    return p_idx, s_idx, _projects_inside(points[p_idx], a, b)
 
 
-@lru_cache(maxsize=16)
-def _own_samples(key: bytes, n_segments: int, radius: float, n_samples: int, seed: int):
-    """One wireframe's capsule samples with their weights, for round and flat ends.
+class _Side:
+    """One wireframe's capsule samples and what every comparison needs of them (see :func:`_side`)."""
 
-    Returns (points, in_tube, 1 / own capsule count, 1 / own flat-cylinder count (0 outside the tubes),
-    total capsule volume, total tube volume). Cached on the segments' bytes: a report compares many
-    predictions with the same GT, whose samples and weights do not change.
-    """
-    segments = np.frombuffer(key, dtype=np.float64).reshape(n_segments, 2, 3)
-    pts, in_tube = sample_capsules(segments, radius, n_samples, derive_rng(seed, "cylinder_iou"), with_part=True)
-    p_idx, s_idx = capsule_containment(pts, segments, radius)
-    flat = _projects_inside(pts[p_idx], segments[s_idx, 0], segments[s_idx, 1])
-    own_round = np.maximum(np.bincount(p_idx, minlength=n_samples), 1)  # >= 1 by construction
-    own_flat = np.bincount(p_idx[flat], minlength=n_samples)  # >= 1 for tube samples
-    inv_flat = np.where(in_tube, 1.0 / np.maximum(own_flat, 1), 0.0)
-    length = np.linalg.norm(segments[:, 1] - segments[:, 0], axis=1)
-    tube = float(np.pi * radius**2 * length.sum())
-    return pts, in_tube, 1.0 / own_round, inv_flat, tube + len(segments) * _ball_volume(radius, CylinderEnds.ROUND), tube
+    def __init__(self, segments: np.ndarray, radius: float, n_samples: int, seed: int):
+        self.segments = segments
+        self.radius = radius
+        self.n_samples = n_samples
+        pts, in_tube = sample_capsules(segments, radius, n_samples, derive_rng(seed, "cylinder_iou"), with_part=True)
+        self.points, self.in_tube = pts, in_tube
+        self.points_tree = cKDTree(pts)
+        self.samples = sample_segments(segments, radius / 2.0)
+        self.samples_tree = cKDTree(self.samples.points)
+        p_idx, s_idx, flat = _containment(pts, segments, radius, self.points_tree, self.samples, self.samples_tree)
+        own_round = np.maximum(np.bincount(p_idx, minlength=n_samples), 1)  # >= 1 by construction
+        own_flat = np.bincount(p_idx[flat], minlength=n_samples)  # >= 1 for tube samples
+        self.inv_round = 1.0 / own_round
+        self.inv_flat = np.where(in_tube, 1.0 / np.maximum(own_flat, 1), 0.0)
+        length = np.linalg.norm(segments[:, 1] - segments[:, 0], axis=1)
+        self.total_tube = float(np.pi * radius**2 * length.sum())
+        self.total_round = self.total_tube + len(segments) * _ball_volume(radius, CylinderEnds.ROUND)
+        self.n_tube = int(in_tube.sum())
+        # own containment pairs sorted by segment, to answer "inside these of my segments" for shared segments
+        order = np.argsort(s_idx, kind="stable")
+        self.pair_point, self.pair_flat = p_idx[order], flat[order]
+        self.pair_bounds = np.searchsorted(s_idx[order], np.arange(len(segments) + 1))
+        rows = np.ascontiguousarray(segments).reshape(len(segments), 6)
+        self.row_keys = rows.view(np.dtype((np.void, rows.dtype.itemsize * 6))).ravel()
+
+    def inside(self, other: "_Side") -> tuple[np.ndarray, np.ndarray]:
+        """Per own sample: inside ``other``'s capsules, inside its flat cylinders.
+
+        Segments both wireframes have (the same six coordinates) reuse the own containment pairs; only the
+        other's remaining segments are queried.
+        """
+        n = self.n_samples
+        shared_own = np.isin(self.row_keys, other.row_keys)
+        new_other = ~np.isin(other.row_keys, self.row_keys)
+        in_round = np.zeros(n, dtype=bool)
+        in_flat = np.zeros(n, dtype=bool)
+        if shared_own.any():
+            seg = np.nonzero(shared_own)[0]
+            starts, stops = self.pair_bounds[seg], self.pair_bounds[seg + 1]
+            take = _ranges(starts, stops)
+            in_round[self.pair_point[take]] = True
+            in_flat[self.pair_point[take[self.pair_flat[take]]]] = True
+        if new_other.any():
+            if new_other.all():
+                p_idx, _, flat = _containment(
+                    self.points, other.segments, self.radius, self.points_tree, other.samples, other.samples_tree
+                )
+            else:
+                p_idx, _, flat = _containment(
+                    self.points, other.segments[new_other], self.radius, self.points_tree
+                )
+            in_round[p_idx] = True
+            in_flat[p_idx[flat]] = True
+        return in_round, in_flat
+
+    def volume_terms(self, other: "_Side") -> dict[CylinderEnds, tuple[float, float]]:
+        """Per end shape: (own volume, volume shared with ``other``) from the own samples."""
+        in_other, in_other_flat = self.inside(other)
+        flat_terms = (
+            (
+                self.total_tube * float(self.inv_flat.sum()) / self.n_tube,
+                self.total_tube * float((self.inv_flat * in_other_flat).sum()) / self.n_tube,
+            )
+            if self.n_tube
+            else (self.total_tube, 0.0)
+        )
+        return {
+            CylinderEnds.ROUND: (
+                self.total_round * float(self.inv_round.mean()),
+                self.total_round * float((self.inv_round * in_other).mean()),
+            ),
+            CylinderEnds.FLAT: flat_terms,
+        }
 
 
-def _volume_terms(segments, other, radius, n_samples, seed) -> dict[CylinderEnds, tuple[float, float]]:
-    """Per end shape: (own volume, volume shared with ``other``) from samples of ``segments``' capsules."""
+def _ranges(starts: np.ndarray, stops: np.ndarray) -> np.ndarray:
+    """Concatenation of ``arange(starts[k], stops[k])`` over k, without a Python loop."""
+    lengths = stops - starts
+    total = int(lengths.sum())
+    if total == 0:
+        return np.zeros(0, dtype=np.int64)
+    offsets = np.repeat(starts - (np.cumsum(lengths) - lengths), lengths)
+    return np.arange(total, dtype=np.int64) + offsets
+
+
+@lru_cache(maxsize=32)
+def _side_cached(key: bytes, n_segments: int, radius: float, n_samples: int, seed: int) -> _Side:
+    return _Side(np.frombuffer(key, dtype=np.float64).reshape(n_segments, 2, 3), radius, n_samples, seed)
+
+
+def _side(segments: np.ndarray, radius: float, n_samples: int, seed: int) -> _Side:
+    """One wireframe's samples, their weights, KD-trees and own containment pairs, cached on the segments'
+    bytes: a report compares many predictions with the same GT (and the symmetry and triangle tests compare
+    the same predictions both ways)."""
     segments = np.ascontiguousarray(segments, dtype=np.float64)
-    pts, in_tube, inv_round, inv_flat, total_round, total_tube = _own_samples(
-        segments.tobytes(), len(segments), float(radius), int(n_samples), int(seed))  # fmt: skip
-    p_idx, s_idx = capsule_containment(pts, other, radius)
-    in_other = np.bincount(p_idx, minlength=n_samples) > 0
-    flat = _projects_inside(pts[p_idx], other[s_idx, 0], other[s_idx, 1])
-    in_other_flat = np.bincount(p_idx[flat], minlength=n_samples) > 0
-    n_tube = int(in_tube.sum())
-    flat_terms = (
-        (total_tube * float(inv_flat.sum()) / n_tube, total_tube * float((inv_flat * in_other_flat).sum()) / n_tube)
-        if n_tube
-        else (total_tube, 0.0)
-    )
-    return {
-        CylinderEnds.ROUND: (total_round * float(inv_round.mean()), total_round * float((inv_round * in_other).mean())),
-        CylinderEnds.FLAT: flat_terms,
-    }
+    return _side_cached(segments.tobytes(), len(segments), float(radius), int(n_samples), int(seed))
 
 
 def cylinder_ious(
@@ -188,8 +266,8 @@ def cylinder_ious(
         iou = 1.0 if len(ps) == len(gs) == 0 else 0.0
         ious = {CylinderEnds.ROUND: iou, CylinderEnds.FLAT: iou}
     else:
-        side_p = _volume_terms(ps, gs, radius, n_samples, seed)
-        side_g = _volume_terms(gs, ps, radius, n_samples, seed)
+        a, b = _side(ps, radius, n_samples, seed), _side(gs, radius, n_samples, seed)
+        side_p, side_g = a.volume_terms(b), b.volume_terms(a)
         ious = {}
         for ends in CylinderEnds:
             (vol_p, inter_p), (vol_g, inter_g) = side_p[ends], side_g[ends]
