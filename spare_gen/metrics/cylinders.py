@@ -71,7 +71,7 @@ def sample_capsules(
     k = rng.choice(len(segments), size=n, p=volume / volume.sum())
     u = rng.random((n, 4))
     in_tube = u[:, 0] * volume[k] < tube[k]
-    e1, e2 = _perpendicular_frame(d[k])
+    e1, e2 = (e[k] for e in _perpendicular_frame(d))  # row-wise: the same as the frame of d[k], once per segment
     # tube part: uniform along the axis, uniform over the disc
     r_disc = radius * np.sqrt(u[:, 1])
     angle = 2.0 * np.pi * u[:, 2]
