@@ -176,6 +176,41 @@ def _containment(points, segments, radius, points_tree=None, anchors=None):
     return p_idx[keep], s_idx[keep], (num >= 0) & (num <= denom)
 
 
+def _any_inside(points: np.ndarray, segments: np.ndarray, radius: float, anchors: _Anchors):
+    """Per point: inside any of the segments' capsules, inside any of their flat cylinders.
+
+    Only one containing segment is needed, so each point first tries the segment of its nearest anchor (a
+    witness); a point with no anchor within the search radius of :func:`_containment` is in no capsule.
+    Only the points their witness does not settle go through the full candidate search. The witness test
+    is :func:`_containment`'s exact test, so the answers are the same as from the full search.
+    """
+    n = len(points)
+    in_round, in_flat = np.zeros(n, dtype=bool), np.zeros(n, dtype=bool)
+    if n == 0 or len(segments) == 0:
+        return in_round, in_flat
+    spacing = _CANDIDATE_SPACING * radius
+    search = float(np.sqrt(radius**2 + (spacing / 2.0) ** 2)) * (1.0 + 1e-9) + 1e-12
+    dist, j = anchors.tree.query(points, distance_upper_bound=search)
+    near = np.nonzero(np.isfinite(dist))[0]
+    s_idx = anchors.segment_index[j[near]]
+    a = segments[s_idx, 0]
+    ab = segments[s_idx, 1] - a
+    ap = points[near] - a
+    num = np.einsum("...k,...k->...", ap, ab)
+    denom = np.einsum("...k,...k->...", ab, ab)
+    t = np.clip(num / denom, 0.0, 1.0)
+    round_ok = np.linalg.norm(ap - t[:, None] * ab, axis=-1) <= radius
+    flat_ok = round_ok & (num >= 0) & (num <= denom)
+    in_round[near[round_ok]] = True
+    in_flat[near[flat_ok]] = True
+    rest = near[~flat_ok]  # not settled: maybe inside another segment (its capsule or its flat cylinder)
+    if len(rest):
+        p_idx, _, flat = _containment(points[rest], segments, radius, None, anchors)
+        in_round[rest[p_idx]] = True
+        in_flat[rest[p_idx[flat]]] = True
+    return in_round, in_flat
+
+
 class _Side:
     """One wireframe's capsule samples and what every comparison needs of them (see :func:`_side`)."""
 
@@ -222,13 +257,12 @@ class _Side:
             in_flat[self.pair_point[take[self.pair_flat[take]]]] = True
         if new_other.any():
             if new_other.all():
-                p_idx, _, flat = _containment(self.points, other.segments, self.radius, self.points_tree, other.anchors)
+                r, f = _any_inside(self.points, other.segments, self.radius, other.anchors)
             else:
-                p_idx, _, flat = _containment(
-                    self.points, other.segments[new_other], self.radius, self.points_tree
-                )
-            in_round[p_idx] = True
-            in_flat[p_idx[flat]] = True
+                segments = other.segments[new_other]
+                r, f = _any_inside(self.points, segments, self.radius, _Anchors(segments, _CANDIDATE_SPACING * self.radius))
+            in_round |= r
+            in_flat |= f
         return in_round, in_flat
 
     def volume_terms(self, other: "_Side") -> dict[CylinderEnds, tuple[float, float]]:
