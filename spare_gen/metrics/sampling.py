@@ -7,6 +7,7 @@ self-loops and zero-length edges are handled the same way everywhere.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -17,9 +18,21 @@ MIN_EDGE_LENGTH = 1e-12
 
 
 def clean_edges(wf: Wireframe) -> np.ndarray:
-    """(K, 2) unique direction-free edges (i < j) of positive length, sorted; duplicates count once."""
+    """(K, 2) unique direction-free edges (i < j) of positive length, sorted; duplicates count once.
+
+    Cached on the wireframe's bytes (every metric family asks for the same wireframe's edges); the caller
+    gets its own copy.
+    """
     if wf.n_edges == 0:
         return np.zeros((0, 2), dtype=np.int64)
+    vertices = np.ascontiguousarray(wf.vertices, dtype=np.float64)
+    edges = np.ascontiguousarray(wf.edges, dtype=np.int64)
+    return _clean_edges_cached(vertices.tobytes(), edges.tobytes(), len(vertices)).copy()
+
+
+@lru_cache(maxsize=64)
+def _clean_edges_cached(vertices: bytes, edges: bytes, n_vertices: int) -> np.ndarray:
+    wf = Wireframe(np.frombuffer(vertices).reshape(n_vertices, 3), np.frombuffer(edges, dtype=np.int64).reshape(-1, 2))
     edges = np.unique(wf.canonical_edges(), axis=0)
     edges = edges[edges[:, 0] != edges[:, 1]]
     if len(edges) == 0:

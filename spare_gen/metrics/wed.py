@@ -13,6 +13,7 @@ touching a deleted vertex are deleted and paid for (that implementation silently
 from __future__ import annotations
 
 from enum import Enum
+from functools import lru_cache
 
 import numpy as np
 from scipy.optimize import linear_sum_assignment
@@ -61,8 +62,20 @@ def preregister_vertices(pred_vertices: np.ndarray, gt_vertices: np.ndarray) -> 
 def _assign(
     pv: np.ndarray, gv: np.ndarray, assignment: Assignment, match_radius: float = MATCH_RADIUS
 ) -> tuple[np.ndarray, np.ndarray]:
+    """(pred rows, GT rows) assigned; cached on the coordinates' bytes, since several variants assign the
+    same vertices the same way (the pre-registered WED and the S23DR WED share their Hungarian assignment)."""
     if len(pv) == 0 or len(gv) == 0:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    pv = np.ascontiguousarray(pv, dtype=np.float64)
+    gv = np.ascontiguousarray(gv, dtype=np.float64)
+    rows, cols = _assign_cached(pv.tobytes(), gv.tobytes(), len(pv), len(gv), assignment, float(match_radius))
+    return rows.copy(), cols.copy()
+
+
+@lru_cache(maxsize=32)
+def _assign_cached(pv: bytes, gv: bytes, n_pred: int, n_gt: int, assignment: Assignment, match_radius: float):
+    pv = np.frombuffer(pv).reshape(n_pred, 3)
+    gv = np.frombuffer(gv).reshape(n_gt, 3)
     if assignment is Assignment.HUNGARIAN:
         return linear_sum_assignment(cdist(pv, gv))
     if assignment is Assignment.NEAREST:
@@ -171,7 +184,13 @@ def gt_diameter(vertices: np.ndarray) -> float:
     """Largest distance between two vertices (0 for fewer than two); from the convex hull's vertices when 3-D."""
     if len(vertices) < 2:
         return 0.0
-    pts = np.unique(vertices, axis=0)
+    vertices = np.ascontiguousarray(vertices, dtype=np.float64)
+    return _gt_diameter_cached(vertices.tobytes(), len(vertices))
+
+
+@lru_cache(maxsize=16)
+def _gt_diameter_cached(vertices: bytes, n: int) -> float:
+    pts = np.unique(np.frombuffer(vertices).reshape(n, 3), axis=0)
     if len(pts) > 64:
         try:
             pts = pts[ConvexHull(pts).vertices]

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
-from functools import partial
+from functools import lru_cache, partial
 from typing import Callable
 
 import numpy as np
@@ -124,16 +124,29 @@ def edge_prf(pred: Wireframe, gt: Wireframe, threshold: float = EDGE_THRESHOLD) 
 
 
 def _edge_samples(wf: Wireframe, spacing: float):
-    return sample_segments(clean_segments(wf), spacing)
+    return _sampled(wf, spacing)[0]
+
+
+def _sampled(wf: Wireframe, spacing: float):
+    """(edge samples, KD-tree of their points or None), cached on the cleaned segments' bytes: a report
+    compares many predictions with the same GT."""
+    segments = np.ascontiguousarray(clean_segments(wf), dtype=np.float64)
+    return _sampled_cached(segments.tobytes(), len(segments), float(spacing))
+
+
+@lru_cache(maxsize=32)
+def _sampled_cached(segments: bytes, n_segments: int, spacing: float):
+    samples = sample_segments(np.frombuffer(segments).reshape(n_segments, 2, 3), spacing)
+    return samples, (cKDTree(samples.points) if len(samples.points) else None)
 
 
 def _directed_distances(pred: Wireframe, gt: Wireframe, spacing: float):
     """Nearest-sample distances both ways, with the arc-length weights of the querying samples."""
-    a, b = _edge_samples(pred, spacing), _edge_samples(gt, spacing)
+    (a, tree_a), (b, tree_b) = _sampled(pred, spacing), _sampled(gt, spacing)
     if len(a.points) == 0 or len(b.points) == 0:
         return None, a, b
-    d_ab = cKDTree(b.points).query(a.points)[0]
-    d_ba = cKDTree(a.points).query(b.points)[0]
+    d_ab = tree_b.query(a.points)[0]
+    d_ba = tree_a.query(b.points)[0]
     return (d_ab, d_ba), a, b
 
 
