@@ -248,7 +248,9 @@ def property_cases(
     if client is None:
         per_model = [model_cases(i, gts, names, seed) for i in range(len(gts))]
     else:
-        shared = client.scatter(gts, broadcast=True)
+        # one future for the whole list, under a fresh key (content-hashed keys of scattered data have been
+        # seen to be "already forgotten" by a busy cluster, cancelling the tasks that need them)
+        shared = client.scatter([gts], broadcast=True, hash=False)[0]
         # longest first: wireframes with many edges run first so no worker is left with one at the end
         order = sorted(range(len(gts)), key=lambda i: -gts[i].n_edges)
         futures = {i: client.submit(model_cases, i, shared, names, seed, pure=False) for i in order}
