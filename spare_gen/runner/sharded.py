@@ -21,7 +21,6 @@ import itertools
 import json
 import sys
 import uuid
-from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -36,16 +35,15 @@ from spare_gen.runner.contract import StageSettings
 from spare_gen.runner.isolation import Status
 from spare_gen.runner.stage import (
     MACHINE_RETRIES,
-    MachineFailure,
+    TIMINGS_DIR,
     Task,
     _lost_worker,
-    _shape_hashes,
-    TIMINGS_DIR,
     _split_timing,
+    machine_failure,
     output_files,
     run_unit,
     unit_dir,
-    unit_fingerprint,
+    unit_fingerprints,
 )
 
 
@@ -173,13 +171,7 @@ def run_sharded_stage(
 
     stage, out_dir = settings.stage, str(Path(settings.out_dir).resolve())
     units = sorted(units, key=lambda u: u["unit_id"])
-    ids = [u["unit_id"] for u in units]
-    if len(set(ids)) != len(ids):
-        dup = [k for k, v in Counter(ids).items() if v > 1][:5]
-        raise ValueError(f"stage {stage}: duplicate unit ids {dup}")
-    settings_fp = settings.fingerprint()
-    hashes = _shape_hashes(units)
-    fingerprints = {u["unit_id"]: unit_fingerprint(settings_fp, u, hashes, out_dir) for u in units}
+    fingerprints = unit_fingerprints(units, settings, out_dir)
     known = _load_indexes(out_dir, stage, tables)
     # no units: one empty part per table, so the table exists with its schema
     groups = [units[i:i + shard_units] for i in range(0, len(units), shard_units)] or [[]]
@@ -249,9 +241,5 @@ def run_sharded_stage(
                 if path.suffix == ".json" and f"{path.stem}.parquet" not in keep:
                     path.unlink(missing_ok=True)
     if failed_machine:
-        uid, error = sorted(failed_machine.items())[0]
-        raise MachineFailure(
-            f"{stage}: {len(failed_machine)} unit(s) failed because of the machine, not their input "
-            f"(e.g. {uid}: {error}); nothing was recorded for them: fix the cause and rerun "
-            f"the same command to finish")
+        raise machine_failure(stage, failed_machine)
     return [parts[i] for i in sorted(parts)]

@@ -87,6 +87,25 @@ def unit_fingerprint(settings_fp: str, unit: dict, shape_hashes: dict[str, str],
     return digest.hexdigest()[:24]
 
 
+def unit_fingerprints(units: list[dict], settings: StageSettings, out_dir: str) -> dict[str, str]:
+    """unit_id -> fingerprint of every unit (settings, payload, shape file); duplicate ids are a bug: ValueError."""
+    ids = [u["unit_id"] for u in units]
+    if len(set(ids)) != len(ids):
+        dup = [k for k, v in Counter(ids).items() if v > 1][:5]
+        raise ValueError(f"stage {settings.stage}: duplicate unit ids {dup}")
+    settings_fp, shapes = settings.fingerprint(), _shape_hashes(units)
+    return {u["unit_id"]: unit_fingerprint(settings_fp, u, shapes, out_dir) for u in units}
+
+
+def machine_failure(stage: str, failed: dict[str, str]) -> MachineFailure:
+    """The one-line error of units that still failed because of the machine (unit_id -> error)."""
+    uid, error = sorted(failed.items())[0]
+    return MachineFailure(
+        f"{stage}: {len(failed)} unit(s) failed because of the machine, not their input "
+        f"(e.g. {uid}: {error}); nothing was recorded for them: fix the cause and rerun "
+        f"the same command to finish")
+
+
 def _shape_hashes(units: list[dict]) -> dict[str, str]:
     paths = sorted({u["shape_path"] for u in units if u.get("shape_path")})
     return {p: (sha256_file(Path(p)) if Path(p).is_file() else "") for p in paths}
@@ -226,13 +245,7 @@ def run_stage(
     from tqdm.auto import tqdm
 
     stage, out_dir = settings.stage, str(Path(settings.out_dir).resolve())
-    ids = [u["unit_id"] for u in units]
-    if len(set(ids)) != len(ids):
-        dup = [k for k, v in Counter(ids).items() if v > 1][:5]
-        raise ValueError(f"stage {stage}: duplicate unit ids {dup}")
-    settings_fp = settings.fingerprint()
-    shapes = _shape_hashes(units)
-    fingerprints = {u["unit_id"]: unit_fingerprint(settings_fp, u, shapes, out_dir) for u in units}
+    fingerprints = unit_fingerprints(units, settings, out_dir)
     results = load_done(out_dir, stage, fingerprints)
     todo = {u["unit_id"]: u for u in units if u["unit_id"] not in results}
     if results and todo:
@@ -275,11 +288,7 @@ def run_stage(
             bar.close()
             _write_timings(out_dir, stage, timings)
     if failed_machine:
-        uid, res = next(iter(sorted(failed_machine.items())))
-        raise MachineFailure(
-            f"{stage}: {len(failed_machine)} unit(s) failed because of the machine, not their input "
-            f"(e.g. {uid}: {res.get('error')}); nothing was recorded for them: fix the cause and rerun "
-            f"the same command to finish")
+        raise machine_failure(stage, {uid: str(res.get("error")) for uid, res in failed_machine.items()})
     return [results[uid] for uid in sorted(results)]
 
 
