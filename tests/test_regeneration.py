@@ -279,11 +279,15 @@ def test_bad_cad_inputs_become_rows_and_loose_edges_are_drawn(public_tmp, shared
     secret.chmod(0)
     script = (
         "from spare_gen.models.files import discover\n"
+        "from spare_gen.config.schema import CsgConfig\n"
+        "from spare_gen.models.settings import ModelSettings\n"
         "from spare_gen.models.stage import load_file_model\n"
         f"items = discover({str(folder)!r}, ['.step'], 50.0)\n"
         "item = next(i for i in items if i.model_id == 'secret')\n"
+        f"settings = ModelSettings(stage='models', seed=0, out_dir={str(public_tmp / 'out2')!r}, timeout_s=60, "
+        "csg=CsgConfig())\n"
         "try:\n"
-        f"    load_file_model('secret', str(item.path), {str(public_tmp / 'out2')!r})\n"
+        "    load_file_model({'unit_id': 'secret', 'model_id': 'secret', 'source_path': str(item.path)}, settings, None)\n"
         "except ValueError as exc:\n"
         "    print(exc)\n"
     )

@@ -114,8 +114,9 @@ def test_a_changed_unit_reruns_alone_and_the_rest_is_copied_from_the_old_parts(c
     assert _calls(tmp_path / "reused") == 11  # only m005 ran again
     fresh = _stage(client, tmp_path / "fresh", changed, 4)
     assert reused.equals(fresh)
-    assert sorted(p.name for p in shards.parts(tmp_path / "reused" / "rows.parquet")) == \
-        sorted(p.name for p in shards.parts(tmp_path / "fresh" / "rows.parquet"))  # stale parts removed
+    reused_parts, fresh_parts = (shards.parts(tmp_path / run / "rows.parquet") for run in ("reused", "fresh"))
+    assert [p.name for p in reused_parts] == [p.name for p in fresh_parts]  # stale parts removed
+    assert [p.read_bytes() for p in reused_parts] == [p.read_bytes() for p in fresh_parts]  # copied rows: same bytes
 
     regrouped = _stage(client, tmp_path / "reused", changed + [{"unit_id": "m010", "model_id": "m010"}], 3)
     assert _calls(tmp_path / "reused") == 12  # other shard boundaries: rows copied, only the new unit ran

@@ -93,6 +93,15 @@ def _reusable(entry: dict | None, fingerprint: str, out_dir: str) -> bool:
             and all((Path(out_dir) / rel).is_file() for rel in entry.get("files", ())))
 
 
+def _exact(pieces: list[pa.Table], schema: pa.Schema) -> pa.Table:
+    """The pieces as one table of exactly ``schema`` (its metadata too), one chunk per column: the bytes of a
+    part then depend on its rows only, not on which rows were copied from an old part and which were made."""
+    if not pieces:
+        return schema.empty_table()
+    table = pa.concat_tables([p.select(schema.names).cast(schema) for p in pieces]).combine_chunks()
+    return pa.Table.from_arrays(table.columns, schema=schema)
+
+
 def execute_shard(task: Task, units: list[dict], settings: StageSettings, fingerprints: dict[str, str],
                   reuse: dict[str, dict], tables: tuple[TableOut, ...], index: int, attempt: int = 0,
                   debug: dict | None = None) -> dict:
@@ -135,7 +144,7 @@ def execute_shard(task: Task, units: list[dict], settings: StageSettings, finger
     try:
         for t in tables:
             folder = shards.prepare_folder(Path(out_dir) / t.name)
-            table = pa.concat_tables(pieces[t.name]) if pieces[t.name] else t.schema.empty_table()
+            table = _exact(pieces[t.name], t.schema)
             write_parquet(folder / part, table)
         write_json(_index_path(out_dir, stage, part), {"units": entries})
     except OSError as exc:  # a full disk: the machine's fault, the whole shard is retried
