@@ -27,9 +27,13 @@ def test_metric_report_on_default_pool(small_dataset, tmp_path):
     markdown = (out / "reports" / "metric_properties.md").read_text()
     assert "corner_f1" in markdown and "edge_f1" in markdown
     assert set(table["metric"]) >= {"corner_f1", "edge_f1", "wed", "jaccard_distance", "spectral"}
-    assert (table["n_passed"] <= table["n_cases"]).all() and table["pass_rate"].between(0, 1).all()
+    assert (table["n_passed"] <= table["n_cases"]).all()
+    rated, unrated = table[table["n_cases"] > 0], table[table["n_cases"] == 0]
+    assert len(rated) and rated["pass_rate"].between(0, 1).all()
+    # a test no wireframe of the pool applies to (e.g. too few vertices to delete) has no rate and does not pass
+    assert unrated["pass_rate"].isna().all() and not unrated["passed"].any() and (unrated["n_excluded"] > 0).all()
     assert (table["passed"] == (table["pass_rate"] >= 0.9)).all()
-    identity = table[table["test"].str.contains("dentity")]
+    identity = table[table["test"] == "Identity of indiscernibles"]  # "Near identity" depends on the pool's shapes
     assert len(identity) and identity["passed"].all(), identity  # every metric scores a wireframe as itself
 
 
