@@ -23,6 +23,27 @@ def test_sample_polylines_spacing_and_ends():
     assert sample_polylines([[[3, 4]]], 0.5).tolist() == [[3, 4]]  # a lone point is kept
 
 
+def _sample_one_segment_at_a_time(polylines, step=0.5):
+    """The definition, one segment at a time: first point, then n = max(1, ceil(L / step)) points per segment."""
+    out = []
+    for line in polylines:
+        pts = np.asarray(line, dtype=np.float64).reshape(-1, 2)
+        if len(pts):
+            out.append(pts[:1])
+        for a, b in zip(pts[:-1], pts[1:]):
+            n = max(1, math.ceil(float(np.linalg.norm(b - a)) / step))
+            out.append(a + (np.arange(1, n + 1, dtype=np.float64)[:, None] / n) * (b - a))
+    return np.concatenate(out) if out else np.zeros((0, 2))
+
+
+def test_sample_polylines_in_one_pass_equals_the_definition_bit_for_bit():
+    rng = np.random.default_rng(7)
+    for _ in range(200):  # empty, lone-point, zero-length and long lines mixed, in every order
+        lines = [np.round(rng.uniform(0, 200, size=(int(rng.integers(0, 6)), 2)), 2).tolist()
+                 for _ in range(int(rng.integers(0, 8)))] + [[[1.0, 1.0], [1.0, 1.0]]] * int(rng.integers(0, 2))
+        assert np.array_equal(sample_polylines(lines), _sample_one_segment_at_a_time(lines))
+
+
 def test_chamfer_of_parallel_lines_is_their_gap():
     a = sample_polylines([[[0, 0], [100, 0]]])
     b = sample_polylines([[[0, 3], [100, 3]]])

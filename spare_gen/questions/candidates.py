@@ -7,6 +7,7 @@ drawing); the distance of two drawings is the larger of the two chamfer distance
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from dataclasses import dataclass
@@ -19,30 +20,47 @@ SAMPLE_STEP_PX = 0.5
 
 
 def sample_polylines(polylines: Iterable[Sequence[Sequence[float]]], step: float = SAMPLE_STEP_PX) -> np.ndarray:
-    """Points every ``step`` px along each polyline, both ends included; (n, 2) float64."""
+    """Points every ``step`` px along each polyline, both ends included; (n, 2) float64.
+
+    Each segment a->b of length L gives ``n = max(1, ceil(L / step))`` points ``a + (i / n) (b - a)``,
+    i = 1..n, after the polyline's first point: one numpy pass over all segments of all polylines.
+    """
     if step <= 0:
         raise ValueError(f"sampling step must be > 0 px (got {step!r})")
-    out: list[np.ndarray] = []
-    for line in polylines:
-        pts = np.asarray(line, dtype=np.float64).reshape(-1, 2)
-        if len(pts) == 0:
-            continue
-        out.append(pts[:1])
-        for a, b in zip(pts[:-1], pts[1:]):
-            n = max(1, math.ceil(float(np.linalg.norm(b - a)) / step))
-            t = np.arange(1, n + 1, dtype=np.float64)[:, None] / n
-            out.append(a + t * (b - a))
-    return np.concatenate(out) if out else np.zeros((0, 2), np.float64)
+    lines = [np.asarray(line, dtype=np.float64).reshape(-1, 2) for line in polylines]
+    lines = [pts for pts in lines if len(pts)]
+    if not lines:
+        return np.zeros((0, 2), np.float64)
+    firsts = np.stack([pts[0] for pts in lines])
+    starts = np.concatenate([pts[:-1] for pts in lines])
+    deltas = np.concatenate([pts[1:] for pts in lines]) - starts
+    counts = np.maximum(1, np.ceil(np.sqrt((deltas * deltas).sum(axis=1)) / step)).astype(np.int64)
+    total = int(counts.sum())
+    i = np.arange(1, total + 1) - np.repeat(np.cumsum(counts) - counts, counts)
+    t = (i / np.repeat(counts, counts))[:, None]
+    samples = np.repeat(starts, counts, axis=0) + t * np.repeat(deltas, counts, axis=0)
+    # each polyline's first point, then its segments' samples, in polyline order
+    n_segments = np.array([len(pts) - 1 for pts in lines])
+    per_line = np.bincount(np.repeat(np.arange(len(lines)), n_segments), weights=counts,
+                           minlength=len(lines)).astype(np.int64)
+    line_starts = np.arange(len(lines)) + np.concatenate([[0], np.cumsum(per_line)[:-1]]).astype(np.int64)
+    out = np.empty((len(lines) + len(samples), 2), np.float64)
+    out[line_starts] = firsts
+    mask = np.ones(len(out), bool)
+    mask[line_starts] = False
+    out[mask] = samples
+    return out
 
 
-def chamfer(a: np.ndarray, b: np.ndarray) -> float:
-    """Symmetric chamfer distance: mean of the two mean nearest-neighbour distances (0 if both empty)."""
+def chamfer(a: np.ndarray, b: np.ndarray, tree_a: cKDTree | None = None, tree_b: cKDTree | None = None) -> float:
+    """Symmetric chamfer distance: mean of the two mean nearest-neighbour distances (0 if both empty);
+    ``tree_a`` / ``tree_b``: the points' KD-trees when already built."""
     if len(a) == 0 and len(b) == 0:
         return 0.0
     if len(a) == 0 or len(b) == 0:
         return math.inf
-    d_ab = cKDTree(b).query(a)[0].mean()
-    d_ba = cKDTree(a).query(b)[0].mean()
+    d_ab = (tree_b or cKDTree(b)).query(a)[0].mean()
+    d_ba = (tree_a or cKDTree(a)).query(b)[0].mean()
     return float((d_ab + d_ba) / 2.0)
 
 
@@ -60,10 +78,16 @@ class Drawing:
         return cls(sample_polylines(view.get("visible") or []), sample_polylines(view.get("hidden") or []),
                    view.get("png_sha256") or "")
 
+    @functools.cached_property
+    def trees(self) -> tuple[cKDTree | None, cKDTree | None]:
+        """KD-trees of the visible and hidden points, built once (a cut set compares each drawing several times)."""
+        return tuple(cKDTree(p) if len(p) else None for p in (self.visible, self.hidden))
+
 
 def drawing_distance(a: Drawing, b: Drawing) -> float:
     """Larger of the visible-line and hidden-line chamfer distances (px)."""
-    return max(chamfer(a.visible, b.visible), chamfer(a.hidden, b.hidden))
+    (va, ha), (vb, hb) = a.trees, b.trees
+    return max(chamfer(a.visible, b.visible, va, vb), chamfer(a.hidden, b.hidden, ha, hb))
 
 
 def near_duplicate(a: Drawing, b: Drawing, tolerance_px: float) -> bool:

@@ -12,7 +12,9 @@ Cost per attempt, cheapest test first: a cutter that cannot remove ``MIN_REMOVED
 volume, or the overlap of its box with the model's box, is too small) is refused before any boolean; the
 pose-2 drawing (every cut's candidate) is drawn first and tested for duplicates before anything else; F, R
 and T are drawn for cut 0 only (the only ones stored); for cuts 1-3 the ambiguity rule draws F, then R, then
-T only while each is the same as cut 0's. (So the blank/tiny rule covers the stored drawings only.)
+T only while each is the same as cut 0's. (So the blank/tiny rule covers the stored drawings only.) Drawings are
+made in memory; only an accepted cut's stored views (cut 0's F, R, T and every cut's candidate) and its STEP are
+written, straight to their content names.
 
 Per-step budget (``questions.cut_budget_s``): the attempts run in a forked copy of this child (``os.fork``:
 copy-on-write; one long-lived copy per child process, a fresh one after a kill) that reports each step (the
@@ -45,13 +47,15 @@ from collections import Counter
 from pathlib import Path
 from typing import Callable
 
+from spare_gen.atomic import write_bytes
 from spare_gen.config.schema import CutterFamily, QuestionsConfig, RenderConfig, TaskName
+from spare_gen.packed import PNG_IMAGE, SVG_TEXT
 from spare_gen.questions.candidates import Drawing, near_duplicate
 from spare_gen.questions.cutters import random_cutter
 from spare_gen.questions.cutters_spare3d import spare3d_cut_rule, spare3d_cutter, spare3d_drawing_rule
 from spare_gen.questions.layout import FRONT, N_CANDIDATES, RIGHT, TARGET_POSE, TOP, pose_view
 from spare_gen.questions.outputs import CUTS_DIR
-from spare_gen.questions.per_question_files import move_to_content_name
+from spare_gen.questions.per_question_files import content_name, settle
 from spare_gen.questions.rejections import QuestionRejection
 from spare_gen.rng import derive_rng
 from spare_gen.runner import testhooks
@@ -100,7 +104,8 @@ class _Drawer:
         from spare_gen.drawings.render import Style
 
         self.shape, self.name, self.folder, self.method = shape, name, folder, method
-        self.style = dataclasses.replace(Style.from_render(render), packed=False)  # cut objects' drawings stay files
+        # drawn in memory (the bytes in the row); only an accepted cut's stored views become files
+        self.style = dataclasses.replace(Style.from_render(render), packed=True)
         self.rule = drawing_rule(render)
         self.deflection = render.deflection
         self.frame = Framing(self.style.size, float(framing["scale"]), tuple(float(v) for v in framing["center"]),
@@ -184,27 +189,23 @@ def _spare3d_rule(d: _Drawer, accepted: list[dict]) -> QuestionRejection | None:
     return spare3d_drawing_rule({v: d.view(v) for v in views}, accepted, TARGET)
 
 
-def _public(rows: dict, prefix: str, framing: dict) -> dict:
-    """View rows with paths relative to the dataset root (polylines and scale kept for the validator)."""
-    out = {}
-    for v, r in rows.items():
-        out[v] = {"svg": f"{prefix}/{r['svg']}", "png": f"{prefix}/{r['png']}" if r["png"] else None,
-                  "png_sha256": r["png_sha256"], "visible": r["visible"], "hidden": r["hidden"],
-                  "hlr_method": r["hlr_method"], "scale": float(framing["scale"])}
-    return out
-
-
-def _content_names(out: Path, rel: str, cut: dict, keep_views: tuple[str, ...]) -> None:
-    """Move an accepted cut's STEP and its ``keep_views`` drawings to content names in its model's folder
-    (paths updated in place); its other drawings only served the in-child rules and are dropped."""
-    # the STEP is named after its candidate drawing: STEP bytes of multi-body shapes are not reproducible
-    target_svg = out / cut["views"][TARGET]["svg"]
-    cut["step"] = move_to_content_name(out, cut["step"], rel, salt="step", name_from=target_svg)
-    cut["views"] = {v: row for v, row in cut["views"].items() if v in keep_views}
-    for v, row in cut["views"].items():
-        for kind in ("svg", "png"):
-            if row[kind]:
-                row[kind] = move_to_content_name(out, row[kind], rel, salt=v)
+def _write_views(d: _Drawer, views: tuple[str, ...], out: Path, rel: str, framing: dict) -> dict:
+    """Write an accepted cut's stored ``views`` (SVG, PNG) under their content names in ``rel``; their rows, with
+    paths relative to the dataset root (polylines and scale kept for the validator)."""
+    rows = {}
+    for v in views:
+        row = d.view(v)
+        data = {"svg": row[SVG_TEXT].encode("utf-8"), "png": (row[PNG_IMAGE] or {}).get("bytes")}
+        paths = {}
+        for kind, blob in data.items():
+            paths[kind] = None if blob is None else f"{rel}/{content_name(blob, f'.{kind}', salt=v)}"
+            if blob is not None:
+                write_bytes(out / paths[kind], blob)
+                settle(out / paths[kind])
+        rows[v] = {"svg": paths["svg"], "png": paths["png"], "png_sha256": row["png_sha256"],
+                   "visible": row["visible"], "hidden": row["hidden"], "hlr_method": row["hlr_method"],
+                   "scale": float(framing["scale"])}
+    return rows
 
 
 def _burn() -> None:
@@ -242,12 +243,15 @@ def _attempt(job: dict, k: int, attempt: int, cutter: dict, accepted: list[dict]
         return {"rule": rule.value, "timings": dict(timings)}
     mark(_WRITE)
     t = time.perf_counter()
-    step = f"{job['rel']}/cut{k}.step"
-    cad.write_step(cut.shape, Path(job["out_dir"]) / step, name=job["model_id"])
+    out, rel = Path(job["out_dir"]), job["rel"]
+    views = _write_views(d, CUT_VIEWS if k == 0 else (TARGET,), out, rel, job["framing"])  # cut 0 gives F, R, T
+    # the STEP is named after its candidate drawing: STEP bytes of multi-body shapes are not reproducible
+    step = f"{rel}/{content_name(d.view(TARGET)[SVG_TEXT].encode('utf-8'), '.step', salt='step')}"
+    cad.write_step(cut.shape, out / step, name=job["model_id"])
+    settle(out / step)
     timings["render_write"] += time.perf_counter() - t
     return {"rule": None, "timings": dict(timings),
-            "cut": {"cutter": cutter, "step": step, "attempt": attempt, "removed": removed,
-                    "views": _public(d.rows, job["rel"], job["framing"]),
+            "cut": {"cutter": cutter, "step": step, "attempt": attempt, "removed": removed, "views": views,
                     "drawings": {} if job["original"] else {v: d.drawing(v) for v in d.rows}}}
 
 
@@ -442,7 +446,6 @@ def make_cut_set(
     from spare_gen.cad import hlr  # noqa: F401 - imported here once, not in every forked copy
     from spare_gen.cad.props import bounding_box, volume
     from spare_gen.drawings import poses, preset  # noqa: F401 - as above
-    from spare_gen.drawings.render import DRAWINGS_DIR
 
     cpu0 = _own_cpu()
     shape = cad.read_shape(shape_path)
@@ -468,10 +471,8 @@ def make_cut_set(
     if not result["accepted"]:
         shutil.rmtree(folder, ignore_errors=True)
         return result
-    for k, c in enumerate(result["cuts"]):  # cut 0 gives F, R, T; every cut gives a candidate
+    for c in result["cuts"]:
         del c["drawings"]
-        _content_names(Path(out_dir), rel, c, CUT_VIEWS if k == 0 else (TARGET,))
-    shutil.rmtree(folder / DRAWINGS_DIR, ignore_errors=True)
     return result
 
 
