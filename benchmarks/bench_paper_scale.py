@@ -1,5 +1,7 @@
 """Paper-scale SPARE3D-CSG (configs/spare3d_csg.toml) at a fraction: per-stage time, throughput, slowest units,
-the projected full-scale time, and the drawing overhead against the bare OCCT floor, all measured in one run.
+the projected full-scale time, and the drawing overhead against the bare OCCT floor, all measured in one run;
+then the OCCT floor of the models, drawings and cut-set stages at full scale (``occt_floor.py``: the bare
+OpenCASCADE calls the output needs, timed again on a sample of this run's own models and cut sets).
 
 Usage: python benchmarks/bench_paper_scale.py [FRACTION] [--workers N]   (default 0.1 = 1,200 models)
 
@@ -22,15 +24,18 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_drawings import csg_models  # noqa: E402
+from occt_floor import cut_set_floor, model_and_view_floor  # noqa: E402
 
 from spare_gen import cad  # noqa: E402
 from spare_gen.cad.hlr import exact_hlr_floor  # noqa: E402
 from spare_gen.config import load_config  # noqa: E402
+from spare_gen.config.schema import TaskName  # noqa: E402
 from spare_gen.drawings.poses import fixed_poses  # noqa: E402
 from spare_gen.runner.cluster import open_client  # noqa: E402
 from spare_gen.runner.stage import read_timings  # noqa: E402
 
 SLOWEST = 5
+FLOOR_SAMPLE = 30  # models and cut sets of the run whose bare OCCT calls are timed again (occt_floor.py)
 
 
 def _slowest(out: Path, stage: str) -> list[tuple[str, float]]:
@@ -81,6 +86,8 @@ def main() -> None:
         q_timings = json.loads((out / "questions" / "timings.json").read_text())["tasks"]
         slow = {s: _slowest(out, s) for s in ("models", "drawings", *[f"questions_{t}" for t in counts])}
         n_models = config.models.csg.count
+        model_floor, view_floor = model_and_view_floor(out, FLOOR_SAMPLE)
+        cut_floor = cut_set_floor(out, FLOOR_SAMPLE)
     floor_ms, work_ms = _floor_ratio()
     total = sum(wall.values())
     print(f"spare3d_csg at {f:g} scale: {n_models} models, questions {counts}, {n_workers} workers")
@@ -95,6 +102,20 @@ def main() -> None:
     print(f"  whole run {total:8.1f} s   projected full scale {total / f / 60:6.1f} min   (target <= 30 min)")
     print(f"  drawing overhead: OCCT floor {floor_ms:.2f} ms/view, spare_gen {work_ms:.2f} ms/view, "
           f"ratio {work_ms / floor_ms:.2f} (target <= 1.3)")
+    full_models, full_cut_sets = base.models.csg.count, base.questions.counts[TaskName.THREE_VIEW_TO_ISOMETRIC]
+    floors = {"models": model_floor * full_models, "drawings": view_floor * 11 * full_models,
+              "three_view_to_isometric": cut_floor * full_cut_sets}
+    print(f"  OCCT floor (CPU, {FLOOR_SAMPLE} of this run's models / cut sets): build {model_floor * 1e3:.1f} ms/model, "
+          f"exact HLR {view_floor * 1e3:.2f} ms/view, cut set {cut_floor:.3f} s/question (4 booleans + 7 views)")
+    measured = {"models": wall["models"], "drawings": wall["drawings"],
+                "three_view_to_isometric": q_timings.get(TaskName.THREE_VIEW_TO_ISOMETRIC.value, {}).get(
+                    "wall_seconds", 0.0)}
+    for stage, cpu in floors.items():
+        floor_min = cpu / n_workers / 60
+        print(f"    {stage:24s} floor at full scale {floor_min:6.1f} min on {n_workers} workers; "
+              f"measured {measured[stage] / f / 60:6.1f} min ({measured[stage] / f / 60 / floor_min:.2f}x floor)")
+    print(f"    floor of these three stages at full scale: {sum(floors.values()) / n_workers / 60:.1f} min "
+          f"(the 30 min target is below it when this exceeds 30)")
     for stage, rows in slow.items():
         if rows:
             print(f"  slowest {stage}: " + ", ".join(f"{uid} {s:.1f} s" for uid, s in rows))

@@ -43,6 +43,11 @@ def cut_with(shape: TopoDS_Shape, cutter: Mapping[str, Any]) -> Cut:
     return Cut(result, valid, volume(result), TopExp_Explorer(result, TopAbs_FACE).More())
 
 
+def bare_cut(shape: TopoDS_Shape, cutter: Mapping[str, Any]) -> TopoDS_Shape:
+    """The boolean alone (no copy, merge, check or volume): the benchmarks' floor for one cut."""
+    return BRepAlgoAPI_Cut(shape, build_primitive(cutter)).Shape()
+
+
 def removed_fraction(original_volume: float, cut: Cut) -> float:
     """Share of the original volume the cut removed (0 = missed, 1 = nothing left); 0 for volume-less shapes."""
     if original_volume <= 0:

@@ -83,6 +83,9 @@ class Drawing:
         """KD-trees of the visible and hidden points, built once (a cut set compares each drawing several times)."""
         return tuple(cKDTree(p) if len(p) else None for p in (self.visible, self.hidden))
 
+    def __getstate__(self) -> dict:
+        return {k: v for k, v in self.__dict__.items() if k != "trees"}  # sent between processes without trees
+
 
 def drawing_distance(a: Drawing, b: Drawing) -> float:
     """Larger of the visible-line and hidden-line chamfer distances (px)."""

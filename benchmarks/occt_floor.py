@@ -1,0 +1,71 @@
+"""The OCCT floor of a finished run: CPU seconds of the bare OpenCASCADE calls its output cannot do without.
+
+Measured on a sample of the run's own accepted models and cut sets (CPU time of this process, so other load on
+the machine matters less): building each model's CSG program, exact hidden-line removal of its 11 fixed views,
+and per three-view question the four accepted cut booleans plus the exact HLR of the seven drawings it stores
+(cut 0's front, right, top and every cut's candidate). Shape preparation for HLR (fusing, seam splitting) is not
+counted, as in ``spare_gen.cad.hlr.exact_hlr_floor``. Everything else a stage does (rejected attempts, validity
+checks, drawing, writing, bookkeeping) is spare_gen's own cost above this floor.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import time
+from pathlib import Path
+
+from spare_gen import cad, shards
+from spare_gen.cad.cut import bare_cut
+from spare_gen.cad.hlr import run_exact
+from spare_gen.cad.hlr_shape import prepare_shape
+from spare_gen.drawings.poses import fixed_poses, pose
+from spare_gen.models.schema import MODELS_FILE
+from spare_gen.questions.cuts import SOURCE_VIEWS, TARGET
+
+CUT_SET_DIR = ".units/questions_three_view_to_isometric"
+
+
+def _hlr_cpu(shape, views) -> float:
+    prepared = prepare_shape(shape).exact
+    t = time.process_time()
+    for direction, x_direction in views:
+        run_exact(prepared, direction, x_direction)
+    return time.process_time() - t
+
+
+def model_and_view_floor(out: Path, n: int) -> tuple[float, float]:
+    """(CPU s per model to build its CSG solid, CPU s per view of exact HLR) over the first ``n`` ok models."""
+    rows = [r for r in shards.read(out / MODELS_FILE, columns=["status", "csg", "brep_path"]).to_pylist()
+            if r["status"] == "ok" and r["csg"]][:n]
+    views = [(p.direction, p.x_direction) for p in fixed_poses()]
+    build = hlr = 0.0
+    for r in rows:
+        t = time.process_time()
+        cad.build_csg(json.loads(r["csg"]))
+        build += time.process_time() - t
+        hlr += _hlr_cpu(cad.read_shape(out / r["brep_path"]), views)
+    return build / max(1, len(rows)), hlr / max(1, len(rows) * len(views))
+
+
+def cut_set_floor(out: Path, n: int) -> float:
+    """CPU s per accepted three-view question: its four cut booleans and the exact HLR of its seven stored views."""
+    brep = {r["model_id"]: r["brep_path"] for r in shards.read(out / MODELS_FILE, columns=["model_id", "brep_path"])
+            .to_pylist()}
+    sets = []
+    for path in sorted((out / CUT_SET_DIR).glob("*.json.gz")):
+        result = json.loads(gzip.decompress(path.read_bytes()))
+        if result.get("accepted"):
+            sets.append(result)
+        if len(sets) == n:
+            break
+    total = 0.0
+    for s in sets:
+        shape = cad.read_shape(out / brep[s["model_id"]])
+        for k, c in enumerate(s["cuts"]):
+            t = time.process_time()
+            cut = bare_cut(shape, c["cutter"])
+            total += time.process_time() - t
+            names = (*SOURCE_VIEWS, TARGET) if k == 0 else (TARGET,)
+            total += _hlr_cpu(cut, [(pose(v).direction, pose(v).x_direction) for v in names])
+    return total / max(1, len(sets))
