@@ -84,6 +84,9 @@ def main() -> None:
                 stage(client, config, out)
                 wall[name] = time.perf_counter() - t0
         q_timings = json.loads((out / "questions" / "timings.json").read_text())["tasks"]
+        cut_units = read_timings(out, f"questions_{TaskName.THREE_VIEW_TO_ISOMETRIC.value}")
+        cut_cpu = sum(float((u.get("timings") or {}).get("cpu", 0.0)) for u in cut_units.values())
+        cut_busy = sum(float(u.get("task_seconds", 0.0)) for u in cut_units.values())
         slow = {s: _slowest(out, s) for s in ("models", "drawings", *[f"questions_{t}" for t in counts])}
         n_models = config.models.csg.count
         model_floor, view_floor = model_and_view_floor(out, FLOOR_SAMPLE)
@@ -98,6 +101,12 @@ def main() -> None:
     for task, t in q_timings.items():
         print(f"  {task:28s} {t['questions']:5d} q in {t['wall_seconds']:7.1f} s  "
               f"({t['questions_per_second'] or 0:6.2f} q/s)   projected {t['wall_seconds'] / f / 60:6.1f} min")
+    n_q = q_timings.get(TaskName.THREE_VIEW_TO_ISOMETRIC.value, {}).get("questions") or 0
+    if n_q:
+        t = q_timings[TaskName.THREE_VIEW_TO_ISOMETRIC.value]
+        print(f"    three_view_to_isometric per question: {cut_cpu / n_q:.3f} CPU s in cut sets (forked attempts "
+              f"included), {cut_busy / n_q:.3f} s of worker time, {t['wall_seconds'] * n_workers / n_q:.3f} s of "
+              f"stage wall x workers; {len(cut_units)} cut sets for {n_q} questions")
     print(f"  questions stage total {wall['questions']:8.1f} s   projected {wall['questions'] / f / 60:6.1f} min")
     print(f"  whole run {total:8.1f} s   projected full scale {total / f / 60:6.1f} min   (target <= 30 min)")
     print(f"  drawing overhead: OCCT floor {floor_ms:.2f} ms/view, spare_gen {work_ms:.2f} ms/view, "
