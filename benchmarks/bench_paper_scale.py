@@ -83,6 +83,11 @@ def main() -> None:
                 t0 = time.perf_counter()
                 stage(client, config, out)
                 wall[name] = time.perf_counter() - t0
+        from pipelines.regenerate import _audit  # spare-gen run audits every dataset it writes
+
+        t0 = time.perf_counter()
+        audit = _audit(out, config.seed)
+        wall["audit"] = time.perf_counter() - t0
         q_timings = json.loads((out / "questions" / "timings.json").read_text())["tasks"]
         cut_units = read_timings(out, f"questions_{TaskName.THREE_VIEW_TO_ISOMETRIC.value}")
         cut_cpu = sum(float((u.get("timings") or {}).get("cpu", 0.0)) for u in cut_units.values())
@@ -108,6 +113,7 @@ def main() -> None:
               f"included), {cut_busy / n_q:.3f} s of worker time, {t['wall_seconds'] * n_workers / n_q:.3f} s of "
               f"stage wall x workers; {len(cut_units)} cut sets for {n_q} questions")
     print(f"  questions stage total {wall['questions']:8.1f} s   projected {wall['questions'] / f / 60:6.1f} min")
+    print(f"  audit     {wall['audit']:8.1f} s   projected {wall['audit'] / f / 60:6.1f} min   ({audit.splitlines()[0]})")
     print(f"  whole run {total:8.1f} s   projected full scale {total / f / 60:6.1f} min   (target <= 30 min)")
     print(f"  drawing overhead: OCCT floor {floor_ms:.2f} ms/view, spare_gen {work_ms:.2f} ms/view, "
           f"ratio {work_ms / floor_ms:.2f} (target <= 1.3)")
