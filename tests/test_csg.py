@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 
@@ -9,7 +10,9 @@ import pytest
 
 from spare_gen import cad
 from spare_gen.models.csg import PARAM_RANGES, primitive_counts_for, primitive_volume, random_program
-from spare_gen.models.stage import check_csg
+from spare_gen.config.schema import CsgConfig
+from spare_gen.models.settings import ModelSettings
+from spare_gen.models.stage import check_csg, make_csg_model
 from spare_gen.rng import derive_rng
 
 
@@ -73,3 +76,29 @@ def test_degenerate_results_are_rejected_by_name():
     sliver = {"primitives": [far["primitives"][0], dict(far["primitives"][1], translation=[0.5, 0, 0])],
               "operations": ["intersection"]}
     assert check_csg(cad.build_csg(sliver), sliver, 0.05)[0].value == "tiny_volume"
+
+
+def test_rules_measure_cheapest_first_and_accepted_shapes_get_full_stats():
+    far = {"primitives": [
+        {"type": "box", "params": {"dx": 0.5, "dy": 0.5, "dz": 0.5}, "rotation": {"axis": "z", "degrees": 0}, "translation": [0, 0, 0]},
+        {"type": "sphere", "params": {"r": 0.3}, "rotation": {"axis": "z", "degrees": 0}, "translation": [3, 0, 0]},
+    ], "operations": ["union"]}
+    reason, measured = check_csg(cad.build_csg(far), far, 0.05)
+    assert reason.value == "disconnected" and set(measured) == {"n_solids", "volume"}  # no BRepCheck, no box
+    near = dict(far, primitives=[far["primitives"][0], dict(far["primitives"][1], translation=[0.3, 0, 0])])
+    shape = cad.build_csg(near)
+    reason, stats = check_csg(shape, near, 0.05)
+    assert reason is None and stats == cad.shape_stats(shape)  # the same row as measuring everything anew
+
+
+def test_csg_model_files_hash_the_bytes_on_disk_and_report_cpu_by_phase(tmp_path):
+    settings = ModelSettings(stage="models", seed=0, out_dir=str(tmp_path), timeout_s=60, csg=CsgConfig())
+    row = make_csg_model({"unit_id": "csg_000007", "model_id": "csg_000007", "n_primitives": 4}, settings,
+                         settings.unit_rng("csg_000007"))
+    for kind in ("step", "brep"):
+        data = (tmp_path / row[f"{kind}_path"]).read_bytes()
+        assert row[f"{kind}_sha256"] == hashlib.sha256(data).hexdigest()
+    again = cad.read_shape(tmp_path / row["step_path"])
+    assert cad.shape_stats(again)["n_faces"] == row["n_faces"]
+    assert {"build", "check", "step", "brep", "hash"} <= set(row["timing"]) and row["timing"]["build"] > 0
+    assert ("rejected" in row["timing"]) == (row["attempts"] > 1)

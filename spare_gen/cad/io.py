@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import os
 import re
 from pathlib import Path
@@ -14,7 +15,7 @@ from OCP.Interface import Interface_Static
 from OCP.STEPControl import STEPControl_AsIs, STEPControl_Reader, STEPControl_Writer
 from OCP.TopoDS import TopoDS_Shape
 
-from spare_gen.atomic import with_tmp_path
+from spare_gen.atomic import with_tmp_path, write_bytes
 
 STEP_SUFFIXES = (".step", ".stp")
 IGES_SUFFIXES = (".iges", ".igs")
@@ -111,20 +112,26 @@ def canonical_step(data: bytes, product: bytes) -> bytes:
     return _STEP_NAUO.sub(lambda _: b"NEXT_ASSEMBLY_USAGE_OCCURRENCE('%d'" % next(counter), data)
 
 
-def write_step(shape: TopoDS_Shape, path: str | os.PathLike, name: str = "spare_gen") -> Path:
-    """Write a STEP file atomically, with a fixed header timestamp so equal shapes give equal bytes."""
+def step_bytes(shape: TopoDS_Shape, name: str = "spare_gen") -> bytes:
+    """The STEP (AP214) text of ``shape``, written in memory, with every per-process value made canonical."""
     Interface_Static.SetCVal_s("write.step.schema", "AP214IS")
-    product = re.sub(r"[^A-Za-z0-9._ -]", "_", name).encode()
+    writer = STEPControl_Writer()
+    if writer.Transfer(shape, STEPControl_AsIs) != IFSelect_RetDone:
+        raise CadReadError(f"{name}: STEP transfer failed")
+    stream = io.BytesIO()
+    if writer.WriteStream(stream) != IFSelect_RetDone:
+        raise CadReadError(f"{name}: STEP write failed")
+    return canonical_step(stream.getvalue(), re.sub(r"[^A-Za-z0-9._ -]", "_", name).encode())
 
-    def writer(tmp: Path) -> None:
-        w = STEPControl_Writer()
-        if w.Transfer(shape, STEPControl_AsIs) != IFSelect_RetDone:
-            raise CadReadError(f"{Path(path).name}: STEP transfer failed")
-        if w.Write(str(tmp)) != IFSelect_RetDone:
-            raise CadReadError(f"{Path(path).name}: STEP write failed")
-        tmp.write_bytes(canonical_step(tmp.read_bytes(), product))
 
-    return with_tmp_path(path, writer)
+def write_step(shape: TopoDS_Shape, path: str | os.PathLike, name: str = "spare_gen") -> bytes:
+    """Write a STEP file atomically, with a fixed header timestamp so equal shapes give equal bytes; return them."""
+    try:
+        data = step_bytes(shape, name)
+    except CadReadError as exc:
+        raise CadReadError(f"{Path(path).name}: {str(exc).split(': ', 1)[1]}") from None
+    write_bytes(path, data)
+    return data
 
 
 def write_brep(shape: TopoDS_Shape, path: str | os.PathLike) -> Path:

@@ -75,18 +75,24 @@ def solid_groups(shape: TopoDS_Shape, relative_tolerance: float = 1e-6) -> int:
     return len({root(i) for i in range(len(solids))})
 
 
-def shape_stats(shape: TopoDS_Shape) -> dict:
-    """Row fields for models.parquet."""
+def solids_and_volume(shape: TopoDS_Shape) -> tuple[int, float]:
+    """The two cheap measures a CSG result is judged by first: how many solids it holds, and its volume."""
+    return _count(shape, TopAbs_SOLID), volume(shape)
+
+
+def shape_stats(shape: TopoDS_Shape, known: dict | None = None) -> dict:
+    """Row fields for models.parquet; ``known`` holds fields already measured on this shape (not measured again)."""
+    known = known or {}
     bbox = bounding_box(shape)
     return {
         "bbox_min": list(bbox[:3]),
         "bbox_max": list(bbox[3:]),
-        "volume": volume(shape),
+        "volume": known["volume"] if "volume" in known else volume(shape),
         "area": area(shape),
-        "n_solids": _count(shape, TopAbs_SOLID),
+        "n_solids": known["n_solids"] if "n_solids" in known else _count(shape, TopAbs_SOLID),
         "n_shells": _count(shape, TopAbs_SHELL),
         "n_faces": _count(shape, TopAbs_FACE),
         "n_edges": _count(shape, TopAbs_EDGE),
         "n_vertices": _count(shape, TopAbs_VERTEX),
-        "valid": is_valid(shape),
+        "valid": known["valid"] if "valid" in known else is_valid(shape),
     }

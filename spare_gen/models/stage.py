@@ -5,7 +5,9 @@ These functions run inside the killable child process (they call OpenCASCADE thr
 
 from __future__ import annotations
 
+import hashlib
 import json
+import time
 from collections import Counter
 from enum import Enum
 from pathlib import Path
@@ -13,6 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from spare_gen import cad
+from spare_gen.cad.props import is_valid, solids_and_volume
 from spare_gen.filehash import sha256_file
 from spare_gen.models.csg import primitives_volume, random_program
 from spare_gen.models.quality import assess
@@ -34,49 +37,89 @@ def model_paths(out_dir: str, model_id: str) -> tuple[Path, Path]:
     return base / f"{model_id}.step", base / f"{model_id}.brep"
 
 
-def write_model_files(shape, out_dir: str, model_id: str) -> dict:
-    """STEP (for users) and BREP (exact, for later stages), with their paths and content hashes."""
+def write_model_files(shape, out_dir: str, model_id: str, timing: dict | None = None) -> dict:
+    """STEP (for users) and BREP (exact, for later stages), with their paths and content hashes.
+
+    ``timing`` (if given) gains the CPU seconds of the STEP and BREP writes and of hashing.
+    """
     step, brep = model_paths(out_dir, model_id)
-    cad.write_step(shape, step, name=model_id)
+    clock = _Clock(timing if timing is not None else {})
+    data = cad.write_step(shape, step, name=model_id)
+    clock.lap("step")
     cad.write_brep(shape, brep)
-    return {"step_path": f"models/{step.name}", "step_sha256": sha256_file(step),
-            "brep_path": f"models/{brep.name}", "brep_sha256": sha256_file(brep)}
+    clock.lap("brep")
+    files = {"step_path": f"models/{step.name}", "step_sha256": hashlib.sha256(data).hexdigest(),
+             "brep_path": f"models/{brep.name}", "brep_sha256": sha256_file(brep)}
+    clock.lap("hash")
+    return files
+
+
+class _Clock:
+    """Adds the CPU seconds since its last lap to ``totals[name]`` (time.process_time: this process only)."""
+
+    def __init__(self, totals: dict) -> None:
+        self.totals, self.t = totals, time.process_time()
+
+    def lap(self, name: str, now: float | None = None) -> None:
+        now = time.process_time() if now is None else now
+        self.totals[name] = self.totals.get(name, 0.0) + now - self.t
+        self.t = now
 
 
 def check_csg(shape, program: dict, min_volume_fraction: float) -> tuple[Rejection | None, dict]:
-    stats = cad.shape_stats(shape)
-    if stats["n_solids"] == 0 or stats["volume"] <= 1e-9:
+    """The rules in their fixed order (empty, disconnected, tiny volume, invalid B-rep), measured cheapest first.
+
+    Solids and volume come first, BRepCheck only for a shape that passes them, and the full row statistics
+    only for a shape that passes every rule; a rejected shape's stats hold what was measured.
+    """
+    n_solids, volume = solids_and_volume(shape)
+    stats = {"n_solids": n_solids, "volume": volume}
+    if n_solids == 0 or volume <= 1e-9:
         return Rejection.EMPTY, stats
-    if stats["n_solids"] > 1:
+    if n_solids > 1:
         return Rejection.DISCONNECTED, stats
-    if stats["volume"] < min_volume_fraction * primitives_volume(program):
+    if volume < min_volume_fraction * primitives_volume(program):
         return Rejection.TINY_VOLUME, stats
+    stats["valid"] = is_valid(shape)
     if not stats["valid"]:
         return Rejection.INVALID_BREP, stats
-    return None, stats
+    return None, cad.shape_stats(shape, known=stats)
 
 
 def make_csg_model(unit: dict, settings: ModelSettings, rng: np.random.Generator) -> dict:
-    """Draw CSG programs of ``unit["n_primitives"]`` primitives from ``rng`` until one passes every rule."""
+    """Draw CSG programs of ``unit["n_primitives"]`` primitives from ``rng`` until one passes every rule.
+
+    ``timing`` (kept out of the tables) holds the CPU seconds of: building the accepted model (``build``),
+    checking it (``check``), building and checking rejected attempts (``rejected``), and the writes.
+    """
     model_id, n_primitives, csg = unit["model_id"], unit["n_primitives"], settings.csg
     rejections: Counter[str] = Counter()
+    timing: dict[str, float] = {}
+    clock = _Clock(timing)
     for attempt in range(csg.max_attempts):
         program = random_program(n_primitives, rng)
         try:
             shape = cad.build_csg(program)
         except Exception:
             rejections[Rejection.BOOLEAN_FAILED.value] += 1
+            clock.lap("rejected")
             continue
+        built = time.process_time()
         reason, stats = check_csg(shape, program, csg.min_volume_fraction)
         if reason is not None:
             rejections[reason.value] += 1
+            clock.lap("rejected")
             continue
+        clock.lap("build", now=built)
+        clock.lap("check")
+        files = write_model_files(shape, settings.out_dir, model_id, timing)
         return {
             "csg": json.dumps(program, sort_keys=True),
             "attempts": attempt + 1,
             "rejections": json.dumps(dict(sorted(rejections.items()))),
-            **write_model_files(shape, settings.out_dir, model_id),
+            **files,
             **stats,
+            "timing": {k: round(v, 5) for k, v in timing.items()},
         }
     raise RuntimeError(
         f"no valid CSG model with {n_primitives} primitives after {csg.max_attempts} attempts "

@@ -25,7 +25,8 @@ def model_task(unit: dict, settings: ModelSettings) -> dict:
     outcome = run_in_child(CSG_TARGET if unit["source"] == "csg" else FILE_TARGET, unit, settings)
     if outcome.status is Status.TRANSIENT:
         return {"status": Status.TRANSIENT.value, "error": outcome.error}
-    row = {**base, "status": outcome.status.value, "error": outcome.error, "seconds": round(outcome.seconds, 4)}
+    row = {**base, "status": outcome.status.value, "error": outcome.error, "seconds": round(outcome.seconds, 4),
+           "cpu_seconds": round(outcome.cpu_seconds, 4)}
     if outcome.status is Status.OK:
         row.update(outcome.value)
         if "quality" not in row:  # CSG: the attempt rules already require one valid solid
