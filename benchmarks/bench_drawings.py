@@ -9,7 +9,7 @@ Usage: python benchmarks/bench_drawings.py [COUNT]   (default 12 CSG models, see
 Throughput runs the child function ``draw_model`` (everything, per model) in a process pool.
 (c) the stage itself: the sharded runner on an embedded Dask cluster of 2 workers (each with its killable OCCT
     child), the models repeated STAGE_COPIES times, then the duplicates pass; CPU per view split by process
-    (OCCT children, Dask workers, client with scheduler and nannies) against (b) + per-model preparation.
+    (OCCT children, Dask workers, client with scheduler and nannies) against draw_model's in the 2-worker pool.
 Machines here are shared and noisy: compare numbers within one run only. (a) and (b) alternate on each
 model (best of REPEATS each), and are also given in CPU time of the process (``time.process_time``), which
 another job on the machine disturbs much less than wall time: on a busy machine trust the CPU ratio.
@@ -188,12 +188,11 @@ def main() -> None:
     print(f"  throughput, draw_model in a process pool: 1 worker {one[0]:6.1f} views/s, "
           f"2 workers {two[0]:6.1f} views/s (speed-up {two[0] / one[0]:.2f}x, target >= 1.8x)")
     print(f"  worker CPU per view (draw_model, all of it): 1 worker {one[1]:6.2f} ms, 2 workers {two[1]:6.2f} ms")
-    in_process = 1e3 * (work[1] / n_views) + 1e3 * prep / (len(paths) * len(views))
     total = sum(stage_cpu.values())
     print(f"  (c) stage, sharded runner on 2 Dask workers, {stage_views} views: {stage_rate:6.1f} views/s; CPU per view "
           f"{total:.2f} ms = OCCT children {stage_cpu['child']:.2f} + Dask workers {stage_cpu['worker']:.2f} + client, "
           f"scheduler, nannies {stage_cpu['client']:.2f}")
-    print(f"      stage CPU / in-process (b + preparation, {in_process:.2f} ms/view): {total / in_process:.2f}; "
+    print(f"      stage CPU / draw_model CPU in the 2-worker pool ({two[1]:.2f} ms/view): {total / two[1]:.2f}; "
           f"load average {load_end:.2f} at the end")
 
 
