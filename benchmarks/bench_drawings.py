@@ -7,6 +7,9 @@ Usage: python benchmarks/bench_drawings.py [COUNT]   (default 12 CSG models, see
 (b) spare_gen's per-view work: HLR + discretisation + canvas mapping + SVG + anti-aliased PNG + the
     views.parquet row, with the atomic file writes; per-model preparation (read, fuse, seams) apart.
 Throughput runs the child function ``draw_model`` (everything, per model) in a process pool.
+(c) the stage itself: the sharded runner on an embedded Dask cluster of 2 workers (each with its killable OCCT
+    child), the models repeated STAGE_COPIES times, then the duplicates pass; CPU per view split by process
+    (OCCT children, Dask workers, client with scheduler and nannies) against draw_model's in the 2-worker pool.
 Machines here are shared and noisy: compare numbers within one run only. (a) and (b) alternate on each
 model (best of REPEATS each), and are also given in CPU time of the process (``time.process_time``), which
 another job on the machine disturbs much less than wall time: on a busy machine trust the CPU ratio.
@@ -33,6 +36,8 @@ from spare_gen.models.stage import check_csg
 from spare_gen.rng import derive_rng
 
 REPEATS = 5  # best of, per model, for (a) and (b)
+STAGE_COPIES = 4  # (c) draws each model this many times (as distinct units)
+STAGE_SHARD_UNITS = 8  # (c) units per shard: a few shards per worker, as in a real run
 CLOCKS = (time.perf_counter, time.process_time)  # wall, CPU
 
 
@@ -99,6 +104,53 @@ def throughput(paths: list[Path], render: RenderConfig, out: Path, workers: int)
     return views / wall, 1e3 * sum(r[1] for r in results) / views
 
 
+def _cpu_by_kind() -> dict[int, tuple[str, float]]:
+    """pid -> (kind, CPU seconds) of this process and its descendants: client, worker or child (OCCT)."""
+    import psutil
+
+    me = psutil.Process()
+    found = {}
+    for proc in [me, *me.children(recursive=True)]:
+        try:
+            times, cmd = proc.cpu_times(), " ".join(proc.cmdline())
+        except psutil.Error:
+            continue
+        kind = "client" if proc.pid == me.pid else ("child" if "spare_gen.runner.child" in cmd else "worker")
+        found[proc.pid] = (kind, times.user + times.system)
+    return found
+
+
+def stage_cost(paths: list[Path], out: Path, workers: int = 2) -> tuple[float, dict[str, float], int]:
+    """(views/s, CPU ms per view by process kind, views) of the drawings stage as ``spare-gen run`` runs it
+    (sharded runner, embedded cluster, duplicates pass); cluster start-up and child start-up excluded."""
+    from spare_gen.config import load_config
+    from spare_gen.drawings.driver import draw_task, mark_duplicates, tables
+    from spare_gen.drawings.schema import DRAWINGS_FILE
+    from spare_gen.drawings.settings import DrawSettings
+    from spare_gen.runner.cluster import open_client
+    from spare_gen.runner.sharded import run_sharded_stage
+
+    def run(folder: Path, units: list[dict], client) -> None:
+        config = load_config(None, [f'out="{folder}"', "runner.progress=false"])
+        run_sharded_stage(client, draw_task, units, DrawSettings.from_config(config, folder), tables(config),
+                          shard_units=STAGE_SHARD_UNITS, progress=False)
+        mark_duplicates(folder / DRAWINGS_FILE)
+
+    units = [{"unit_id": f"{p.stem}_{k}", "model_id": f"{p.stem}_{k}", "shape_path": str(p)}
+             for k in range(STAGE_COPIES) for p in paths]
+    with open_client("", workers, dashboard=False, quiet=True) as client:
+        warm = [{**u, "unit_id": f"warm{i}", "model_id": f"warm{i}"} for i, u in enumerate(units[:workers])]
+        run(out / "warm-up", warm, client)  # starts each worker's child (OCP import)
+        before, t0 = _cpu_by_kind(), time.perf_counter()
+        run(out / "stage", units, client)
+        wall, after = time.perf_counter() - t0, _cpu_by_kind()
+    views = 11 * len(units)
+    by_kind: dict[str, float] = {"child": 0.0, "worker": 0.0, "client": 0.0}
+    for pid, (kind, cpu) in after.items():
+        by_kind[kind] += cpu - before.get(pid, (kind, 0.0))[1]
+    return views / wall, {k: 1e3 * v / views for k, v in by_kind.items()}, views
+
+
 def main() -> None:
     count = int(sys.argv[1]) if len(sys.argv) > 1 else 12
     render = RenderConfig()
@@ -122,6 +174,8 @@ def main() -> None:
         load = os.getloadavg()[0]
         one = throughput(paths, render, tmp / "w1", 1)
         two = throughput(paths, render, tmp / "w2", 2)
+        stage_rate, stage_cpu, stage_views = stage_cost(paths, tmp / "stage", 2)
+        load_end = os.getloadavg()[0]
     print(f"drawings: {count} CSG models (seed 0, 2/3/4 primitives), 11 poses, {render.size} px, best of {REPEATS}; "
           f"load average {load:.2f} on {os.cpu_count()} CPUs")
     print(f"  (a) OCCT floor, exact HLR + extraction : {1e3 * floor[0] / n_views:7.2f} ms/view wall, "
@@ -134,6 +188,12 @@ def main() -> None:
     print(f"  throughput, draw_model in a process pool: 1 worker {one[0]:6.1f} views/s, "
           f"2 workers {two[0]:6.1f} views/s (speed-up {two[0] / one[0]:.2f}x, target >= 1.8x)")
     print(f"  worker CPU per view (draw_model, all of it): 1 worker {one[1]:6.2f} ms, 2 workers {two[1]:6.2f} ms")
+    total = sum(stage_cpu.values())
+    print(f"  (c) stage, sharded runner on 2 Dask workers, {stage_views} views: {stage_rate:6.1f} views/s; CPU per view "
+          f"{total:.2f} ms = OCCT children {stage_cpu['child']:.2f} + Dask workers {stage_cpu['worker']:.2f} + client, "
+          f"scheduler, nannies {stage_cpu['client']:.2f}")
+    print(f"      stage CPU / draw_model CPU in the 2-worker pool ({two[1]:.2f} ms/view): {total / two[1]:.2f}; "
+          f"load average {load_end:.2f} at the end")
 
 
 if __name__ == "__main__":

@@ -46,14 +46,16 @@ class Style:
             packed=render.store is DrawingStore.PARQUET,
         )
 
-    def layers(self, visible: list[np.ndarray], hidden: list[np.ndarray]) -> list[Layer]:
-        """Hidden lines first (underneath), then visible lines; groups named for the SVG."""
+    def layers(self, visible: list[np.ndarray], hidden: list[np.ndarray], visible_flat: list | None = None,
+               hidden_flat: list | None = None) -> list[Layer]:
+        """Hidden lines first (underneath), then visible lines; groups named for the SVG (``*_flat``: the same
+        polylines as flat coordinate lists, converted once for the SVG and the raster)."""
         cap = self.linecap.value
         if self.hidden_style is HiddenStyle.RED:
-            hidden_layer = Layer(hidden, HIDDEN_RED, self.hidden_width, None, "hidden", cap)
+            hidden_layer = Layer(hidden, HIDDEN_RED, self.hidden_width, None, "hidden", cap, hidden_flat)
         else:
-            hidden_layer = Layer(hidden, HIDDEN_GREY, self.hidden_width, HIDDEN_DASH, "hidden", cap)
-        return [hidden_layer, Layer(visible, VISIBLE_COLOR, self.visible_width, None, "visible", cap)]
+            hidden_layer = Layer(hidden, HIDDEN_GREY, self.hidden_width, HIDDEN_DASH, "hidden", cap, hidden_flat)
+        return [hidden_layer, Layer(visible, VISIBLE_COLOR, self.visible_width, None, "visible", cap, visible_flat)]
 
 
 def split_points(points, lengths: list[int]) -> list:
@@ -86,15 +88,16 @@ def render_view(
     points = np.concatenate(lines) if lines else None  # the view's points, stacked once
     lengths = [len(a) for a in lines]
     if points is None:
-        both, pairs, bbox = [], [], None
+        both, pairs, flat, bbox = [], [], [], None
     else:
         stacked = quantize(framing.to_canvas(pose, points))  # one numpy pass for the view
         both = split_points(stacked, lengths)
         pairs = split_points(stacked.tolist(), lengths)  # the row's nested lists, in one conversion
+        flat = split_points(stacked.ravel().tolist(), [2 * n for n in lengths])  # for the SVG and the raster
         bbox = [*stacked.min(axis=0).tolist(), *stacked.max(axis=0).tolist()]
     n_vis = len(visible)
     vis_px, hid_px = both[:n_vis], both[n_vis:]
-    layers = style.layers(vis_px, hid_px)
+    layers = style.layers(vis_px, hid_px, flat[:n_vis], flat[n_vis:])
     svg_rel, png_rel = view_paths(model_id, pose.name)
     svg = svg_document(layers, style.size).encode("utf-8")
     if not style.packed:

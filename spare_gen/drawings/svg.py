@@ -24,6 +24,7 @@ class Layer(NamedTuple):
     dash: tuple[float, ...] | None = None  # on/off lengths in pixels, restarting at every polyline
     name: str | None = None
     linecap: str = "butt"  # "round": the SPARE3D preset (stroke-linecap of the group; the raster adds end discs)
+    flat: Sequence[list[float]] | None = None  # the polylines as flat [x0, y0, ...] lists, if already made
 
 
 def as_layers(layers: Iterable) -> list[Layer]:
@@ -74,6 +75,11 @@ def flat_coordinates(polylines: Sequence[np.ndarray]) -> list[list[float]]:
     return [flat[a:b] for a, b in zip([0] + ends[:-1], ends)]
 
 
+def layer_flat(layer: Layer) -> Sequence[list[float]]:
+    """The layer's polylines as flat coordinate lists: the ones it carries, else converted once here."""
+    return layer.flat if layer.flat is not None else flat_coordinates(layer.polylines)
+
+
 def _group(layer: Layer) -> str:
     attrs = [f'id="{layer.name}"'] if layer.name else []
     attrs.append(f'stroke="{color_hex(layer.color)}" stroke-width="{_num(layer.width)}"')
@@ -82,7 +88,7 @@ def _group(layer: Layer) -> str:
     if layer.dash:
         attrs.append(f'stroke-dasharray="{",".join(_num(d) for d in layer.dash)}"')
     paths = "".join(f'<path d="{_path_format(len(f) // 2) % tuple(f)}"/>\n'
-                    for f in flat_coordinates(layer.polylines) if len(f) >= 4)
+                    for f in layer_flat(layer) if len(f) >= 4)
     return f"<g {' '.join(attrs)}>\n{paths}</g>\n"
 
 

@@ -153,18 +153,32 @@ def execute_unit(task: Task, unit: dict, settings: StageSettings, fingerprint: s
     return result
 
 
+def _numbers(value: list) -> bool:
+    """True for a (nested) list of numbers, judged by its first leaf: result lists are homogeneous."""
+    first = value
+    while isinstance(first, list) and first:
+        first = first[0]
+    return isinstance(first, (int, float))
+
+
 def output_files(result) -> list[str]:
-    """Relative paths a unit's result names (keys as ``spare_gen.inventory.is_file_column`` reads them, or ``step``)."""
+    """Relative paths a unit's result names (keys as ``spare_gen.inventory.is_file_column`` reads them, or ``step``).
+
+    Coordinate lists (a views row holds hundreds of points) are skipped whole, not walked point by point.
+    """
     found: list[str] = []
 
     def walk(value, key: str = "") -> None:
         if isinstance(value, dict):
-            for k, v in value.items():
-                if not is_packed(value, str(k)):  # bytes held by the row itself name no file (spare_gen.packed)
+            for k, v in value.items():  # numbers and None name no file: not looked at
+                if isinstance(v, (dict, list, str)) and not is_packed(value, str(k)):  # packed bytes name no file
                     walk(v, str(k))
         elif isinstance(value, list):
+            if value and _numbers(value):
+                return
             for v in value:
-                walk(v, key)
+                if isinstance(v, (dict, list, str)):
+                    walk(v, key)
         elif isinstance(value, str) and value and (is_file_column(key) or key == "step") \
                 and not value.startswith("/") and "/" in value:
             found.append(value)
