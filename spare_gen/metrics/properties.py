@@ -268,11 +268,9 @@ def chunk_tests(n_edges: int) -> list[list[str]]:
     """The wireframe's tests in report order, cut into contiguous groups of about equal cost."""
     parts = int(min(len(TESTS), max(1, -(-n_edges // EDGES_PER_TASK))))
     weights = np.array([TEST_WEIGHTS[c] for _, c, _ in TESTS], dtype=float)
-    ends = np.cumsum(weights) / weights.sum() * parts  # which part each test's cost falls in
-    groups: list[list[str]] = [[] for _ in range(parts)]
-    for (test, _, _), end, w in zip(TESTS, ends, weights):
-        groups[min(parts - 1, int((end - w / weights.sum() * parts / 2) // 1))].append(test)
-    return [g for g in groups if g]
+    middle = (np.cumsum(weights) - weights / 2) / weights.sum()  # where each test's cost is centred, in [0, 1]
+    part = np.minimum(parts - 1, (middle * parts).astype(int))
+    return [[t for (t, _, _), k in zip(TESTS, part) if k == p] for p in range(parts) if (part == p).any()]
 
 
 def property_cases(
