@@ -12,7 +12,16 @@ import pytest
 
 from pipelines import metric_report
 from spare_gen.metrics import perturbations as P
-from spare_gen.metrics.properties import TESTS, pass_rates, property_cases, render_markdown
+from spare_gen.metrics.properties import (
+    TESTS,
+    chunk_tests,
+    model_cases,
+    pass_rates,
+    property_cases,
+    render_markdown,
+    self_dissimilarity,
+    wireframe_cases,
+)
 from spare_gen.metrics.wireframe import evaluate_all, get_metric_names
 from spare_gen.rng import derive_rng
 from spare_gen.wireframes.model import CORNER, CURVE, Wireframe
@@ -94,6 +103,36 @@ def test_property_cases_are_reproducible_and_report_not_applicable():
     rates = pass_rates(a)
     assert list(rates.index) == [t for t, _, _ in TESTS]
     assert list(rates.columns) == cheap
+
+
+def cubes(n: int) -> Wireframe:
+    """``n`` unit cubes in a row, each a little bigger than the last (12 n edges)."""
+    parts = [cube() for _ in range(n)]
+    vertices = np.vstack([w.vertices * (1 + 0.1 * k) + [2.5 * k, 0, 0] for k, w in enumerate(parts)])
+    edges = np.vstack([w.edges + 8 * k for k, w in enumerate(parts)])
+    return Wireframe(vertices, edges)
+
+
+def test_a_large_wireframe_split_over_tasks_gives_the_rows_of_one_task():
+    cheap = ["corner_f1", "edge_f1", "wed"]
+    gts = [P.normalise(cubes(8)), P.normalise(square())]
+    chunks = chunk_tests(gts[0].n_edges)
+    assert len(chunks) > 1 and sum(chunks, []) == [t for t, _, _ in TESTS]  # every test once, report order
+    assert chunk_tests(gts[1].n_edges) == [[t for t, _, _ in TESTS]]
+    self_d = self_dissimilarity(0, gts, cheap)
+    split = [r for c in chunks for r in wireframe_cases(0, gts, cheap, 5, c, self_d)]
+    assert split == model_cases(0, gts, cheap, 5)
+
+
+def test_property_cases_on_a_client_match_the_serial_rows():
+    from spare_gen.runner.cluster import open_client
+
+    cheap = ["corner_f1", "edge_f1", "wed", "spectral"]
+    wireframes = [cubes(8), square(), l_shape()]
+    serial = property_cases(wireframes, seed=2, metric_names=cheap)
+    with open_client(workers=2, dashboard=False, quiet=True) as client:
+        parallel = property_cases(wireframes, seed=2, metric_names=cheap, client=client)
+    pd.testing.assert_frame_equal(serial, parallel)
 
 
 def test_render_markdown_marks_passes_and_counts_them():

@@ -26,7 +26,7 @@ from functools import lru_cache
 import numpy as np
 from scipy.spatial import cKDTree
 
-from spare_gen.metrics.sampling import clean_segments, point_segment_distance, sample_segments
+from spare_gen.metrics.sampling import clean_segments, sample_segments
 from spare_gen.rng import derive_rng
 from spare_gen.wireframes.model import Wireframe
 
@@ -62,27 +62,56 @@ def sample_capsules(
 
     With ``with_part`` also a bool per point: drawn in the tube part (not in a cap).
     """
+    return _place(segments, radius, _Draws(radius, n, rng), with_part)
+
+
+class _Draws:
+    """The random numbers of :func:`sample_capsules`, drawn in its order; none depends on the segments, so one
+    set serves every wireframe sampled with the same generator seed, count and radius."""
+
+    def __init__(self, radius: float, n: int, rng: np.random.Generator):
+        # what Generator.choice(size=n, p=...) draws: one uniform per sample, searched in the normalised CDF
+        self.choice = rng.random(n)
+        u = rng.random((n, 4))
+        self.part, self.along = u[:, 0], u[:, 3]
+        r_disc = radius * np.sqrt(u[:, 1])
+        angle = 2.0 * np.pi * u[:, 2]
+        self.disc_cos, self.disc_sin = (r_disc * np.cos(angle))[:, None], (r_disc * np.sin(angle))[:, None]
+        g = rng.standard_normal((n, 3))
+        g *= (radius * np.cbrt(rng.random(n)) / np.maximum(np.linalg.norm(g, axis=1), 1e-300))[:, None]
+        self.ball = g
+
+
+@lru_cache(maxsize=4)
+def _seeded_draws(seed: int, radius: float, n: int) -> _Draws:
+    return _Draws(radius, n, derive_rng(seed, "cylinder_iou"))
+
+
+def _place(segments: np.ndarray, radius: float, draws: _Draws, with_part: bool):
+    """The sample points of ``segments`` from ``draws`` (see :func:`sample_capsules`)."""
     a, b = segments[:, 0], segments[:, 1]
     length = np.linalg.norm(b - a, axis=1)
     d = (b - a) / length[:, None]
     tube = np.pi * radius**2 * length
     ball = _ball_volume(radius, CylinderEnds.ROUND)
     volume = tube + ball
-    k = rng.choice(len(segments), size=n, p=volume / volume.sum())
-    u = rng.random((n, 4))
-    in_tube = u[:, 0] * volume[k] < tube[k]
-    e1, e2 = (e[k] for e in _perpendicular_frame(d))  # row-wise: the same as the frame of d[k], once per segment
+    p = volume / volume.sum()
+    cdf = p.cumsum()
+    cdf /= cdf[-1]
+    k = cdf.searchsorted(draws.choice, side="right")
+    in_tube = draws.part * volume[k] < tube[k]
+    e1, e2 = _perpendicular_frame(d)
+    points = np.empty((len(k), 3))
     # tube part: uniform along the axis, uniform over the disc
-    r_disc = radius * np.sqrt(u[:, 1])
-    angle = 2.0 * np.pi * u[:, 2]
-    tube_pts = a[k] + (u[:, 3] * length[k])[:, None] * d[k]
-    tube_pts += (r_disc * np.cos(angle))[:, None] * e1 + (r_disc * np.sin(angle))[:, None] * e2
+    t, kt = np.nonzero(in_tube)[0], k[in_tube]
+    tube_pts = a[kt] + (draws.along[t] * length[kt])[:, None] * d[kt]
+    tube_pts += draws.disc_cos[t] * e1[kt] + draws.disc_sin[t] * e2[kt]
+    points[t] = tube_pts
     # caps: a uniform ball point, its back half put on end a and its front half on end b
-    g = rng.standard_normal((n, 3))
-    g *= (radius * np.cbrt(rng.random(n)) / np.maximum(np.linalg.norm(g, axis=1), 1e-300))[:, None]
-    front = np.einsum("ij,ij->i", g, d[k]) >= 0
-    cap_pts = np.where(front[:, None], b[k], a[k]) + g
-    points = np.where(in_tube[:, None], tube_pts, cap_pts)
+    c, kc = np.nonzero(~in_tube)[0], k[~in_tube]
+    g = draws.ball[c]
+    front = np.einsum("ij,ij->i", g, d[kc]) >= 0
+    points[c] = np.where(front[:, None], b[kc], a[kc]) + g
     return (points, in_tube) if with_part else points
 
 
@@ -125,17 +154,34 @@ def capsule_containment(
 
 class _Anchors:
     """Candidate anchors of a segment set for :func:`_containment`: the midpoints of pieces at most ``spacing``
-    long and both end points of every segment, with the segment, piece and kind (piece, start, end) of each."""
+    long and both end points of every segment, with the segment, piece and kind (piece, start, end) of each,
+    and ``reach(radius)``: how far from each anchor a point it is looked for at can be (see :func:`_containment`)."""
 
     def __init__(self, segments: np.ndarray, spacing: float):
         samples = sample_segments(segments, spacing)
         n = len(segments)
+        self.piece_length = samples.weights
         self.points = np.concatenate([samples.points, segments[:, 0], segments[:, 1]])
         self.segment_index = np.concatenate([samples.segment_index, np.arange(n), np.arange(n)])
         self.piece_index = np.concatenate([samples.piece_index, np.zeros(2 * n, dtype=np.int64)])
         self.piece_count = samples.piece_count
         self.kind = np.repeat(np.array([0, 1, 2], dtype=np.int8), [len(samples.points), n, n])
         self.tree = cKDTree(self.points)
+        self._reach: dict[float, np.ndarray] = {}
+
+    def reach(self, radius: float) -> np.ndarray:
+        """Per anchor, with a rounding margin: ``radius`` for an end point, ``sqrt(radius**2 + (piece / 2)**2)``
+        for a piece midpoint (the point's projection lies on that piece, at most half its length away)."""
+        if radius not in self._reach:
+            ends = np.full(len(self.points) - len(self.piece_length), radius)
+            exact = np.concatenate([np.sqrt(radius**2 + (0.5 * self.piece_length) ** 2), ends])
+            self._reach[radius] = exact * (1.0 + 1e-9) + 1e-12
+        return self._reach[radius]
+
+
+def _points_tree(points: np.ndarray) -> cKDTree:
+    """A KD-tree of sample points, quick to build; only ever asked for every pair within a distance (exact)."""
+    return cKDTree(points, balanced_tree=False, compact_nodes=False)
 
 
 def _containment(points, segments, radius, points_tree=None, anchors=None):
@@ -146,8 +192,10 @@ def _containment(points, segments, radius, points_tree=None, anchors=None):
     is clamped to, else the midpoint of the piece holding its projection. A point inside the capsule is then
     within ``sqrt(radius**2 + (spacing / 2)**2)`` of that anchor (``radius`` of an end point), so a search
     that far finds every inside pair once, with fewer candidates than a search of ``radius + spacing / 2``
-    around midpoints alone. The exact point-to-segment distance (the expressions of
-    :func:`point_segment_distance` and :func:`_projects_inside`) decides.
+    around midpoints alone; candidates farther from their anchor than its own reach (:meth:`_Anchors.reach`:
+    shorter pieces reach less far, end points only ``radius``) cannot be inside and are dropped at once. The
+    exact point-to-segment distance (the expressions of :func:`point_segment_distance` and
+    :func:`_projects_inside`) decides.
     """
     if len(points) == 0 or len(segments) == 0:
         empty = np.zeros(0, dtype=np.int64)
@@ -156,10 +204,11 @@ def _containment(points, segments, radius, points_tree=None, anchors=None):
     if anchors is None:
         anchors = _Anchors(segments, spacing)
     if points_tree is None:
-        points_tree = cKDTree(points)
+        points_tree = _points_tree(points)
     search = float(np.sqrt(radius**2 + (spacing / 2.0) ** 2)) * (1.0 + 1e-9) + 1e-12
     pairs = points_tree.sparse_distance_matrix(anchors.tree, search, output_type="ndarray")
-    p_idx, j = pairs["i"], pairs["j"]
+    near = pairs["v"] <= anchors.reach(radius)[pairs["j"]]
+    p_idx, j = pairs["i"][near], pairs["j"][near]
     s_idx = anchors.segment_index[j]
     a = segments[s_idx, 0]
     ab = segments[s_idx, 1] - a
@@ -190,9 +239,13 @@ def _any_inside(points: np.ndarray, segments: np.ndarray, radius: float, anchors
         return in_round, in_flat
     spacing = _CANDIDATE_SPACING * radius
     search = float(np.sqrt(radius**2 + (spacing / 2.0) ** 2)) * (1.0 + 1e-9) + 1e-12
-    dist, j = anchors.tree.query(points, distance_upper_bound=search)
-    near = np.nonzero(np.isfinite(dist))[0]
-    s_idx = anchors.segment_index[j[near]]
+    # only points in the segments' bounding box grown by the search radius can have an anchor that near
+    lo, hi = anchors.points.min(axis=0) - search, anchors.points.max(axis=0) + search
+    box = np.nonzero(np.all((points >= lo) & (points <= hi), axis=1))[0]
+    dist, j = anchors.tree.query(points[box], distance_upper_bound=search)
+    near = box[np.isfinite(dist)]
+    j = j[np.isfinite(dist)]
+    s_idx = anchors.segment_index[j]
     a = segments[s_idx, 0]
     ab = segments[s_idx, 1] - a
     ap = points[near] - a
@@ -218,9 +271,9 @@ class _Side:
         self.segments = segments
         self.radius = radius
         self.n_samples = n_samples
-        pts, in_tube = sample_capsules(segments, radius, n_samples, derive_rng(seed, "cylinder_iou"), with_part=True)
+        pts, in_tube = _place(segments, radius, _seeded_draws(seed, radius, n_samples), True)
         self.points, self.in_tube = pts, in_tube
-        self.points_tree = cKDTree(pts)
+        self.points_tree = _points_tree(pts)
         self.anchors = _Anchors(segments, _CANDIDATE_SPACING * radius)
         p_idx, s_idx, flat = _containment(pts, segments, radius, self.points_tree, self.anchors)
         own_round = np.maximum(np.bincount(p_idx, minlength=n_samples), 1)  # >= 1 by construction

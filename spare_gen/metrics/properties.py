@@ -212,21 +212,65 @@ def _dissimilarity_fn(names: list[str]) -> Callable[[Wireframe, Wireframe], np.n
     return dissim
 
 
-def model_cases(index: int, gts: Sequence[Wireframe], names: Sequence[str], seed: int) -> list[tuple]:
-    """Rows (model_index, category, test, metric, passed) of one normalised GT wireframe (a Dask task)."""
+def _names_dissim(names: Sequence[str]):
     names = list(names)
-    dissim = _dissimilarity_fn(names)
-    normalised = np.array([METRICS[n].gt_length_normalised for n in names])
+    return names, _dissimilarity_fn(names), np.array([METRICS[n].gt_length_normalised for n in names])
+
+
+def self_dissimilarity(index: int, gts: Sequence[Wireframe], names: Sequence[str]) -> np.ndarray:
+    """dissim(gt, gt) of one normalised GT wireframe (step 0 of every sequence test; a Dask task)."""
+    _, dissim, _ = _names_dissim(names)
+    return dissim(gts[index], gts[index])
+
+
+def wireframe_cases(
+    index: int,
+    gts: Sequence[Wireframe],
+    names: Sequence[str],
+    seed: int,
+    tests: Sequence[str] | None = None,
+    self_d: np.ndarray | None = None,
+) -> list[tuple]:
+    """Rows (model_index, category, test, metric, passed) of the named tests (all by default) on one normalised
+    GT wireframe (a Dask task). Each test draws from its own ``derive_rng(seed, "properties", index, test)``,
+    so the rows do not depend on how a wireframe's tests are split between tasks."""
+    names, dissim, normalised = _names_dissim(names)
     gt = gts[index]
     others = list(gts[:index]) + list(gts[index + 1 :])
-    self_d = dissim(gt, gt)
+    wanted = None if tests is None else set(tests)
+    if self_d is None:
+        self_d = dissim(gt, gt)
     rows = []
     for test, category, fn in TESTS:
+        if wanted is not None and test not in wanted:
+            continue
         case = Case(gt, others, derive_rng(seed, "properties", index, test), dissim, self_d, normalised)
         outcome = fn(case)
         for k, name in enumerate(names):
             rows.append((index, category.value, test, name, None if outcome is None else bool(outcome[k])))
     return rows
+
+
+def model_cases(index: int, gts: Sequence[Wireframe], names: Sequence[str], seed: int) -> list[tuple]:
+    """Rows (model_index, category, test, metric, passed) of every test on one normalised GT wireframe."""
+    return wireframe_cases(index, gts, names, seed)
+
+
+#: Pairs a test compares with its GT wireframe (the cost weight used to split a wireframe's tests over tasks).
+TEST_WEIGHTS = {
+    Category.MONOTONIC: STEPS, Category.QUASI_PROPORTIONALITY: STEPS, Category.SYMMETRY: 2,
+    Category.IDENTITY: 1, Category.TRIANGLE: 3,
+}
+EDGES_PER_TASK = 40  # a wireframe of n edges is split into about n / EDGES_PER_TASK tasks (at most one per test)
+
+
+def chunk_tests(n_edges: int) -> list[list[str]]:
+    """The wireframe's tests in report order, cut into contiguous groups of about equal cost."""
+    parts = int(min(len(TESTS), max(1, -(-n_edges // EDGES_PER_TASK))))
+    weights = np.array([TEST_WEIGHTS[c] for _, c, _ in TESTS], dtype=float)
+    middle = (np.cumsum(weights) - weights / 2) / weights.sum()  # where each test's cost is centred, in [0, 1]
+    part = np.minimum(parts - 1, (middle * parts).astype(int))
+    return [[t for (t, _, _), k in zip(TESTS, part) if k == p] for p in range(parts) if (part == p).any()]
 
 
 def property_cases(
@@ -240,7 +284,9 @@ def property_cases(
     """One row per (wireframe, test, metric): ``passed`` is True/False, or missing when not applicable.
 
     Each wireframe is normalised to bounding-box diagonal 1 first, so the tolerances mean the same everywhere.
-    With a Dask ``client`` the wireframes are tested in parallel, one task each (same rows, same order).
+    With a Dask ``client`` the work runs in parallel: a large wireframe's tests are split over several tasks
+    (:func:`chunk_tests`) after one task for its self-dissimilarity, so no single wireframe holds a worker to
+    the end (same rows, same order as without a client).
     """
     names = get_metric_names() if metric_names is None else list(metric_names)
     ids = [str(i) for i in range(len(wireframes))] if model_ids is None else [str(m) for m in model_ids]
@@ -253,8 +299,15 @@ def property_cases(
         shared = client.scatter([gts], broadcast=True, hash=False)[0]
         # longest first: wireframes with many edges run first so no worker is left with one at the end
         order = sorted(range(len(gts)), key=lambda i: -gts[i].n_edges)
-        futures = {i: client.submit(model_cases, i, shared, names, seed, pure=False) for i in order}
-        per_model = [futures[i].result() for i in range(len(gts))]
+        futures: dict[int, list] = {}
+        for i in order:
+            chunks = chunk_tests(gts[i].n_edges)
+            if len(chunks) == 1:
+                futures[i] = [client.submit(wireframe_cases, i, shared, names, seed, pure=False)]
+                continue
+            self_d = client.submit(self_dissimilarity, i, shared, names, pure=False)
+            futures[i] = [client.submit(wireframe_cases, i, shared, names, seed, c, self_d, pure=False) for c in chunks]
+        per_model = [[r for f in futures[i] for r in f.result()] for i in range(len(gts))]
     rows = [(ids[r[0]], *r) for rows_i in per_model for r in rows_i]
     frame = pd.DataFrame(rows, columns=["model_id", "model_index", "category", "test", "metric", "passed"])
     frame["passed"] = frame["passed"].astype("boolean")
