@@ -79,6 +79,23 @@ def test_near_duplicate_by_tolerance_hidden_lines_and_hash():
     assert near_duplicate(_drawing([[[0, 0], [1, 1]]], [], "abc"), far, 1.5)  # identical PNG bytes
 
 
+def test_near_duplicate_stops_early_but_agrees_with_the_distance_at_every_tolerance():
+    rng = np.random.default_rng(3)
+
+    def random_drawing():
+        def lines():
+            return [np.cumsum(rng.uniform(-3, 3, size=(int(rng.integers(2, 30)), 2)), axis=0) + rng.uniform(0, 200, 2)
+                    for _ in range(int(rng.integers(0, 6)))]
+        return _drawing(lines(), lines())
+
+    for _ in range(60):
+        a, b = random_drawing(), random_drawing()
+        d = drawing_distance(a, b)
+        for tol in (0.0, 0.5, 1.5, 10.0, 1e9, d, d / 2, np.nextafter(d, np.inf), np.nextafter(d, -np.inf)):
+            assert near_duplicate(a, b, tol) == (d < tol), (d, tol)
+        assert near_duplicate(a, a, 1e-9)  # identical vectors: distance 0
+
+
 def test_duplicate_matrix_and_distinct_triples():
     lines = [_drawing([[[0, y], [100, y]]]) for y in (0, 0.2, 30, 60, 90)]
     dup = duplicate_matrix(lines, 1.5)
