@@ -184,6 +184,24 @@ def _points_tree(points: np.ndarray) -> cKDTree:
     return cKDTree(points, balanced_tree=False, compact_nodes=False)
 
 
+def _search_radius(radius: float) -> float:
+    """How far from a point its containing segment's nearest anchor can be (anchors ``_CANDIDATE_SPACING *
+    radius`` apart along the segment), with a hair of slack for rounding."""
+    spacing = _CANDIDATE_SPACING * radius
+    return float(np.sqrt(radius**2 + (spacing / 2.0) ** 2)) * (1.0 + 1e-9) + 1e-12
+
+
+def _on_segments(points: np.ndarray, segments: np.ndarray):
+    """Each point against its own segment (row by row): ``ap``, ``ab``, the projection's numerator and
+    denominator, and ``t`` clipped to the segment (clean segments have positive length)."""
+    a = segments[:, 0]
+    ab = segments[:, 1] - a
+    ap = points - a
+    num = np.einsum("...k,...k->...", ap, ab)
+    denom = np.einsum("...k,...k->...", ab, ab)
+    return ap, ab, num, denom, np.clip(num / denom, 0.0, 1.0)
+
+
 def _containment(points, segments, radius, points_tree=None, anchors=None):
     """(point, segment) pairs with the point inside the segment's capsule, and whether it is also inside the
     flat cylinder (its projection falls on the segment); see :func:`capsule_containment`.
@@ -200,22 +218,15 @@ def _containment(points, segments, radius, points_tree=None, anchors=None):
     if len(points) == 0 or len(segments) == 0:
         empty = np.zeros(0, dtype=np.int64)
         return empty, empty, np.zeros(0, dtype=bool)
-    spacing = _CANDIDATE_SPACING * radius
     if anchors is None:
-        anchors = _Anchors(segments, spacing)
+        anchors = _Anchors(segments, _CANDIDATE_SPACING * radius)
     if points_tree is None:
         points_tree = _points_tree(points)
-    search = float(np.sqrt(radius**2 + (spacing / 2.0) ** 2)) * (1.0 + 1e-9) + 1e-12
-    pairs = points_tree.sparse_distance_matrix(anchors.tree, search, output_type="ndarray")
+    pairs = points_tree.sparse_distance_matrix(anchors.tree, _search_radius(radius), output_type="ndarray")
     near = pairs["v"] <= anchors.reach(radius)[pairs["j"]]
     p_idx, j = pairs["i"][near], pairs["j"][near]
     s_idx = anchors.segment_index[j]
-    a = segments[s_idx, 0]
-    ab = segments[s_idx, 1] - a
-    ap = points[p_idx] - a
-    num = np.einsum("...k,...k->...", ap, ab)
-    denom = np.einsum("...k,...k->...", ab, ab)
-    t = np.clip(num / denom, 0.0, 1.0)  # clean segments have positive length
+    ap, ab, num, denom, t = _on_segments(points[p_idx], segments[s_idx])
     kind = anchors.kind[j]
     count = anchors.piece_count[s_idx]
     piece = np.minimum((t * count).astype(np.int64), count - 1) == anchors.piece_index[j]
@@ -237,21 +248,14 @@ def _any_inside(points: np.ndarray, segments: np.ndarray, radius: float, anchors
     in_round, in_flat = np.zeros(n, dtype=bool), np.zeros(n, dtype=bool)
     if n == 0 or len(segments) == 0:
         return in_round, in_flat
-    spacing = _CANDIDATE_SPACING * radius
-    search = float(np.sqrt(radius**2 + (spacing / 2.0) ** 2)) * (1.0 + 1e-9) + 1e-12
+    search = _search_radius(radius)
     # only points in the segments' bounding box grown by the search radius can have an anchor that near
     lo, hi = anchors.points.min(axis=0) - search, anchors.points.max(axis=0) + search
     box = np.nonzero(np.all((points >= lo) & (points <= hi), axis=1))[0]
     dist, j = anchors.tree.query(points[box], distance_upper_bound=search)
     near = box[np.isfinite(dist)]
     j = j[np.isfinite(dist)]
-    s_idx = anchors.segment_index[j]
-    a = segments[s_idx, 0]
-    ab = segments[s_idx, 1] - a
-    ap = points[near] - a
-    num = np.einsum("...k,...k->...", ap, ab)
-    denom = np.einsum("...k,...k->...", ab, ab)
-    t = np.clip(num / denom, 0.0, 1.0)
+    ap, ab, num, denom, t = _on_segments(points[near], segments[anchors.segment_index[j]])
     round_ok = np.linalg.norm(ap - t[:, None] * ab, axis=-1) <= radius
     flat_ok = round_ok & (num >= 0) & (num <= denom)
     in_round[near[round_ok]] = True
