@@ -97,13 +97,13 @@ def _cut_rule(cut, removed: float) -> QuestionRejection | None:
 class _Drawer:
     """Draws views of one cut object on demand (the model's framing), each view's HLR its own budget step."""
 
-    def __init__(self, shape, name: str, folder: Path, render: RenderConfig, framing: dict, method: str,
-                 timings: Counter, mark: Callable[[str], None]):
+    def __init__(self, shape, name: str, render: RenderConfig, framing: dict, method: str, timings: Counter,
+                 mark: Callable[[str], None]):
         from spare_gen.drawings.poses import Framing
         from spare_gen.drawings.preset import drawing_rule
         from spare_gen.drawings.render import Style
 
-        self.shape, self.name, self.folder, self.method = shape, name, folder, method
+        self.shape, self.name, self.method = shape, name, method
         # drawn in memory (the bytes in the row); only an accepted cut's stored views become files
         self.style = dataclasses.replace(Style.from_render(render), packed=True)
         self.rule = drawing_rule(render)
@@ -155,7 +155,7 @@ class _Drawer:
             lines = self._project(view)
             t = time.perf_counter()
             self.rows[view] = render_view(self.name, pose(view), lines.visible, lines.hidden, self.frame,
-                                          self.style, self.folder, getattr(lines, "method", self.hlr.method).value)
+                                          self.style, "", getattr(lines, "method", self.hlr.method).value)  # packed: no file
             self.timings["render_write"] += time.perf_counter() - t
         return self.rows[view]
 
@@ -233,8 +233,7 @@ def _attempt(job: dict, k: int, attempt: int, cutter: dict, accepted: list[dict]
     timings["boolean"] += time.perf_counter() - t
     if rule is None:
         try:
-            d = _Drawer(cut.shape, f"cut{k}", job["folder"], job["render"], job["framing"], job["hlr_method"],
-                        timings, mark)
+            d = _Drawer(cut.shape, f"cut{k}", job["render"], job["framing"], job["hlr_method"], timings, mark)
             rule = (_spare3d_rule(d, accepted) if job["original"]
                     else _drawing_rule(d, accepted, job["tolerance_px"], job["min_extent"]))
         except Exception:
@@ -459,7 +458,7 @@ def make_cut_set(
     original = CutterFamily(cutters) is CutterFamily.SPARE3D  # the original generator's cutters and acceptance
     job = {"shape_path": shape_path, "unit": next(_UNITS), "bbox": bounding_box(shape), "model_volume": model_volume,
            "original": original,
-           "folder": folder, "render": render, "framing": framing, "hlr_method": hlr_method,
+           "render": render, "framing": framing, "hlr_method": hlr_method,
            "tolerance_px": tolerance_px, "rel": rel, "min_extent": render.tiny_fraction * render.size,
            "out_dir": out_dir, "model_id": model_id, "seed": seed, "max_attempts": max_attempts,
            "unit_budget_s": unit_budget_s,

@@ -39,18 +39,6 @@ def settle(path: Path) -> None:
     os.utime(path, (FIXED_MTIME, FIXED_MTIME))
 
 
-def move_to_content_name(out: Path, rel: str, folder: str, salt: str = "", name_from: Path | None = None) -> str:
-    """Rename ``out/rel`` to its content name inside ``folder`` (both relative to ``out``); the new path.
-
-    ``name_from``: take the name from this file's content instead (for files whose own bytes are not stable).
-    """
-    source = Path(out) / rel
-    new_rel = f"{folder}/{content_name((name_from or source).read_bytes(), source.suffix, salt)}"
-    os.replace(source, Path(out) / new_rel)
-    settle(Path(out) / new_rel)
-    return new_rel
-
-
 def copy_to_content_name(out: Path, rel: str, folder: str) -> str:
     """Copy ``out/rel`` (a file, or a drawing packed in the views table) atomically to its content name inside
     ``folder``; the new path."""
