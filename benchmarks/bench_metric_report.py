@@ -6,15 +6,18 @@ OUT is an output folder with ``wireframes.parquet`` (and ``models.parquet`` to e
 fewer than ``--models``). The set is built once into ``DEST/wireframes.parquet`` (default
 ``OUT/bench_metric_report``), so every later run times the metric work alone on the same wireframes. The report
 then runs on an embedded cluster of ``--workers`` processes: wall time, the CPU seconds of the worker processes,
-the load average before and after, and the SHA-256 of the Markdown and Parquet reports (same input, same bytes).
-``--profile K`` also times, in this process with one BLAS thread (as a Dask worker runs), every test of the
-largest wireframe and of K others spread over the edge-count ranks: CPU seconds per model.
+the load average before and after, the SHA-256 of the Markdown and Parquet reports (same input, same bytes), the
+parallel efficiency and how many workers 60 s would take at that CPU (``metric-report --scheduler`` runs it on a
+cluster). ``--profile K`` also times, in this process with one BLAS thread (as a Dask worker runs), every test of the
+largest wireframe and of K others spread over the edge-count ranks: CPU seconds per model, the cylinder IoU's share,
+and what the report would still take on these workers were that metric free.
 """
 
 from __future__ import annotations
 
 import argparse
 import hashlib
+import math
 import os
 import resource
 import time
@@ -22,6 +25,8 @@ from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+
+TARGET_S = 60.0  # issue 11: 126 wireframes in 60 s
 
 
 def build_set(out_dir: Path, dest: Path, count: int) -> int:
@@ -62,8 +67,8 @@ def children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def time_report(dest: Path, count: int, workers: int) -> None:
-    """One metric-report run on the set; wall, worker CPU, load and report hashes."""
+def time_report(dest: Path, count: int, workers: int) -> tuple[float, int]:
+    """One metric-report run on the set; wall, worker CPU, load and report hashes. Returns (worker CPU, workers)."""
     from pipelines.metric_report import run
 
     load_before = os.getloadavg()
@@ -77,27 +82,55 @@ def time_report(dest: Path, count: int, workers: int) -> None:
           f"worker CPU {cpu:.1f} s ({cpu / max(1, result['n_models']):.2f} s per model); load average "
           f"{load_before[0]:.2f} before, {os.getloadavg()[0]:.2f} after")
     print("report sha256:", ", ".join(f"{k} {v}" for k, v in digests.items()))
+    n_workers = workers or os.cpu_count() or 1
+    efficiency = cpu / max(1e-9, wall * n_workers)  # share of the workers' wall time spent computing
+    needed = math.ceil(cpu / (TARGET_S * max(efficiency, 1e-9)))
+    print(f"parallel efficiency {efficiency:.0%}; at this CPU per model and efficiency, {TARGET_S:.0f} s for "
+          f"{result['n_models']} wireframes needs {needed} workers (spare-gen metric-report --scheduler tcp://...)")
+    return cpu, n_workers
 
 
-def profile_models(dest: Path, k: int) -> None:
-    """CPU seconds of every test on the largest wireframe and on ``k`` others spread over the edge counts."""
+def profile_models(dest: Path, k: int, worker_cpu: float, workers: int) -> None:
+    """CPU seconds of every test on the largest wireframe and on ``k`` others spread over the edge counts, and the
+    share of the cylinder IoU: what the report (``worker_cpu`` CPU seconds measured) would cost on ``workers``
+    workers if that metric were free."""
     from threadpoolctl import threadpool_limits
 
     from pipelines.metric_report import load_wireframes
     from spare_gen.metrics import perturbations as P
+    from spare_gen.metrics import wireframe as W
     from spare_gen.metrics.properties import model_cases
-    from spare_gen.metrics.wireframe import get_metric_names
 
     ids, wireframes = load_wireframes(dest / "wireframes.parquet")
     gts = [P.normalise(w) for w in wireframes]
     order = sorted(range(len(gts)), key=lambda i: -gts[i].n_edges)
     picks = [order[0]] + [order[round(j * (len(order) - 1) / k)] for j in range(1, k + 1)] if k else [order[0]]
-    names = get_metric_names()
-    with threadpool_limits(1):
-        for i in dict.fromkeys(picks):
-            start = time.process_time()
-            model_cases(i, gts, names, 0)
-            print(f"  {ids[i]}: {gts[i].n_edges} edges, {time.process_time() - start:.2f} s CPU")
+    names = W.get_metric_names()
+    iou_cpu = [0.0]
+    cylinder = W.FAMILIES["cylinder"]
+
+    def timed_cylinder(pred, gt):
+        start = time.process_time()
+        try:
+            return cylinder(pred, gt)
+        finally:
+            iou_cpu[0] += time.process_time() - start
+
+    W.FAMILIES["cylinder"] = timed_cylinder
+    totals, rest = 0.0, 0.0
+    try:
+        with threadpool_limits(1):
+            for i in dict.fromkeys(picks):
+                start, iou0 = time.process_time(), iou_cpu[0]
+                model_cases(i, gts, names, 0)
+                cpu, iou = time.process_time() - start, iou_cpu[0] - iou0
+                totals, rest = totals + cpu, rest + cpu - iou
+                print(f"  {ids[i]}: {gts[i].n_edges} edges, {cpu:.2f} s CPU ({iou / cpu:.0%} cylinder IoU)")
+    finally:
+        W.FAMILIES["cylinder"] = cylinder
+    if totals > 0:
+        print(f"  cylinder IoU {1 - rest / totals:.0%} of the profiled CPU; with it free, the other metrics alone would "
+              f"still take about {worker_cpu * rest / totals / workers:.0f} s on {workers} workers (target {TARGET_S:.0f})")
 
 
 def main() -> None:
@@ -111,9 +144,9 @@ def main() -> None:
     dest = args.dest or args.out_dir / "bench_metric_report"
     count = build_set(args.out_dir, dest, args.models)
     print(f"set: {count} GT wireframes in {dest / 'wireframes.parquet'}")
-    time_report(dest, count, args.workers)
+    worker_cpu, n_workers = time_report(dest, count, args.workers)
     if args.profile is not None:
-        profile_models(dest, args.profile)
+        profile_models(dest, args.profile, worker_cpu, n_workers)
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 import tempfile
 import time
@@ -83,11 +84,11 @@ def main() -> None:
                 t0 = time.perf_counter()
                 stage(client, config, out)
                 wall[name] = time.perf_counter() - t0
-        from pipelines.regenerate import _audit  # spare-gen run audits every dataset it writes
+            from pipelines.regenerate import _audit  # spare-gen run audits every dataset it writes, on its workers
 
-        t0 = time.perf_counter()
-        audit = _audit(out, config.seed)
-        wall["audit"] = time.perf_counter() - t0
+            t0 = time.perf_counter()
+            audit = _audit(out, config.seed, client)
+            wall["audit"] = time.perf_counter() - t0
         q_timings = json.loads((out / "questions" / "timings.json").read_text())["tasks"]
         cut_units = read_timings(out, f"questions_{TaskName.THREE_VIEW_TO_ISOMETRIC.value}")
         cut_cpu = sum(float((u.get("timings") or {}).get("cpu", 0.0)) for u in cut_units.values())
@@ -115,6 +116,8 @@ def main() -> None:
     print(f"  questions stage total {wall['questions']:8.1f} s   projected {wall['questions'] / f / 60:6.1f} min")
     print(f"  audit     {wall['audit']:8.1f} s   projected {wall['audit'] / f / 60:6.1f} min   ({audit.splitlines()[0]})")
     print(f"  whole run {total:8.1f} s   projected full scale {total / f / 60:6.1f} min   (target <= 30 min)")
+    print(f"    30 min at full scale would take about {math.ceil(n_workers * total / f / 60 / 30)} workers if every "
+          f"stage scaled linearly (spare-gen run --scheduler tcp://...; draw_model: 2 workers 1.89x one)")
     print(f"  drawing overhead: OCCT floor {floor_ms:.2f} ms/view, spare_gen {work_ms:.2f} ms/view, "
           f"ratio {work_ms / floor_ms:.2f} (target <= 1.3)")
     full_models, full_cut_sets = base.models.csg.count, base.questions.counts[TaskName.THREE_VIEW_TO_ISOMETRIC]

@@ -3,7 +3,9 @@
 Reads ``<out>/wireframes.parquet``, writes ``<out>/reports/metric_properties.md`` (a Table-2-like Markdown
 table with each cell's bootstrap interval and the paper's rate beside it) and
 ``<out>/reports/metric_properties.parquet`` (one row per test and metric) atomically. The wireframes are
-tested in parallel on a Dask client (one task per wireframe): an embedded cluster unless one is given.
+tested in parallel on a Dask client (one task per wireframe, a large one split over several): an embedded
+cluster, or a running Dask scheduler (``scheduler="tcp://host:port"``, ``spare-gen metric-report --scheduler``)
+whose workers see the output folder at the same path, as ``spare-gen run --scheduler`` needs.
 
 The pool usually holds few ground truths (4 by default), too few for stable verdicts. When the output folder
 has more usable models (``models.parquet``), the report tops the set up to ``models`` wireframes (default
@@ -134,12 +136,14 @@ def run(
     models: int = DEFAULT_MODELS,
     client=None,
     workers: int = 0,
+    scheduler: str = "",
     quiet: bool = False,
 ) -> dict:
     """Run the property report on the pool's GT wireframes (topped up to ``models`` from the models table);
     print and write the results. ``max_models`` caps the pool's wireframes (and then adds none).
 
-    Without ``client`` an embedded Dask cluster of ``workers`` processes (0 = one per core) runs it.
+    Without ``client`` it runs on the Dask scheduler ``scheduler`` (``tcp://host:port``) when given, else on an
+    embedded cluster of ``workers`` processes (0 = one per core).
     """
     out_dir = Path(out_dir)
     ids, wireframes = load_wireframes(out_dir / "wireframes.parquet", max_models)
@@ -147,7 +151,7 @@ def run(
         raise ValueError(f"no wireframes to test in {out_dir / 'wireframes.parquet'}")
     target = 0 if max_models is not None else int(models)
     if client is None:
-        with open_client(workers=workers, dashboard=False, quiet=True) as own:
+        with open_client(scheduler, workers=workers, dashboard=False, quiet=quiet or not scheduler) as own:
             ids, wireframes, n_extracted, cases = _test(out_dir, ids, wireframes, target, seed, own)
     else:
         ids, wireframes, n_extracted, cases = _test(out_dir, ids, wireframes, target, seed, client)

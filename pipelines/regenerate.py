@@ -87,7 +87,7 @@ def _run_stages(client, config: Config, out: Path, stages: tuple[str, ...], summ
         from spare_gen.questions.driver import run_questions
 
         record("questions", run_questions(client, config, out))
-        record("audit", _audit(out, config.seed))
+        record("audit", _audit(out, config.seed, client))
     if "pool" in stages and config.pool.enabled:
         from pipelines.pool import run_pool
 
@@ -96,13 +96,14 @@ def _run_stages(client, config: Config, out: Path, stages: tuple[str, ...], summ
             write_pool_section(out)
 
 
-def _audit(out: Path, seed: int) -> str:
-    """The bias audit, so every dataset card carries it (the question stage rewrites the card)."""
+def _audit(out: Path, seed: int, client=None) -> str:
+    """The bias audit, so every dataset card carries it (the question stage rewrites the card); its fits on the
+    run's Dask workers."""
     from spare_gen.audit.probes import audit_and_record
     from spare_gen.audit.text import summary, warnings
 
     try:
-        report, _, _ = audit_and_record(out, seed)
+        report, _, _ = audit_and_record(out, seed, client)
     except (ValueError, FileNotFoundError) as exc:
         return f"audit: NOT RUN ({exc})"
     if report["flagged"] or report["not_audited"] or report["empty_splits"]:  # loud: never "within chance"

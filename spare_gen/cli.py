@@ -102,6 +102,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--models", type=int, default=64,
                    help="top the pool's wireframes up to N from further models (0 = the pool's only)")
     p.add_argument("--workers", type=int, default=0, help="Dask workers (0 = one per core)")
+    p.add_argument("--scheduler", default="", help="tcp://HOST:PORT of a running Dask scheduler whose workers see OUT "
+                                                   "at the same path (default: an embedded cluster of --workers)")
 
     p = sub.add_parser("rank", help="rank pool variants from pairwise judgements; rater reliability; metric agreement",
                        epilog=ANSWERS_FORMAT, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -229,7 +231,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "metric-report":
             from pipelines.metric_report import run as report
 
-            report(Path(args.out), seed=args.seed, max_models=args.max_models, models=args.models, workers=args.workers)
+            report(Path(args.out), seed=args.seed, max_models=args.max_models, models=args.models, workers=args.workers,
+                   scheduler=args.scheduler)
             return 0
         if args.command == "rank":
             from pipelines.rank import run as rank

@@ -114,6 +114,15 @@ def test_a_planted_shortcut_is_flagged(biased, capsys):
     assert card_again.count(BEGIN) == 1 and card_again.count(END) == 1 and card_again == card
 
 
+def test_probes_fitted_on_dask_workers_give_the_same_report(biased):
+    from spare_gen.runner.cluster import open_client
+
+    here = audit(biased, seed=1)
+    assert here["flagged"]  # a report with findings, not only "within chance"
+    with open_client(workers=2, dashboard=False, quiet=True) as client:
+        assert audit(biased, seed=1, client=client) == here
+
+
 def test_card_section_replacement():
     section = f"{BEGIN}\nnew\n{END}"
     assert replace_section("", section) == section + "\n"

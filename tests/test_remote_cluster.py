@@ -19,3 +19,30 @@ def test_pipeline_runs_on_a_real_scheduler_and_workers(tmp_path, remote_schedule
     b = pq.read_table(local / "models.parquet")
     assert a.equals(b)
     assert a.num_rows == 8 and set(a.column("status").to_pylist()) == {"ok"}
+
+
+def test_metric_report_runs_on_a_real_scheduler_and_matches_the_embedded_cluster(small_dataset, tmp_path,
+                                                                                  remote_scheduler):
+    reports, said = {}, {}
+    for name, where in (("remote", ["--scheduler", remote_scheduler]), ("local", ["--workers", "1"])):
+        out = tmp_path / name
+        out.mkdir()
+        (out / "wireframes.parquet").symlink_to(small_dataset / "wireframes.parquet")
+        proc = spare_gen_cli("metric-report", str(out), "--max-models", "2", *where)
+        assert proc.returncode == 0, proc.stderr
+        reports[name] = {p.name: p.read_bytes() for p in (out / "reports").iterdir()}
+        said[name] = proc.stderr
+    assert f"connected to Dask scheduler {remote_scheduler} (2 workers)" in said["remote"]
+    assert reports["remote"] == reports["local"] and set(reports["local"]) == {"metric_properties.md",
+                                                                            "metric_properties.parquet"}
+
+
+def test_metric_report_names_an_unreachable_scheduler_in_one_line(small_dataset, tmp_path):
+    out = tmp_path / "pool"
+    out.mkdir()
+    (out / "wireframes.parquet").symlink_to(small_dataset / "wireframes.parquet")
+    proc = spare_gen_cli("metric-report", str(out), "--max-models", "2", "--scheduler", "tcp://127.0.0.1:9")
+    assert proc.returncode == 2
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "cannot reach the Dask scheduler tcp://127.0.0.1:9" in lines[0], proc.stderr
+    assert not (out / "reports").exists()

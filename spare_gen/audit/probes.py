@@ -111,7 +111,17 @@ def cross_validated(probe: Probe, x: np.ndarray, y: np.ndarray, layout: Layout, 
 
 
 def run_probe(task: TaskName, probe: Probe, data: dict[str, tuple[np.ndarray, np.ndarray]], seed: int) -> dict:
-    """One probe's raw counts per evaluation (None when there are too few questions); verdicts come later."""
+    """One probe's raw counts per evaluation (None when there are too few questions); verdicts come later.
+
+    BLAS runs on one thread, in a Dask worker or not: the fits' last bits, hence the report's bytes, then do not
+    depend on where the probe ran or on the machine's core count."""
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(1):
+        return _run_probe(task, probe, data, seed)
+
+
+def _run_probe(task: TaskName, probe: Probe, data: dict[str, tuple[np.ndarray, np.ndarray]], seed: int) -> dict:
     n_choices, layout = LAYOUTS[task].n_answers, LAYOUT[task]
     (x_train, y_train), (x_test, y_test) = data[TRAIN], data[TEST]
     x_all = np.concatenate([data[s][0] for s in SPLITS])
@@ -158,15 +168,18 @@ def judge(results: list[dict], family_confidence: float = FAMILY_CONFIDENCE) -> 
     return level
 
 
-def audit(out: Path, seed: int = 0) -> dict:
-    """Run every probe on every multiple-choice task present in ``out``; the report as a dict."""
+def audit(out: Path, seed: int = 0, client=None) -> dict:
+    """Run every probe on every multiple-choice task present in ``out``; the report as a dict.
+
+    Features are read here; the probes' fits (most of the audit's CPU) run on the Dask ``client``'s workers when
+    one is given, else here: the same report either way."""
     out = Path(out)
     tasks = [t for t in available_tasks(out) if t in MULTIPLE_CHOICE]
     if not tasks:
         raise FileNotFoundError(f"no multiple-choice question sets under {out / 'questions'} (run the question stage)")
     features = DrawingFeatures(out, DrawingVectors.load(out, needed_svgs(out, tasks, SPLITS)))
     listing = FolderListing(out)
-    results, excluded = [], {}
+    jobs, excluded = [], {}  # per probe: its result, or its future on the client
     for task in tasks:
         columns = task_columns(out, task, SPLITS)
         if columns is not None:
@@ -178,7 +191,12 @@ def audit(out: Path, seed: int = 0) -> dict:
                 data = {s: surface_data(out, task, s, SURFACE[probe], columns, listing) for s in SPLITS}
             else:
                 data = {s: split_features(out, task, s, FEATURES[probe], features) for s in SPLITS}
-            results.append(run_probe(task, probe, data, seed))
+            if client is None:
+                jobs.append(run_probe(task, probe, data, seed))
+            else:  # fitted while the next probe's features are read; sent as data, not in the task graph (tens of MB)
+                shared = client.scatter([data], hash=False)[0]
+                jobs.append(client.submit(run_probe, task, probe, shared, seed, pure=False))
+    results = jobs if client is None else client.gather(jobs)
     level = judge(results)
     return {"seed": seed, "family_confidence": FAMILY_CONFIDENCE, "per_evaluation_confidence": level,
             "confidence": CONFIDENCE, "min_train": MIN_TRAIN, "cv_folds": logit.CV_FOLDS, "results": results,
@@ -195,11 +213,12 @@ def exit_code(report: dict) -> int:
     return EXIT_NOT_AUDITED if report["not_audited"] else EXIT_OK
 
 
-def audit_and_record(out: Path, seed: int = 0) -> tuple[dict, Path, Path]:
-    """Run the audit, write ``reports/audit.json`` and the dataset card's audit section; (report, json, card)."""
+def audit_and_record(out: Path, seed: int = 0, client=None) -> tuple[dict, Path, Path]:
+    """Run the audit (its fits on ``client``'s workers when given), write ``reports/audit.json`` and the dataset
+    card's audit section; (report, json, card)."""
     from spare_gen.audit.card import write_audit_section
 
-    report = audit(Path(out), seed)
+    report = audit(Path(out), seed, client)
     json_path = write_json(Path(out) / REPORTS_DIR / REPORT_NAME, report)
     return report, json_path, write_audit_section(Path(out), report)
 

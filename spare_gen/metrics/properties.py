@@ -35,6 +35,7 @@ Randomness: ``derive_rng(seed, "properties", model_index, test_name)`` per test 
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from enum import Enum
 from typing import Callable, Optional, Sequence
@@ -348,8 +349,10 @@ def bootstrap_intervals(
     with np.errstate(invalid="ignore", divide="ignore"):
         boot = (counts @ passed) / (counts @ applicable)
     alpha = (1.0 - level) / 2.0
-    lo = np.nanquantile(boot, alpha, axis=0) if samples else np.full(boot.shape[1], np.nan)
-    hi = np.nanquantile(boot, 1.0 - alpha, axis=0) if samples else np.full(boot.shape[1], np.nan)
+    with warnings.catch_warnings():  # a cell no wireframe applies to is NaN in every resample: its interval is NaN
+        warnings.simplefilter("ignore", RuntimeWarning)
+        lo = np.nanquantile(boot, alpha, axis=0) if samples else np.full(boot.shape[1], np.nan)
+        hi = np.nanquantile(boot, 1.0 - alpha, axis=0) if samples else np.full(boot.shape[1], np.nan)
     out = []
     for values in (lo, hi):
         series = pd.Series(values, index=table.columns)
