@@ -369,6 +369,37 @@ def test_cylinder_iou_matches_analytic_volumes():
     assert cylinder_iou(half, seg, seed=3) == cylinder_iou(half, seg, seed=3)
 
 
+@pytest.mark.parametrize("radius", [0.005, 0.02, 0.2])
+def test_cylinder_containment_from_where_samples_were_drawn_matches_the_kd_tree_search(radius):
+    """The IoU's fast paths (pieces of each segment, the own capsule settled by construction) find exactly the
+    (point, capsule, flat) answers of the KD-tree search over every segment, so the IoU's bits do not change."""
+    from spare_gen.metrics import cylinders as C
+    from spare_gen.metrics.sampling import clean_segments
+
+    xs = np.linspace(0, 0.5, 51)  # many short collinear pieces: heavy overlap of own capsules
+    chain = Wireframe(np.c_[xs, 0.01 * np.sin(20 * xs), np.zeros(51)], np.c_[np.arange(50), np.arange(1, 51)])
+    rng = derive_rng(0, "test-metrics", "containment")
+    shapes = [cube(), SPLIT_SQUARE, chain, random_wireframe("containment")]
+    shapes += [Wireframe(w.vertices + rng.normal(0, 0.01, w.vertices.shape), w.edges) for w in shapes]
+    segment_sets = [C.canonical_order(clean_segments(w)) for w in shapes]
+    inside_other = 0
+    for i, segments in enumerate(segment_sets):
+        placed = C._placed(segments, radius, C._seeded_draws(0, radius, 4000))
+        anchors = C._Anchors(segments, C._CANDIDATE_SPACING * radius)
+        pieces = C._Pieces(placed, anchors)
+        reference = C._containment(placed.points, segments, radius, None, anchors)
+        found = C._own_containment(placed, pieces, segments, radius, anchors)
+        assert set(zip(*map(np.ndarray.tolist, found))) == set(zip(*map(np.ndarray.tolist, reference)))
+        for other in segment_sets[:i] + segment_sets[i + 1:]:
+            other_anchors = C._Anchors(other, C._CANDIDATE_SPACING * radius)
+            p_idx, _, flat = C._containment(placed.points, other, radius, None, other_anchors)
+            in_round, in_flat = C._any_inside(placed.points, pieces, anchors, other, other_anchors, radius)
+            assert np.array_equal(np.flatnonzero(in_round), np.unique(p_idx))
+            assert np.array_equal(np.flatnonzero(in_flat), np.unique(p_idx[flat]))
+            inside_other += int(in_round.sum())
+    assert inside_other > 4000  # the jittered twins overlap: real answers were compared, not only empty ones
+
+
 def test_registry_lists_every_metric_with_a_direction():
     names = get_metric_names()
     assert names[:6] == ["corner_precision", "corner_recall", "corner_f1", "edge_precision", "edge_recall", "edge_f1"]

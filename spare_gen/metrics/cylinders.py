@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from enum import Enum
 from functools import lru_cache
+from typing import NamedTuple
 
 import numpy as np
 from scipy.spatial import cKDTree
@@ -78,8 +79,10 @@ class _Draws:
         angle = 2.0 * np.pi * u[:, 2]
         self.disc_cos, self.disc_sin = (r_disc * np.cos(angle))[:, None], (r_disc * np.sin(angle))[:, None]
         g = rng.standard_normal((n, 3))
-        g *= (radius * np.cbrt(rng.random(n)) / np.maximum(np.linalg.norm(g, axis=1), 1e-300))[:, None]
+        r_ball = radius * np.cbrt(rng.random(n))
+        g *= (r_ball / np.maximum(np.linalg.norm(g, axis=1), 1e-300))[:, None]
         self.ball = g
+        self.offset = r_disc, r_ball  # how far from the axis (tube) or from the end (cap) each sample lies
 
 
 @lru_cache(maxsize=4)
@@ -89,6 +92,32 @@ def _seeded_draws(seed: int, radius: float, n: int) -> _Draws:
 
 def _place(segments: np.ndarray, radius: float, draws: _Draws, with_part: bool):
     """The sample points of ``segments`` from ``draws`` (see :func:`sample_capsules`)."""
+    placed = _placed(segments, radius, draws)
+    return (placed.points, placed.in_tube) if with_part else placed.points
+
+
+class _Placed(NamedTuple):
+    """Sample points and where each was drawn (see :func:`_placed`)."""
+
+    points: np.ndarray
+    in_tube: np.ndarray
+    segment: np.ndarray  # the capsule it was drawn in
+    tau: np.ndarray  # its axis position: within ``radius`` of a + tau (b - a) (0 or 1 for a cap)
+    sure: np.ndarray  # certainly inside that capsule, and inside its flat cylinder exactly when in the tube
+
+
+_SURE_MARGIN = 1e-9  # x (radius + largest coordinate): far beyond the rounding of a point or of the exact test
+
+
+def _placed(segments: np.ndarray, radius: float, draws: _Draws) -> _Placed:
+    """:func:`_place`'s points with where each was drawn.
+
+    ``sure`` marks the points whose own-capsule test (:func:`_containment`'s exact expressions) cannot come out
+    otherwise than by construction: a tube point more than a margin inside the tube and away from both ends
+    (inside, and its projection on the segment: flat too), a cap point more than the margin inside its half ball
+    and off the end's plane (inside, projection beyond the end: not flat). The margin dwarfs the rounding of
+    placing a point and of the test, so only points drawn within it of a boundary are tested.
+    """
     a, b = segments[:, 0], segments[:, 1]
     length = np.linalg.norm(b - a, axis=1)
     d = (b - a) / length[:, None]
@@ -110,9 +139,17 @@ def _place(segments: np.ndarray, radius: float, draws: _Draws, with_part: bool):
     # caps: a uniform ball point, its back half put on end a and its front half on end b
     c, kc = np.nonzero(~in_tube)[0], k[~in_tube]
     g = draws.ball[c]
-    front = np.einsum("ij,ij->i", g, d[kc]) >= 0
+    towards = np.einsum("ij,ij->i", g, d[kc])
+    front = towards >= 0
     points[c] = np.where(front[:, None], b[kc], a[kc]) + g
-    return (points, in_tube) if with_part else points
+    tau = np.empty(len(k))
+    tau[t], tau[c] = draws.along[t], front
+    margin = _SURE_MARGIN * (radius + float(np.abs(segments).max()))
+    sure = np.empty(len(k), dtype=bool)
+    axial = draws.along[t] * length[kt]
+    sure[t] = (draws.offset[0][t] < radius - margin) & (axial > margin) & (length[kt] - axial > margin)
+    sure[c] = (draws.offset[1][c] < radius - margin) & (np.abs(towards) > margin)
+    return _Placed(points, in_tube, k, tau, sure)
 
 
 def canonical_order(segments: np.ndarray) -> np.ndarray:
@@ -167,6 +204,7 @@ class _Anchors:
         self.piece_count = samples.piece_count
         self.kind = np.repeat(np.array([0, 1, 2], dtype=np.int8), [len(samples.points), n, n])
         self.tree = cKDTree(self.points)
+        self.piece_start = np.cumsum(self.piece_count) - self.piece_count  # anchor index of each segment's piece 0
         self._reach: dict[float, np.ndarray] = {}
 
     def reach(self, radius: float) -> np.ndarray:
@@ -236,35 +274,108 @@ def _containment(points, segments, radius, points_tree=None, anchors=None):
     return p_idx[keep], s_idx[keep], (num >= 0) & (num <= denom)
 
 
-def _any_inside(points: np.ndarray, segments: np.ndarray, radius: float, anchors: _Anchors):
-    """Per point: inside any of the segments' capsules, inside any of their flat cylinders.
+_SLACK = 1e-9  # absolute (normalised units): widens candidate bounds against rounding; the exact test decides
 
-    Only one containing segment is needed, so each point first tries the segment of its nearest anchor (a
-    witness); a point with no anchor within the search radius of :func:`_containment` is in no capsule.
-    Only the points their witness does not settle go through the full candidate search. The witness test
-    is :func:`_containment`'s exact test, so the answers are the same as from the full search.
+
+class _Pieces:
+    """Sample points grouped by the anchor piece (:class:`_Anchors`) holding where each was drawn.
+
+    A point drawn at ``tau`` on segment ``k`` lies within ``radius`` of ``k(tau)``, which is within half a piece of
+    that piece's midpoint: so the point can be inside a capsule only if its segment passes within ``2 radius +
+    piece / 2`` of the midpoint (:func:`_close_pieces`). That bounds the candidate segments of every point of a
+    piece at once, without a KD-tree of the points.
     """
-    n = len(points)
-    in_round, in_flat = np.zeros(n, dtype=bool), np.zeros(n, dtype=bool)
-    if n == 0 or len(segments) == 0:
+
+    def __init__(self, placed: _Placed, anchors: _Anchors):
+        count = anchors.piece_count[placed.segment]
+        piece = anchors.piece_start[placed.segment] + np.minimum((placed.tau * count).astype(np.int64), count - 1)
+        self.order = np.argsort(piece, kind="stable")
+        self.bounds = np.searchsorted(piece[self.order], np.arange(len(anchors.piece_length) + 1))
+
+    def pairs(self, piece: np.ndarray, segment: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(point, segment) pairs: every point of ``piece[i]`` with ``segment[i]``."""
+        lo, hi = self.bounds[piece], self.bounds[piece + 1]
+        return self.order[_ranges(lo, hi)], np.repeat(segment, hi - lo)
+
+
+def _close_pieces(anchors: _Anchors, segments: np.ndarray, segment_anchors: _Anchors | None, radius: float):
+    """(piece of ``anchors``, segment of ``segments``, distance from the piece's midpoint to the segment) for every
+    segment passing within ``2 radius + piece / 2`` of a piece's midpoint (see :class:`_Pieces`), each pair once.
+
+    ``segment_anchors`` are the anchors of ``segments``; None: ``segments`` are the anchors' own, and a piece's own
+    segment is left out. Such a segment has a piece midpoint within ``3.5 radius`` of the piece's (pieces are at
+    most ``1.5 radius`` long), which is where the pairs are looked for.
+    """
+    reach = 3.5 * radius * (1.0 + 1e-9) + _SLACK
+    n_pieces = len(anchors.piece_length)
+    if segment_anchors is None:
+        near = anchors.tree.query_pairs(reach, output_type="ndarray")
+        near = near[(near < n_pieces).all(axis=1)]  # piece midpoints on both sides
+        piece, other = np.concatenate([near[:, 0], near[:, 1]]), np.concatenate([near[:, 1], near[:, 0]])
+        segment = anchors.segment_index[other]
+        keep = segment != anchors.segment_index[piece]
+        piece, segment = piece[keep], segment[keep]
+    else:
+        near = anchors.tree.sparse_distance_matrix(segment_anchors.tree, reach, output_type="ndarray")
+        keep = (near["i"] < n_pieces) & (near["j"] < len(segment_anchors.piece_length))
+        piece, segment = near["i"][keep], segment_anchors.segment_index[near["j"][keep]]
+    keys = np.unique(piece * len(segments) + segment)
+    piece, segment = keys // len(segments), keys % len(segments)
+    ap, ab, _, _, t = _on_segments(anchors.points[piece], segments[segment])
+    dist = np.linalg.norm(ap - t[:, None] * ab, axis=-1)
+    close = dist <= 2.0 * radius + 0.5 * anchors.piece_length[piece] + _SLACK
+    return piece[close], segment[close], dist[close]
+
+
+def _exact_inside(points: np.ndarray, segments: np.ndarray, radius: float) -> tuple[np.ndarray, np.ndarray]:
+    """Row by row: the point inside the segment's capsule, and inside its flat cylinder (:func:`_containment`'s
+    expressions, so the same answers)."""
+    ap, ab, num, denom, t = _on_segments(points, segments)
+    inside = np.linalg.norm(ap - t[:, None] * ab, axis=-1) <= radius
+    return inside, inside & (num >= 0) & (num <= denom)
+
+
+def _own_containment(placed: _Placed, pieces: _Pieces, segments, radius, anchors: _Anchors):
+    """:func:`_containment`'s pairs for points drawn by :func:`_placed` from these ``segments``, found from where
+    each was drawn (:class:`_Pieces`): every point with its own segment, which ``placed.sure`` settles for all but
+    the points drawn next to a boundary, and the points of each piece with the other segments that pass close."""
+    piece, segment, _ = _close_pieces(anchors, segments, None, radius)
+    near_p, near_s = pieces.pairs(piece, segment)
+    unsure = np.nonzero(~placed.sure)[0]
+    p_idx = np.concatenate([unsure, near_p])
+    s_idx = np.concatenate([placed.segment[unsure], near_s])
+    inside, flat = _exact_inside(placed.points[p_idx], segments[s_idx], radius)
+    sure = np.nonzero(placed.sure)[0]
+    return (np.concatenate([sure, p_idx[inside]]), np.concatenate([placed.segment[sure], s_idx[inside]]),
+            np.concatenate([placed.in_tube[sure], flat[inside]]))
+
+
+def _any_inside(points: np.ndarray, pieces: _Pieces, anchors: _Anchors, segments: np.ndarray,
+                segment_anchors: _Anchors, radius: float) -> tuple[np.ndarray, np.ndarray]:
+    """Per point (drawn from the pieces of ``anchors``): inside any of ``segments``' capsules, inside any of their
+    flat cylinders.
+
+    Only one containing segment is needed, so every point of a piece is first tested against the segment nearest
+    the piece's midpoint (a witness); only the points it does not put inside a flat cylinder are tested against the
+    piece's other close segments. Candidates come from :func:`_close_pieces` and the test is exact, so the answers
+    are those of testing every segment.
+    """
+    in_round, in_flat = np.zeros(len(points), dtype=bool), np.zeros(len(points), dtype=bool)
+    piece, segment, dist = _close_pieces(anchors, segments, segment_anchors, radius)
+    if len(piece) == 0:
         return in_round, in_flat
-    search = _search_radius(radius)
-    # only points in the segments' bounding box grown by the search radius can have an anchor that near
-    lo, hi = anchors.points.min(axis=0) - search, anchors.points.max(axis=0) + search
-    box = np.nonzero(np.all((points >= lo) & (points <= hi), axis=1))[0]
-    dist, j = anchors.tree.query(points[box], distance_upper_bound=search)
-    near = box[np.isfinite(dist)]
-    j = j[np.isfinite(dist)]
-    ap, ab, num, denom, t = _on_segments(points[near], segments[anchors.segment_index[j]])
-    round_ok = np.linalg.norm(ap - t[:, None] * ab, axis=-1) <= radius
-    flat_ok = round_ok & (num >= 0) & (num <= denom)
-    in_round[near[round_ok]] = True
-    in_flat[near[flat_ok]] = True
-    rest = near[~flat_ok]  # not settled: maybe inside another segment (its capsule or its flat cylinder)
-    if len(rest):
-        p_idx, _, flat = _containment(points[rest], segments, radius, None, anchors)
-        in_round[rest[p_idx]] = True
-        in_flat[rest[p_idx[flat]]] = True
+    order = np.lexsort((dist, piece))  # per piece, the nearest segment first
+    piece, segment = piece[order], segment[order]
+    witness = np.r_[True, piece[1:] != piece[:-1]]
+    for nearest in (True, False):
+        which = witness if nearest else ~witness
+        p, s = pieces.pairs(piece[which], segment[which])
+        if not nearest:  # only the points not yet inside a flat cylinder
+            open_ = ~in_flat[p]
+            p, s = p[open_], s[open_]
+        inside, flat = _exact_inside(points[p], segments[s], radius)
+        in_round[p[inside]] = True
+        in_flat[p[flat]] = True
     return in_round, in_flat
 
 
@@ -275,11 +386,11 @@ class _Side:
         self.segments = segments
         self.radius = radius
         self.n_samples = n_samples
-        pts, in_tube = _place(segments, radius, _seeded_draws(seed, radius, n_samples), True)
-        self.points, self.in_tube = pts, in_tube
-        self.points_tree = _points_tree(pts)
+        placed = _placed(segments, radius, _seeded_draws(seed, radius, n_samples))
+        self.points, self.in_tube = pts, in_tube = placed.points, placed.in_tube
         self.anchors = _Anchors(segments, _CANDIDATE_SPACING * radius)
-        p_idx, s_idx, flat = _containment(pts, segments, radius, self.points_tree, self.anchors)
+        self.pieces = _Pieces(placed, self.anchors)
+        p_idx, s_idx, flat = _own_containment(placed, self.pieces, segments, radius, self.anchors)
         own_round = np.maximum(np.bincount(p_idx, minlength=n_samples), 1)  # >= 1 by construction
         own_flat = np.bincount(p_idx[flat], minlength=n_samples)  # >= 1 for tube samples
         self.inv_round = 1.0 / own_round
@@ -314,10 +425,11 @@ class _Side:
             in_flat[self.pair_point[take[self.pair_flat[take]]]] = True
         if new_other.any():
             if new_other.all():
-                r, f = _any_inside(self.points, other.segments, self.radius, other.anchors)
+                segments, anchors = other.segments, other.anchors
             else:
                 segments = other.segments[new_other]
-                r, f = _any_inside(self.points, segments, self.radius, _Anchors(segments, _CANDIDATE_SPACING * self.radius))
+                anchors = _Anchors(segments, _CANDIDATE_SPACING * self.radius)
+            r, f = _any_inside(self.points, self.pieces, self.anchors, segments, anchors, self.radius)
             in_round |= r
             in_flat |= f
         return in_round, in_flat
