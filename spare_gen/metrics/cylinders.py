@@ -470,7 +470,7 @@ def _side_cached(key: bytes, n_segments: int, radius: float, n_samples: int, see
 
 
 def _side(segments: np.ndarray, radius: float, n_samples: int, seed: int) -> _Side:
-    """One wireframe's samples, their weights, KD-trees and own containment pairs, cached on the segments'
+    """One wireframe's samples, their weights, anchors and own containment pairs, cached on the segments'
     bytes: a report compares many predictions with the same GT (and the symmetry and triangle tests compare
     the same predictions both ways)."""
     segments = np.ascontiguousarray(segments, dtype=np.float64)
