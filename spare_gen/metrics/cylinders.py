@@ -274,7 +274,7 @@ def _containment(points, segments, radius, points_tree=None, anchors=None):
     return p_idx[keep], s_idx[keep], (num >= 0) & (num <= denom)
 
 
-_SLACK = 1e-9  # absolute (normalised units): widens candidate bounds against rounding; the exact test decides
+_SLACK = 1e-9  # x (radius + largest coordinate): widens candidate bounds against rounding; the exact test decides
 
 
 class _Pieces:
@@ -306,7 +306,8 @@ def _close_pieces(anchors: _Anchors, segments: np.ndarray, segment_anchors: _Anc
     segment is left out. Such a segment has a piece midpoint within ``3.5 radius`` of the piece's (pieces are at
     most ``1.5 radius`` long), which is where the pairs are looked for.
     """
-    reach = 3.5 * radius * (1.0 + 1e-9) + _SLACK
+    slack = _SLACK * (radius + max(float(np.abs(anchors.points).max()), float(np.abs(segments).max())))
+    reach = 3.5 * radius + slack
     n_pieces = len(anchors.piece_length)
     if segment_anchors is None:
         near = anchors.tree.query_pairs(reach, output_type="ndarray")
@@ -323,7 +324,7 @@ def _close_pieces(anchors: _Anchors, segments: np.ndarray, segment_anchors: _Anc
     piece, segment = keys // len(segments), keys % len(segments)
     ap, ab, _, _, t = _on_segments(anchors.points[piece], segments[segment])
     dist = np.linalg.norm(ap - t[:, None] * ab, axis=-1)
-    close = dist <= 2.0 * radius + 0.5 * anchors.piece_length[piece] + _SLACK
+    close = dist <= 2.0 * radius + 0.5 * anchors.piece_length[piece] + slack
     return piece[close], segment[close], dist[close]
 
 
