@@ -162,13 +162,6 @@ def canonical_order(segments: np.ndarray) -> np.ndarray:
     return segs[np.lexsort(flat.T[::-1])]
 
 
-def _projects_inside(points: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Whether each point's projection on the line a-b falls between a and b (inclusive)."""
-    ab = b - a
-    t = np.einsum("ij,ij->i", points - a, ab)
-    return (t >= 0) & (t <= np.einsum("ij,ij->i", ab, ab))
-
-
 def capsule_containment(
     points: np.ndarray,
     segments: np.ndarray,
@@ -240,6 +233,14 @@ def _on_segments(points: np.ndarray, segments: np.ndarray):
     return ap, ab, num, denom, np.clip(num / denom, 0.0, 1.0)
 
 
+def _exact_inside(points: np.ndarray, segments: np.ndarray, radius: float) -> tuple[np.ndarray, np.ndarray]:
+    """Row by row: the point inside the segment's capsule, and inside its flat cylinder. The one exact test every
+    containment search ends with, so they all give the same answers."""
+    ap, ab, num, denom, t = _on_segments(points, segments)
+    inside = np.linalg.norm(ap - t[:, None] * ab, axis=-1) <= radius
+    return inside, inside & (num >= 0) & (num <= denom)
+
+
 def _containment(points, segments, radius, points_tree=None, anchors=None):
     """(point, segment) pairs with the point inside the segment's capsule, and whether it is also inside the
     flat cylinder (its projection falls on the segment); see :func:`capsule_containment`.
@@ -250,8 +251,7 @@ def _containment(points, segments, radius, points_tree=None, anchors=None):
     that far finds every inside pair once, with fewer candidates than a search of ``radius + spacing / 2``
     around midpoints alone; candidates farther from their anchor than its own reach (:meth:`_Anchors.reach`:
     shorter pieces reach less far, end points only ``radius``) cannot be inside and are dropped at once. The
-    exact point-to-segment distance (the expressions of :func:`point_segment_distance` and
-    :func:`_projects_inside`) decides.
+    exact test (:func:`_exact_inside`) decides.
     """
     if len(points) == 0 or len(segments) == 0:
         empty = np.zeros(0, dtype=np.int64)
@@ -264,14 +264,14 @@ def _containment(points, segments, radius, points_tree=None, anchors=None):
     near = pairs["v"] <= anchors.reach(radius)[pairs["j"]]
     p_idx, j = pairs["i"][near], pairs["j"][near]
     s_idx = anchors.segment_index[j]
-    ap, ab, num, denom, t = _on_segments(points[p_idx], segments[s_idx])
+    _, _, num, denom, t = _on_segments(points[p_idx], segments[s_idx])
     kind = anchors.kind[j]
     count = anchors.piece_count[s_idx]
     piece = np.minimum((t * count).astype(np.int64), count - 1) == anchors.piece_index[j]
-    keep = np.where(num < 0, kind == 1, np.where(num > denom, kind == 2, (kind == 0) & piece))
-    keep[keep] = np.linalg.norm(ap[keep] - t[keep, None] * ab[keep], axis=-1) <= radius
-    num, denom = num[keep], denom[keep]
-    return p_idx[keep], s_idx[keep], (num >= 0) & (num <= denom)
+    mine = np.where(num < 0, kind == 1, np.where(num > denom, kind == 2, (kind == 0) & piece))  # the pair's anchor
+    p_idx, s_idx = p_idx[mine], s_idx[mine]
+    inside, flat = _exact_inside(points[p_idx], segments[s_idx], radius)
+    return p_idx[inside], s_idx[inside], flat[inside]
 
 
 _SLACK = 1e-9  # x (radius + largest coordinate): widens candidate bounds against rounding; the exact test decides
@@ -328,14 +328,6 @@ def _close_pieces(anchors: _Anchors, segments: np.ndarray, segment_anchors: _Anc
     return piece[close], segment[close], dist[close]
 
 
-def _exact_inside(points: np.ndarray, segments: np.ndarray, radius: float) -> tuple[np.ndarray, np.ndarray]:
-    """Row by row: the point inside the segment's capsule, and inside its flat cylinder (:func:`_containment`'s
-    expressions, so the same answers)."""
-    ap, ab, num, denom, t = _on_segments(points, segments)
-    inside = np.linalg.norm(ap - t[:, None] * ab, axis=-1) <= radius
-    return inside, inside & (num >= 0) & (num <= denom)
-
-
 def _own_containment(placed: _Placed, pieces: _Pieces, segments, radius, anchors: _Anchors):
     """:func:`_containment`'s pairs for points drawn by :func:`_placed` from these ``segments``, found from where
     each was drawn (:class:`_Pieces`): every point with its own segment, which ``placed.sure`` settles for all but
@@ -388,7 +380,8 @@ class _Side:
         self.radius = radius
         self.n_samples = n_samples
         placed = _placed(segments, radius, _seeded_draws(seed, radius, n_samples))
-        self.points, self.in_tube = pts, in_tube = placed.points, placed.in_tube
+        in_tube = placed.in_tube
+        self.points, self.in_tube = placed.points, in_tube
         self.anchors = _Anchors(segments, _CANDIDATE_SPACING * radius)
         self.pieces = _Pieces(placed, self.anchors)
         p_idx, s_idx, flat = _own_containment(placed, self.pieces, segments, radius, self.anchors)
