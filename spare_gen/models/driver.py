@@ -23,11 +23,14 @@ def model_units(config: Config) -> list[dict]:
             for i, n in enumerate(primitive_counts_for(csg.count, csg.primitive_counts))
         ]
     files = config.models.files
-    return [
-        {"unit_id": it.model_id, "model_id": it.model_id, "source": "file", "source_path": str(it.path.resolve()),
-         "sha256": it.sha256, "skip_reason": it.skip_reason}
-        for it in discover(files.root, files.suffixes, files.max_mb, files.limit, files.list_file)
-    ]
+    units = []
+    for it in discover(files.root, files.suffixes, files.max_mb, files.limit, files.list_file):
+        unit = {"unit_id": it.model_id, "model_id": it.model_id, "source": "file", "source_path": it.real_path,
+                "sha256": it.sha256, "skip_reason": it.skip_reason}
+        if it.error:  # a link loop, a FIFO, an unreadable folder...: a failed row, no child started
+            unit["error"] = it.error
+        units.append(unit)
+    return units
 
 
 MODELS_TABLE = TableOut(MODELS_FILE, MODELS_SCHEMA, model_rows)

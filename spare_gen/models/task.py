@@ -22,6 +22,8 @@ def model_task(unit: dict, settings: ModelSettings) -> dict:
     }
     if unit.get("skip_reason"):
         return {**base, "status": Status.SKIPPED.value, "error": unit["skip_reason"], "seconds": 0.0}
+    if unit.get("error"):  # found while listing the folder (spare_gen.models.files): nothing to read
+        return {**base, "status": Status.FAILED.value, "error": unit["error"], "seconds": 0.0}
     outcome = run_in_child(CSG_TARGET if unit["source"] == "csg" else FILE_TARGET, unit, settings)
     if outcome.status is Status.TRANSIENT:
         return {"status": Status.TRANSIENT.value, "error": outcome.error}
