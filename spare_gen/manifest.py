@@ -15,7 +15,8 @@ from pathlib import Path
 
 from spare_gen.atomic import write_json
 from spare_gen.config.schema import Config
-from spare_gen.inventory import MANIFEST_FILE, RUN_FILE, table_hashes
+from spare_gen.inventory import MANIFEST_FILE, RUN_FILE, referenced_files, table_hashes
+from spare_gen.packed import packed_paths
 from spare_gen.versions import package_versions
 
 # Config keys that say where and how a run happened, not what it produced.
@@ -52,6 +53,22 @@ def read_manifest(out: Path) -> dict:
 def stage_summaries(out: Path) -> dict:
     """Summaries recorded by earlier runs into ``out`` (a run of some stages keeps the others')."""
     return dict(read_manifest(out).get("stages", {}))
+
+
+def complete_for(out: Path, config: Config, stages: tuple[str, ...]) -> bool:
+    """True if ``out`` holds a complete run of ``config`` covering ``stages``: the same output-deciding config
+    and package versions, its tables unchanged since that run, and every file they name present.
+
+    (Inputs outside ``out``, such as CAD files, are the caller's to compare.)
+    """
+    record = read_manifest(out)
+    if not record.get("complete") or record.get("config") != dataset_config(config) \
+            or record.get("versions") != package_versions() or not set(stages) <= set(record.get("stages", {})):
+        return False
+    if record.get("tables") != table_hashes(Path(out)):
+        return False
+    packed = packed_paths(Path(out))
+    return all(rel in packed or (Path(out) / rel).is_file() for rel in referenced_files(Path(out)))
 
 
 def write_manifest(out: Path, config: Config, stages: dict, complete: bool) -> Path:

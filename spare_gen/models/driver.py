@@ -11,7 +11,7 @@ from spare_gen.models.files import discover
 from spare_gen.models.schema import MODELS_FILE, MODELS_SCHEMA
 from spare_gen.models.settings import ModelSettings
 from spare_gen.models.task import model_rows, model_task
-from spare_gen.runner.sharded import TableOut, run_sharded_stage
+from spare_gen.runner.sharded import TableOut, all_done, run_sharded_stage
 from spare_gen.runner.stage import status_summary
 
 
@@ -42,6 +42,12 @@ def run_models(client, config: Config, out: Path) -> Path:
                       (MODELS_TABLE,), shard_units=config.runner.shard_units,
                       debug=config.debug.model_dump(mode="json"), progress=config.runner.progress)
     return out / MODELS_FILE
+
+
+def models_unchanged(config: Config, out: Path) -> bool:
+    """True if the model stage would reuse every unit in ``out``: same settings, and for a files source the
+    same files with the same content (hashed again here)."""
+    return all_done(model_units(config), ModelSettings.from_config(config, out), (MODELS_TABLE,))
 
 
 def summary(table_path: Path) -> str:

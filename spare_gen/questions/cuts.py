@@ -54,7 +54,7 @@ from spare_gen.questions.candidates import Drawing, near_duplicate
 from spare_gen.questions.cutters import random_cutter
 from spare_gen.questions.cutters_spare3d import spare3d_cut_rule, spare3d_cutter, spare3d_drawing_rule
 from spare_gen.questions.layout import FRONT, N_CANDIDATES, RIGHT, TARGET_POSE, TOP, pose_view
-from spare_gen.questions.outputs import CUTS_DIR
+from spare_gen.questions.outputs import CUTS_DIR, STAGED_CUTS_DIR
 from spare_gen.questions.per_question_files import content_name, settle
 from spare_gen.questions.rejections import QuestionRejection
 from spare_gen.rng import derive_rng
@@ -81,6 +81,12 @@ _BOOLEAN, _HLR, _WRITE = "boolean", "hlr", "write"
 def cut_dir(model_id: str) -> str:
     """Folder of a model's cut objects, relative to the dataset root."""
     return f"{CUTS_DIR}/{model_id}"
+
+
+def staged_cut_dir(model_id: str) -> str:
+    """Folder where the unit writes a model's cut objects, relative to the dataset root: the driver publishes
+    them to ``cut_dir`` only if a question uses them."""
+    return f"{STAGED_CUTS_DIR}/{model_id}"
 
 
 def _cut_rule(cut, removed: float) -> QuestionRejection | None:
@@ -452,7 +458,7 @@ def make_cut_set(
     if not model_volume > 0:
         return {"accepted": False, "rule": QuestionRejection.NO_VOLUME.value, "attempt_rejections": {},
                 "timings": {}}
-    rel = cut_dir(model_id)
+    rel = staged_cut_dir(model_id)
     folder = Path(out_dir) / rel
     shutil.rmtree(folder, ignore_errors=True)  # leftovers of an interrupted run
     original = CutterFamily(cutters) is CutterFamily.SPARE3D  # the original generator's cutters and acceptance

@@ -24,7 +24,9 @@ from spare_gen.questions.layout import SPLITS
 from spare_gen.questions.outputs import (
     CUT_VIEWS_NAME, FILE_SOURCES_NAME, MANIFEST_NAME, QUESTIONS_DIR, SUMMARY_NAME, TIMINGS_NAME, split_path,
 )
-from spare_gen.questions.per_question_files import FILE_SOURCES_SCHEMA, publish_answer_files, remove_unlisted
+from spare_gen.questions.per_question_files import (
+    FILE_SOURCES_SCHEMA, publish_answer_files, publish_staged, remove_unlisted,
+)
 from spare_gen.questions.schema import CUT_VIEWS_SCHEMA, question_schema
 from spare_gen.questions.settings import QuestionSettings
 from spare_gen.questions.select import (
@@ -174,6 +176,9 @@ def run_questions(client, config: Config, out: Path) -> str:
     fills = _fill_all(client, config, out, inputs, quotas)
     _check_shortfalls(config, quotas, fills, inputs)
     t = time.monotonic()
+    for fill in fills.values():  # the files of what the questions use, and nothing else, enter the dataset
+        for item in (item for acc in fill.accepted.values() for item in acc):
+            item.result = publish_staged(out, item.result)
     sources: dict[str, str] = {}
     written = _write_splits(out, config, fills, planned, sources)
     write_parquet(out / QUESTIONS_DIR / FILE_SOURCES_NAME, rows_to_table(

@@ -10,6 +10,9 @@ SUMMARY_NAME = "summary.json"
 TIMINGS_NAME = "timings.json"
 CUT_VIEWS_NAME = "cut_views.parquet"
 CUTS_DIR = f"{QUESTIONS_DIR}/cuts"  # cut objects (STEP) and their drawings, one folder per model
+# where cut-set units write them (resume state, like the unit files): only those a question uses are
+# published to CUTS_DIR (spare_gen.questions.per_question_files.publish_staged)
+STAGED_CUTS_DIR = ".units/cut_files"
 PREVIEW_DIR = "preview"  # contact sheets <task>.png
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 from pathlib import Path
 
 import pyarrow as pa
@@ -18,7 +19,7 @@ import pyarrow as pa
 from spare_gen.atomic import write_bytes
 from spare_gen.packed import drawing_bytes
 from spare_gen.questions.columns import PATHS, field
-from spare_gen.questions.outputs import question_files_dir
+from spare_gen.questions.outputs import CUTS_DIR, STAGED_CUTS_DIR, question_files_dir
 
 NAME_HEX = 32  # hex digits of the SHA-256 in a file name (128 bits)
 FIXED_MTIME = 946684800  # 2000-01-01T00:00:00Z for every content-named file
@@ -83,3 +84,28 @@ def remove_unlisted(out: Path, task: str, keep: set[str]) -> None:
         for path in folder.iterdir():
             if f"{question_files_dir(task)}/{path.name}" not in keep:
                 path.unlink()
+
+
+def publish_staged(out: Path, result):
+    """``result`` (a unit's result: dicts and lists) with every staged cut file (``STAGED_CUTS_DIR``) published
+    to ``CUTS_DIR`` and named there; a published file that exists already is left as it is (its name is its
+    content), so only files a question uses are ever written to the dataset, each once."""
+    if isinstance(result, dict):
+        return {k: publish_staged(out, v) for k, v in result.items()}
+    if isinstance(result, list):
+        return [publish_staged(out, v) for v in result]
+    if isinstance(result, str) and result.startswith(f"{STAGED_CUTS_DIR}/"):
+        rel = f"{CUTS_DIR}/{result.removeprefix(f'{STAGED_CUTS_DIR}/')}"
+        target = Path(out) / rel
+        if not target.is_file():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                os.link(Path(out) / result, target)  # same bytes, same fixed time, no copy
+            except FileExistsError:
+                pass
+            except OSError:  # a file system without hard links
+                tmp = target.with_name(f".{target.name}.tmp")
+                shutil.copy2(Path(out) / result, tmp)
+                os.replace(tmp, target)
+        return rel
+    return result

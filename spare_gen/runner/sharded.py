@@ -102,6 +102,15 @@ def _exact(pieces: list[pa.Table], schema: pa.Schema) -> pa.Table:
     return pa.Table.from_arrays(table.columns, schema=schema)
 
 
+def all_done(units: list[dict], settings: StageSettings, tables: tuple[TableOut, ...]) -> bool:
+    """True if every unit is already in a part on disk with an unchanged fingerprint and its files present:
+    running the stage would reuse everything."""
+    out_dir = str(Path(settings.out_dir).resolve())
+    fingerprints = unit_fingerprints(units, settings, out_dir)
+    known = _load_indexes(out_dir, settings.stage, tables)
+    return all(_reusable(known.get(uid), fp, out_dir) for uid, fp in fingerprints.items())
+
+
 def execute_shard(task: Task, units: list[dict], settings: StageSettings, fingerprints: dict[str, str],
                   reuse: dict[str, dict], tables: tuple[TableOut, ...], index: int, attempt: int = 0,
                   debug: dict | None = None) -> dict:
