@@ -19,7 +19,7 @@ from spare_gen.atomic import with_tmp_path
 from spare_gen.config.schema import TaskName
 from spare_gen.data.loaders import iter_questions
 from spare_gen.data.tables import THREE_VIEW_PREFIXES
-from spare_gen.questions.layout import task_name
+from spare_gen.questions.layout import DEFAULT_SPLIT, task_name
 
 DEFAULT_SIZE = 64
 EXPORTS_DIR = "exports"
@@ -71,7 +71,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m pipelines.export", description=__doc__.splitlines()[0])
     parser.add_argument("out")
     parser.add_argument("--task", required=True)
-    parser.add_argument("--split", default="train")
+    parser.add_argument("--split", default=DEFAULT_SPLIT, help=f"train, val or test (default {DEFAULT_SPLIT})")
     parser.add_argument("--size", type=int, default=DEFAULT_SIZE, help="square image side in pixels")
     parser.add_argument("--dest", default=None, help="output .npz (default: <out>/exports/<task>_<split>_<size>.npz)")
     args = parser.parse_args(argv)

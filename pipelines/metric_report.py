@@ -16,6 +16,7 @@ has more usable models (``models.parquet``), the report tops the set up to ``mod
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pandas as pd
@@ -121,11 +122,17 @@ def _long_table(cases: pd.DataFrame, low: pd.DataFrame, high: pd.DataFrame) -> p
     return table
 
 
-def _test(out_dir: Path, ids, wireframes, models: int, seed: int, client):
+def _test(out_dir: Path, ids, wireframes, models: int, seed: int, client, progress: bool):
     """Top the wireframes up to ``models`` from the models table, then run every test on the client."""
+    if progress and models > len(wireframes):
+        print(f"metric-report: extracting up to {models - len(wireframes)} more wireframes from the models",
+              file=sys.stderr)
     more_ids, more = extra_wireframes(out_dir, ids, models - len(wireframes), client)
     ids, wireframes = ids + more_ids, wireframes + more
-    return ids, wireframes, len(more), property_cases(wireframes, seed=seed, model_ids=ids, client=client)
+    if progress:
+        print(f"metric-report: testing {len(wireframes)} wireframes ({len(more)} extracted)", file=sys.stderr)
+    return ids, wireframes, len(more), property_cases(wireframes, seed=seed, model_ids=ids, client=client,
+                                                      progress=progress)
 
 
 def run(
@@ -140,7 +147,7 @@ def run(
     quiet: bool = False,
 ) -> dict:
     """Run the property report on the pool's GT wireframes (topped up to ``models`` from the models table);
-    print and write the results. ``max_models`` caps the pool's wireframes (and then adds none).
+    write the results, and (unless ``quiet``) show progress per wireframe, a short summary and what it wrote. ``max_models`` caps the pool's wireframes (and then adds none).
 
     Without ``client`` it runs on the Dask scheduler ``scheduler`` (``tcp://host:port``) when given, else on an
     embedded cluster of ``workers`` processes (0 = one per core).
@@ -152,9 +159,9 @@ def run(
     target = 0 if max_models is not None else int(models)
     if client is None:
         with open_client(scheduler, workers=workers, dashboard=False, quiet=quiet or not scheduler) as own:
-            ids, wireframes, n_extracted, cases = _test(out_dir, ids, wireframes, target, seed, own)
+            ids, wireframes, n_extracted, cases = _test(out_dir, ids, wireframes, target, seed, own, not quiet)
     else:
-        ids, wireframes, n_extracted, cases = _test(out_dir, ids, wireframes, target, seed, client)
+        ids, wireframes, n_extracted, cases = _test(out_dir, ids, wireframes, target, seed, client, not quiet)
     rates = pass_rates(cases)
     low, high = bootstrap_intervals(cases, seed=seed)
     excluded = excluded_counts(cases)
@@ -176,13 +183,16 @@ def run(
         "vertices/edges for them.\n\n"
     )
     markdown = title + render_markdown(rates, low=low, high=high, compare_paper=True, excluded=excluded)
-    if not quiet:
-        print(markdown)
     reports = out_dir / "reports"
     md_path = write_text(reports / MARKDOWN_NAME, markdown)
     long = _long_table(cases, low, high)
     pq_path = write_parquet(reports / PARQUET_NAME, pa.Table.from_pandas(long, preserve_index=False))
     passes = (rates >= PASS_RATE).sum(axis=0)
+    if not quiet:  # a short summary; the table is in the files
+        counts = ", ".join(f"{m} {int(passes[m])}/{len(rates)}" for m in rates.columns)
+        print(f"metric-report: {len(wireframes)} wireframes ({n_extracted} extracted), tests passed per metric: "
+              f"{counts}; {unsettled} of {n_cells} verdicts not settled")
+        print(f"metric-report: wrote {md_path} and {pq_path}")
     return {
         "n_models": len(wireframes),
         "n_extracted": n_extracted,

@@ -2,23 +2,33 @@
 
 from __future__ import annotations
 
-import argparse
-import json
-import logging
-import signal
 import sys
 from pathlib import Path
 
-from spare_gen.wireframes.answers_format import ANSWERS_FORMAT
-from spare_gen import __version__
-from spare_gen.cli_help import EPILOGS
-from spare_gen.config import ConfigError, load_config
+from spare_gen import console
 
-DEFAULT_CONFIG = "configs/default.toml"
+if __name__ == "__main__" or Path(sys.argv[0]).name == "spare-gen":  # the command itself, not an import of it
+    console.guard_startup()  # a Ctrl-C during the imports below: one line, exit 130
+
+import argparse  # noqa: E402
+import json  # noqa: E402
+import logging  # noqa: E402
+import signal  # noqa: E402
+
+from spare_gen.wireframes.answers_format import ANSWERS_FORMAT  # noqa: E402
+from spare_gen import __version__  # noqa: E402
+from spare_gen.cli_help import EPILOGS  # noqa: E402
+from spare_gen.config import ConfigError, load_config  # noqa: E402
+from spare_gen.config.loader import DEFAULT_CONFIG_FILE  # noqa: E402
+from spare_gen.questions.layout import DEFAULT_SPLIT  # noqa: E402
+
 STAGES = ("models", "drawings", "questions", "pool")
 EXIT_BAD_INPUT = 2
 EXIT_MACHINE = 75  # EX_TEMPFAIL: the machine failed (disk full, killed processes); rerun to finish
-EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report Ctrl-C
+EXIT_INTERRUPTED = console.EXIT_INTERRUPTED
+# commands whose first argument is a folder they read: a missing one is bad input (exit 2), before any work
+READS_FOLDER = ("validate", "metric-report", "rank", "annotate", "simulate-raters", "learn-metric", "evaluate",
+                "evaluate-poses", "audit", "export-spare3d", "train-baseline", "export", "show")
 
 
 def _stop_on_first_sigint(signum, frame):
@@ -48,7 +58,8 @@ def _run_job(config, stages: tuple[str, ...]) -> int:
 
 
 def _config_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--config", "-c", default=None, help=f"TOML recipe (default: {DEFAULT_CONFIG} if present)")
+    p.add_argument("--config", "-c", default=None,
+                   help="TOML recipe (default: the built-in one, the same as configs/default.toml in the repository)")
     p.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
                    help="override a config value, e.g. --set render.size=256 (repeatable)")
     p.add_argument("--out", "-o", default=None, help="output folder (overrides the config's 'out')")
@@ -58,9 +69,9 @@ def _config_args(p: argparse.ArgumentParser) -> None:
 
 
 def _resolve_config(args):
-    path = args.config
-    if path is None and Path(DEFAULT_CONFIG).is_file():
-        path = DEFAULT_CONFIG
+    path = args.config if args.config is not None else DEFAULT_CONFIG_FILE
+    print(f"spare-gen: config {path}" if args.config is not None
+          else f"spare-gen: config: built-in defaults ({path})", file=sys.stderr)
     overrides = list(args.overrides)
     if args.out:
         overrides.append(f"out={json.dumps(args.out)}")
@@ -153,7 +164,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("out")
     p.add_argument("predictions", help="CSV: question_id,answer")
     p.add_argument("--task", required=True)
-    p.add_argument("--split", default="test")
+    p.add_argument("--split", default=DEFAULT_SPLIT, help=f"train, val or test (default {DEFAULT_SPLIT})")
     p.add_argument("--lenient", action="store_true", help="count unknown/missing/invalid predictions as wrong (warn)")
 
     p = sub.add_parser("evaluate-poses", help="score camera-pose predictions on the random views (TAS/RAS/PAS, ATE)")
@@ -189,7 +200,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("export", help="one task split as a compressed .npz of fixed-size arrays")
     p.add_argument("out")
     p.add_argument("--task", required=True)
-    p.add_argument("--split", default="train")
+    p.add_argument("--split", default=DEFAULT_SPLIT, help=f"train, val or test (default {DEFAULT_SPLIT})")
     p.add_argument("--size", type=int, default=64, help="square image side in pixels")
     p.add_argument("--dest", default=None, help="output .npz (default: <out>/exports/<task>_<split>_<size>.npz)")
 
@@ -197,7 +208,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("out")
     p.add_argument("--task", default=None, help="one task (default: every task present)")
     p.add_argument("--n", type=int, default=8, help="questions per task (default 8)")
-    p.add_argument("--split", default="test", help="split to sample from (default test; train/val/test)")
+    p.add_argument("--split", default=DEFAULT_SPLIT, help=f"train, val or test (default {DEFAULT_SPLIT})")
     p.add_argument("--dest", default=None, help="output HTML (default: <out>/show/index.html)")
 
     for name, p in sub.choices.items():  # every subcommand's input formats, with an example
@@ -208,7 +219,15 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The command line; a Ctrl-C or a closed pipe ends it in one line (``spare_gen.console``)."""
+    return console.run_command(lambda: _main(argv))
+
+
+def _main(argv: list[str] | None) -> int:
     args = build_parser().parse_args(argv)
+    if args.command in READS_FOLDER and not Path(args.out).is_dir():
+        print(f"spare-gen {args.command}: error: folder {args.out!r} does not exist", file=sys.stderr)
+        return EXIT_BAD_INPUT
     try:
         if args.command in ("run", "pool", "config"):
             config = _resolve_config(args)
@@ -278,7 +297,7 @@ def main(argv: list[str] | None = None) -> int:
             try:
                 from spare_gen.baseline.train import TrainOptions, main as train_main
             except ImportError as exc:
-                raise ConfigError(f"train-baseline: {exc}") from None
+                raise ConfigError(f"train-baseline: {console.missing_extra(exc, 'torch') or exc}") from None
             options = TrainOptions(epochs=args.epochs, batch_size=args.batch_size, size=args.size, lr=args.lr,
                                    seed=args.seed, max_steps=args.max_steps, workers=args.workers,
                                    channels=args.channels, device=args.device)

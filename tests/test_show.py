@@ -73,8 +73,8 @@ def test_show_writes_every_task_with_answers_behind_the_toggle(tiny_dataset, tmp
             assert _png(q["images"][0]) == (tiny_dataset / row["front_png"]).read_bytes()
             assert "Show answer" in q["hidden"] or "Show answer" in q["text"]
             if "answer" in row:
-                letter = "ABCD"[row["answer"]]
-                assert f"Answer: {letter}" in q["hidden"] and "Answer:" not in q["text"]
+                # candidates are numbered 0-3 as in the Parquet answer column, previews and evaluate
+                assert f"Answer: {row['answer']}" in q["hidden"] and "Answer:" not in q["text"]
             if task in (TaskName.THREE_VIEW_TO_ISOMETRIC, TaskName.POSE_TO_ISOMETRIC):
                 assert [_png(u) for u in q["images"][3:7]] == [(tiny_dataset / p).read_bytes()
                                                               for p in row["candidate_png"]]
@@ -86,7 +86,7 @@ def test_show_writes_every_task_with_answers_behind_the_toggle(tiny_dataset, tmp
             if task is TaskName.POSE_TO_ISOMETRIC:
                 assert f"query pose {row['pose']}" in q["text"]
             if task is TaskName.ISOMETRIC_TO_POSE:
-                assert "A = pose 1, B = pose 2, C = pose 5, D = pose 6" in q["text"]
+                assert "0 = pose 1, 1 = pose 2, 2 = pose 5, 3 = pose 6" in q["text"]
                 assert f"(pose {row['choice_poses'][row['answer']]})" in q["hidden"]
 
 

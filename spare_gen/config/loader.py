@@ -4,12 +4,18 @@ from __future__ import annotations
 
 import tomllib
 from enum import Enum
+from importlib.resources import files
 from pathlib import Path
 from typing import Any, get_args, get_origin
 
 from pydantic import BaseModel, ValidationError
 
 from spare_gen.config.schema import Config
+
+
+# The command line's default recipe, shipped inside the package (so a run gives the same result from any
+# folder); configs/default.toml in the repository is its user-visible copy (a test keeps them identical).
+DEFAULT_CONFIG_FILE = Path(str(files("spare_gen.config") / "default.toml"))
 
 
 class ConfigError(ValueError):

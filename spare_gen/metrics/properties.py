@@ -35,6 +35,7 @@ Randomness: ``derive_rng(seed, "properties", model_index, test_name)`` per test 
 
 from __future__ import annotations
 
+import sys
 import warnings
 from dataclasses import dataclass
 from enum import Enum
@@ -281,19 +282,28 @@ def property_cases(
     metric_names: Sequence[str] | None = None,
     model_ids: Sequence[str] | None = None,
     client=None,
+    progress: bool = False,
 ) -> pd.DataFrame:
     """One row per (wireframe, test, metric): ``passed`` is True/False, or missing when not applicable.
 
     Each wireframe is normalised to bounding-box diagonal 1 first, so the tolerances mean the same everywhere.
     With a Dask ``client`` the work runs in parallel: a large wireframe's tests are split over several tasks
     (:func:`chunk_tests`) after one task for its self-dissimilarity, so no single wireframe holds a worker to
-    the end (same rows, same order as without a client).
+    the end (same rows, same order as without a client). ``progress``: a bar on stderr, one step per wireframe.
     """
+    from distributed import as_completed
+    from tqdm.auto import tqdm
+
     names = get_metric_names() if metric_names is None else list(metric_names)
     ids = [str(i) for i in range(len(wireframes))] if model_ids is None else [str(m) for m in model_ids]
     gts = [P.normalise(w) for w in wireframes]
+    bar = tqdm(total=len(gts), desc="metric-report", unit="wireframe", disable=not progress, file=sys.stderr,
+               dynamic_ncols=True)
     if client is None:
-        per_model = [model_cases(i, gts, names, seed) for i in range(len(gts))]
+        per_model = []
+        for i in range(len(gts)):
+            per_model.append(model_cases(i, gts, names, seed))
+            bar.update(1)
     else:
         # one future for the whole list, under a fresh key (content-hashed keys of scattered data have been
         # seen to be "already forgotten" by a busy cluster, cancelling the tasks that need them)
@@ -308,7 +318,14 @@ def property_cases(
                 continue
             self_d = client.submit(self_dissimilarity, i, shared, names, pure=False)
             futures[i] = [client.submit(wireframe_cases, i, shared, names, seed, c, self_d, pure=False) for c in chunks]
+        left = {i: len(fs) for i, fs in futures.items()}
+        owner = {f.key: i for i, fs in futures.items() for f in fs}
+        for fut in as_completed([f for fs in futures.values() for f in fs]):
+            left[owner[fut.key]] -= 1
+            if not left[owner[fut.key]]:  # every part of this wireframe is done
+                bar.update(1)
         per_model = [[r for f in futures[i] for r in f.result()] for i in range(len(gts))]
+    bar.close()
     rows = [(ids[r[0]], *r) for rows_i in per_model for r in rows_i]
     frame = pd.DataFrame(rows, columns=["model_id", "model_index", "category", "test", "metric", "passed"])
     frame["passed"] = frame["passed"].astype("boolean")

@@ -215,6 +215,8 @@ def card_text(config: Config, summary: dict, out: Path | None = None, splits: di
     cfg = config.model_dump(mode="json")
     cfg.pop("out", None)  # where and how it ran does not change the content: keep the card byte-stable
     cfg["runner"] = {"timeout_s": cfg["runner"]["timeout_s"]}
+    hooks = sorted(k for k, v in cfg.pop("debug", {}).items() if isinstance(v, list) and v)  # test hooks: not published
+    cfg["test_hooks"] = f"active: {', '.join(hooks)}" if hooks else "none active"
     parts = [
         yaml_header(config, summary, splits),
         "",

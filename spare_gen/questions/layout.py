@@ -8,6 +8,7 @@ from spare_gen.config.schema import TaskName
 from spare_gen.drawings.poses import ISOMETRIC_VIEWS, THREE_VIEWS
 
 SPLITS = ("train", "val", "test")
+DEFAULT_SPLIT = "test"  # the split every command reads unless told (export, evaluate, show)
 N_CANDIDATES = 4
 TARGET_POSE = 2  # the paper's conventional isometric pose (three-view-to-isometric, isometric view generation)
 POSE_CHOICES = (1, 2, 5, 6)  # isometric-to-pose: answer k means pose POSE_CHOICES[k]

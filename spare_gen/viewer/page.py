@@ -20,6 +20,7 @@ from spare_gen.config.schema import TaskName
 from spare_gen.data.tables import available_tasks, check_split, load_split
 from spare_gen.drawings.poses import pose
 from spare_gen.packed import drawing_bytes
+from spare_gen.questions.layout import DEFAULT_SPLIT
 from spare_gen.questions.outputs import split_path
 from spare_gen.questions.tasks import task_name
 from spare_gen.rng import derive_rng
@@ -27,7 +28,6 @@ from spare_gen.viewer.pose_cube import pose_cube_svg
 
 SHOW_DIR = "show"
 PAGE_NAME = "index.html"
-LETTERS = "ABCD"
 STYLE = """
 body { font-family: sans-serif; margin: 1.5em; color: #222; }
 h2 { border-bottom: 1px solid #ccc; padding-bottom: .2em; margin-top: 2em; }
@@ -80,17 +80,17 @@ def question_html(out: Path, task: TaskName, row: dict) -> str:
     if task is TaskName.ISOMETRIC_TO_POSE:
         inputs.append(_figure(out, row["iso_png"], "isometric drawing"))
         poses = tuple(int(p) for p in row["choice_poses"])
-        labels = ", ".join(f"{LETTERS[k]} = pose {p}" for k, p in enumerate(poses))
+        labels = ", ".join(f"{k} = pose {p}" for k, p in enumerate(poses))
         choices.append(f"<figure>{pose_cube_svg(poses, 'choices')}<figcaption>{labels}</figcaption></figure>")
         a = int(row["answer"])
-        answer.append(f"<p>Answer: <b>{LETTERS[a]}</b> (pose {poses[a]})</p>"
+        answer.append(f"<p>Answer: <b>{a}</b> (pose {poses[a]})</p>"
                       f"<figure>{pose_cube_svg((poses[a],), f'pose {poses[a]}')}</figure>")
     if task in (TaskName.THREE_VIEW_TO_ISOMETRIC, TaskName.POSE_TO_ISOMETRIC):
         pngs = row["candidate_png"] or [None] * 4
-        choices += [_figure(out, p, f"candidate {LETTERS[k]}") for k, p in enumerate(pngs)]
+        choices += [_figure(out, p, f"candidate {k}") for k, p in enumerate(pngs)]
         a = int(row["answer"])
-        answer.append(f"<p>Answer: <b>{LETTERS[a]}</b></p>"
-                      + _figure(out, pngs[a], f"candidate {LETTERS[a]}", "answer-drawing"))
+        answer.append(f"<p>Answer: <b>{a}</b></p>"
+                      + _figure(out, pngs[a], f"candidate {a}", "answer-drawing"))
     if task is TaskName.ISOMETRIC_VIEW_GENERATION:
         answer.append(_figure(out, row["target_png"], "target: isometric pose 2", "answer-drawing"))
     if task is TaskName.POINT_CLOUD_GENERATION:
@@ -146,7 +146,7 @@ def write_page(out: Path, task: str | None = None, n: int = 8, split: str = "tes
     return write_text(dest, page_html(out, tasks, split, n))
 
 
-def main(out: Path, task: str | None = None, n: int = 8, split: str = "test", dest: Path | None = None) -> int:
+def main(out: Path, task: str | None = None, n: int = 8, split: str = DEFAULT_SPLIT, dest: Path | None = None) -> int:
     try:
         path = write_page(out, task, n, split, dest)
     except (ValueError, FileNotFoundError) as exc:
