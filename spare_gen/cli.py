@@ -138,6 +138,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("out", help="a pool folder (pairs.parquet, corruptions.parquet, wireframes.parquet)")
     p.add_argument("--port", type=int, default=8765, help="TCP port (default 8765)")
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine only)")
+    p.add_argument("--token", default=None,
+                   help="the token every request must carry, as in the printed URL (default: a new random one)")
     p.add_argument("--rater", default=None, help="rater name used when the URL has no ?rater= (default: ask)")
     p.add_argument("--sanity", type=int, default=40, help="sanity pairs per rater, drawn from the pool's (default 40)")
     p.add_argument("--repeat-fraction", type=float, default=0.05,
@@ -263,7 +265,8 @@ def _main(argv: list[str] | None) -> int:
             from spare_gen.annotate.server import serve
 
             settings = Settings(sanity=args.sanity, repeat_fraction=args.repeat_fraction, break_every=args.break_every)
-            return serve(Path(args.out), host=args.host, port=args.port, rater=args.rater, settings=settings)
+            return serve(Path(args.out), host=args.host, port=args.port, rater=args.rater, settings=settings,
+                         token=args.token)
         if args.command == "simulate-raters":
             from pipelines.simulate_raters import parse_group
             from pipelines.simulate_raters import run as simulate

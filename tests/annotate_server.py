@@ -22,16 +22,19 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+TOKEN = "test-token-0123456789"  # the servers these tests start require it (--token), as every served app does
+
+
 def start_server(out: Path, port: int, *args: str) -> subprocess.Popen:
-    """`spare-gen annotate OUT --port PORT ARGS` as a subprocess, returned once it answers."""
-    cmd = [sys.executable, "-m", "spare_gen.cli", "annotate", str(out), "--port", str(port), *args]
+    """`spare-gen annotate OUT --port PORT --token TOKEN ARGS` as a subprocess, returned once it answers."""
+    cmd = [sys.executable, "-m", "spare_gen.cli", "annotate", str(out), "--port", str(port), "--token", TOKEN, *args]
     server = subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                               env=dict(os.environ, PYTHONUNBUFFERED="1"))  # fmt: skip
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
         assert server.poll() is None, server.stdout.read()
         try:
-            urllib.request.urlopen(f"http://127.0.0.1:{port}/api/config", timeout=2).read()
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/api/config?token={TOKEN}", timeout=2).read()
             return server
         except OSError:
             time.sleep(0.3)
@@ -45,11 +48,13 @@ def kill(server: subprocess.Popen) -> None:
     server.wait(timeout=30)
 
 
-def call(port: int, path: str, body: object | bytes | None = None, method: str | None = None) -> tuple[int, object]:
-    """(status, decoded JSON or raw bytes) of a request to the server; 4xx/5xx do not raise."""
+def call(port: int, path: str, body: object | bytes | None = None, method: str | None = None,
+         token: str | None = TOKEN) -> tuple[int, object]:
+    """(status, decoded JSON or raw bytes) of a request to the server (with ``token`` in the Authorization
+    header unless None); 4xx/5xx do not raise."""
     data = body if isinstance(body, bytes) or body is None else json.dumps(body).encode()
-    request = urllib.request.Request(f"http://127.0.0.1:{port}{path}", data=data, method=method,
-                                     headers={"Content-Type": "application/json"})  # fmt: skip
+    headers = {"Content-Type": "application/json", **({"Authorization": f"token {token}"} if token else {})}
+    request = urllib.request.Request(f"http://127.0.0.1:{port}{path}", data=data, method=method, headers=headers)
     try:
         with urllib.request.urlopen(request, timeout=30) as response:
             status, raw, kind = response.status, response.read(), response.headers.get("Content-Type", "")

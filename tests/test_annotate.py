@@ -4,6 +4,13 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
+import re
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
 from pathlib import Path
 
 import numpy as np
@@ -12,7 +19,7 @@ import pytest
 from PIL import Image
 
 from tests.annotate_server import call, free_port, kill, listening_addresses, start_server
-from tests.conftest import spare_gen_cli
+from tests.conftest import REPO, spare_gen_cli
 from spare_gen.annotate.plan import MIN_REPEAT_GAP, Settings, make_plan, plan_path, read_plan
 from spare_gen.annotate.store import append_answer, read_positions, stored_choice
 from spare_gen.atomic import write_parquet
@@ -204,7 +211,7 @@ def test_server_answers_several_raters_maps_sides_back_and_rejects_bad_requests(
 def test_cli_refuses_bad_input_with_one_line_and_exit_2(pool, tmp_path):
     out, _ = pool
     cases = [
-        (["annotate", str(tmp_path / "nothing")], "annotate needs"),
+        (["annotate", str(tmp_path / "nothing")], "annotate: error: folder"),
         (["annotate", str(out), "--rater", "no/slash"], "rater name 'no/slash' is not allowed"),
         (["annotate", str(out), "--repeat-fraction", "0.9"], "--repeat-fraction 0.9 must be within [0, 0.5]"),
         (["annotate", str(out), "--port", "70000"], "--port 70000 must be within 1..65535"),
@@ -214,3 +221,48 @@ def test_cli_refuses_bad_input_with_one_line_and_exit_2(pool, tmp_path):
         result = spare_gen_cli(*args, timeout=120)
         assert result.returncode == 2 and message in result.stderr, (args, result.stderr)
         assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr
+
+
+def test_a_server_on_every_address_needs_its_printed_token_and_counts_pairs_as_the_page(pool):
+    """``--host 0.0.0.0`` with no --token: a new token, carried by the printed URL; without it every request is 401."""
+    out, pairs = pool
+    port = free_port()
+    server = subprocess.Popen([sys.executable, "-m", "spare_gen.cli", "annotate", str(out), "--port", str(port),
+                               "--host", "0.0.0.0", "--sanity", "3"], cwd=REPO, stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, text=True, env=dict(os.environ, PYTHONUNBUFFERED="1"))
+    try:
+        printed = [server.stdout.readline() for _ in range(2)]
+        url = re.search(r"open (http://\S+)", printed[1]).group(1)
+        token = re.search(r"\?token=([A-Za-z0-9_-]+)$", url).group(1)
+        assert len(token) >= 24 and url.startswith(f"http://0.0.0.0:{port}/?token=")
+        deadline = time.monotonic() + 120
+        while True:
+            try:
+                if call(port, "/api/config", token=token)[0] == 200:
+                    break
+            except urllib.error.URLError:  # not listening yet
+                pass
+            assert time.monotonic() < deadline and server.poll() is None
+            time.sleep(0.3)
+        for path, body in (("/", None), ("/api/config", None), ("/api/state?rater=ann", None),
+                           ("/api/picture?rater=ann&position=0&which=left", None),
+                           ("/api/answer", {"rater": "ann", "position": 0, "choice": "left", "response_ms": 5})):
+            for wrong in (None, "not-the-token"):
+                status, reply = call(port, path, body, token=wrong)
+                assert status == 401 and "token" in reply["error"], (path, wrong, status)
+        assert not (out / "annotations" / "ann.csv").exists()  # nobody without the token answered
+        status, state = call(port, f"/api/state?rater=ann&token={token}", token=None)  # as the URL carries it
+        assert status == 200
+        # the page's own requests carry the token in the cookie the page was served with
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/?token={token}", timeout=30) as page:
+            cookie = page.headers["Set-Cookie"].split(";")[0]
+        request = urllib.request.Request(f"http://127.0.0.1:{port}{state['item']['pictures']['left']}",
+                                         headers={"Cookie": cookie})
+        with urllib.request.urlopen(request, timeout=30) as picture:
+            assert picture.read().startswith(b"\x89PNG")
+        # the server's count is the page's: "pair 1 of <total>"
+        assert f"each rater answers {state['total']} pairs" in printed[0], printed[0]
+        steps, _, _ = read_plan(plan_path(out, "ann"))
+        assert state["total"] == len(steps)
+    finally:
+        kill(server)

@@ -17,7 +17,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
 
-from tests.annotate_server import call, free_port, kill, start_server
+from tests.annotate_server import TOKEN, call, free_port, kill, start_server
 from tests.conftest import spare_gen_cli
 from spare_gen.annotate.plan import plan_path, read_plan
 
@@ -109,7 +109,7 @@ def test_rater_rates_with_keyboard_survives_a_server_kill_and_rank_recovers_the_
 
     server = start_server(pool, port, "--break-every", str(BREAK_EVERY))
     try:
-        browser.get(f"http://127.0.0.1:{port}/")  # no ?rater=: the page asks for a name
+        browser.get(f"http://127.0.0.1:{port}/?token={TOKEN}")  # the printed URL, no ?rater=: the page asks for a name
         assert wait_mode(browser, "name") == "name"
         browser.save_screenshot(str(shots / "00_name.png"))
         browser.find_element(By.ID, "name-input").send_keys(RATER, Keys.ENTER)

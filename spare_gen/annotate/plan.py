@@ -74,6 +74,13 @@ def pairs_fingerprint(pairs: pd.DataFrame) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
+def plan_counts(pairs: pd.DataFrame, settings: Settings) -> tuple[int, int]:
+    """(pairs shown once, pairs shown a second time) of every rater's plan: the same for all raters."""
+    shown = int((pairs["pair_type"] == PairType.REGULAR.value).sum()) + min(
+        settings.sanity, int((pairs["pair_type"] == PairType.SANITY.value).sum()))
+    return shown, int(round(settings.repeat_fraction * shown))
+
+
 def make_plan(pairs: pd.DataFrame, seed: int, rater: str, settings: Settings = Settings()) -> list[Step]:
     """The rater's steps (see the module docstring); deterministic in (pairs, seed, rater, settings)."""
     check_rater(rater)
@@ -92,7 +99,7 @@ def make_plan(pairs: pd.DataFrame, seed: int, rater: str, settings: Settings = S
         order += [ids[i] for i in rng.permutation(len(ids))]
     steps = [Step(pid, bool(s), False) for pid, s in zip(order, rng.random(len(order)) < 0.5)]
 
-    n_repeats = int(round(settings.repeat_fraction * len(steps)))
+    n_repeats = plan_counts(pairs, settings)[1]
     for k in np.sort(rng.choice(len(order), size=n_repeats, replace=False)):
         at = next(i for i, step in enumerate(steps) if step.pair_id == order[k] and not step.is_repeat)
         lowest = min(at + 1 + MIN_REPEAT_GAP, len(steps))

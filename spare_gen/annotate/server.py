@@ -3,10 +3,18 @@
 One :class:`RaterSession` per rater, created on the rater's first request; a lock per rater makes
 each answer a single append. An answer names the position it answers, so a stale tab or a double
 key press gets 409 instead of a second row.
+
+As Jupyter does, a served app requires a per-server token (generated unless given with ``--token``): the
+printed URL carries it (``?token=``), the page then keeps it in a cookie, and every request without it (as
+query parameter, ``Authorization: token ...`` header or that cookie) gets 401, so nobody else who can reach
+the port (``--host 0.0.0.0``) can answer as a rater.
 """
 
 from __future__ import annotations
 
+import hashlib
+import inspect
+import secrets
 import socket
 import threading
 from pathlib import Path
@@ -20,7 +28,9 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from spare_gen.annotate.items import Picture, Pool
-from spare_gen.annotate.plan import ANNOTATIONS_DIR, Settings, Step, check_rater, check_settings, load_or_make_plan
+from spare_gen.annotate.plan import (
+    ANNOTATIONS_DIR, Settings, Step, check_rater, check_settings, load_or_make_plan, plan_counts,
+)
 from spare_gen.annotate.store import append_answer, read_positions, stored_choice, utc_now
 from spare_gen.wireframes.pairs import Choice
 
@@ -117,8 +127,29 @@ def _json_error(request: Request, exc: HTTPException) -> Response:
     return JSONResponse({"error": exc.detail}, status_code=exc.status_code, headers=NO_STORE)
 
 
-def build_app(app: App) -> Starlette:
-    """The Starlette application serving ``app``."""
+def new_token() -> str:
+    """A fresh per-server token (URL-safe, 192 bits)."""
+    return secrets.token_urlsafe(24)
+
+
+def _cookie_name(token: str) -> str:
+    """One cookie per server token, so two servers on one host do not overwrite each other's."""
+    return f"spare_gen_token_{hashlib.sha256(token.encode()).hexdigest()[:8]}"
+
+
+def _given_token(request: Request, token: str) -> str:
+    header = request.headers.get("authorization", "")
+    return (request.query_params.get("token") or header.removeprefix("token ").strip()
+            or request.cookies.get(_cookie_name(token), ""))
+
+
+def _require_token(request: Request, token: str | None) -> None:
+    if token is not None and not secrets.compare_digest(_given_token(request, token).encode(), token.encode()):
+        raise HTTPException(401, "this server needs its token: open the URL it printed (with ?token=...)")
+
+
+def build_app(app: App, token: str | None = None) -> Starlette:
+    """The Starlette application serving ``app``; with ``token``, every request must carry it (module docstring)."""
 
     def config(request: Request) -> Response:
         return JSONResponse({"default_rater": app.default_rater}, headers=NO_STORE)
@@ -149,14 +180,25 @@ def build_app(app: App) -> Starlette:
         return FileResponse(path, media_type="image/png", headers=NO_STORE)
 
     def index(request: Request) -> Response:
-        return FileResponse(STATIC_DIR / "index.html", headers=NO_STORE)
+        response = FileResponse(STATIC_DIR / "index.html", headers=NO_STORE)
+        if token is not None:  # the page's own requests (pictures too) carry the token from now on
+            response.set_cookie(_cookie_name(token), token, httponly=True, samesite="strict")
+        return response
+
+    def guarded(handler):
+        async def route(request: Request) -> Response:
+            _require_token(request, token)
+            if inspect.iscoroutinefunction(handler):
+                return await handler(request)
+            return await run_in_threadpool(handler, request)  # as Starlette runs a plain function
+        return route
 
     routes = [
-        Route("/", index),
-        Route("/api/config", config),
-        Route("/api/state", state),
-        Route("/api/answer", answer, methods=["POST"]),
-        Route("/api/picture", picture),
+        Route("/", guarded(index)),
+        Route("/api/config", guarded(config)),
+        Route("/api/state", guarded(state)),
+        Route("/api/answer", guarded(answer), methods=["POST"]),
+        Route("/api/picture", guarded(picture)),
         Mount("/static", StaticFiles(directory=STATIC_DIR)),
     ]
     return Starlette(routes=routes, exception_handlers={HTTPException: _json_error})
@@ -176,17 +218,20 @@ def _check_port(host: str, port: int) -> None:
 
 
 def serve(out: Path, *, host: str = "127.0.0.1", port: int = 8765, rater: str | None = None,
-          settings: Settings = Settings()) -> int:
-    """Load the pool, print the address, serve until Ctrl-C."""
+          settings: Settings = Settings(), token: str | None = None) -> int:
+    """Load the pool, print the address (with the server's token: ``token`` or a new one), serve until Ctrl-C."""
     import uvicorn
 
     out = Path(out)
     app = App(out, settings, rater)
     _check_port(host, port)
-    n = len(app.pool.pairs)
-    url = f"http://{host}:{port}/" + (f"?rater={rater}" if rater else "")
-    print(f"spare-gen annotate: {n} pairs in {out}; answers go to {out / ANNOTATIONS_DIR}/<rater>.csv", flush=True)
-    print(f"spare-gen annotate: open {url} (one URL per rater: ?rater=NAME); Ctrl-C stops", flush=True)
-    uvicorn.run(build_app(app), host=host, port=port, log_level="warning", access_log=False)
+    token = token or new_token()
+    shown, repeats = plan_counts(app.pool.pairs, app.settings)
+    url = f"http://{host}:{port}/?token={token}" + (f"&rater={rater}" if rater else "")
+    print(f"spare-gen annotate: each rater answers {shown + repeats} pairs ({shown} of the pool's "
+          f"{len(app.pool.pairs)} in {out}, {repeats} of them twice); answers go to "
+          f"{out / ANNOTATIONS_DIR}/<rater>.csv", flush=True)
+    print(f"spare-gen annotate: open {url} (one URL per rater: &rater=NAME); Ctrl-C stops", flush=True)
+    uvicorn.run(build_app(app, token), host=host, port=port, log_level="warning", access_log=False)
     return 0
 
