@@ -1,0 +1,143 @@
+"""The commands' manners: config named first, one default config from any folder, exit 2 on a missing folder,
+no traceback for a closed pipe or an early Ctrl-C, the extra to install named, no test hooks published, one
+default split, and metric-report's progress, summary and "wrote" line."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from spare_gen.cli import READS_FOLDER, build_parser, main
+from spare_gen.config import load_config
+from spare_gen.config.loader import DEFAULT_CONFIG_FILE
+from spare_gen.questions.card import card_text
+from spare_gen.questions.layout import DEFAULT_SPLIT
+from spare_gen.wireframes.model import Wireframe
+from tests.conftest import REPO, spare_gen_cli
+
+CLI = [sys.executable, "-m", "spare_gen.cli"]
+
+
+def test_the_default_config_ships_in_the_package_and_the_repository_copy_is_identical():
+    assert DEFAULT_CONFIG_FILE.parent == REPO / "spare_gen" / "config"
+    assert DEFAULT_CONFIG_FILE.read_bytes() == (REPO / "configs" / "default.toml").read_bytes()
+
+
+def test_every_run_names_its_config_first_and_gives_the_same_config_from_any_folder(tmp_path):
+    inside = spare_gen_cli("config", cwd=REPO)
+    outside = spare_gen_cli("config", cwd=tmp_path)
+    assert inside.returncode == outside.returncode == 0
+    assert json.loads(inside.stdout) == json.loads(outside.stdout)
+    assert json.loads(outside.stdout)["models"]["csg"]["count"] == 240  # the recipe, not the schema's defaults
+    assert outside.stderr.splitlines()[0] == f"spare-gen: config: built-in defaults ({DEFAULT_CONFIG_FILE})"
+    recipe = tmp_path / "mine.toml"
+    recipe.write_text("seed = 3\n")
+    named = spare_gen_cli("config", "--config", str(recipe), cwd=tmp_path)
+    assert named.stderr.splitlines()[0] == f"spare-gen: config {recipe}" and json.loads(named.stdout)["seed"] == 3
+
+
+MINIMAL_ARGS = {  # each command's other required arguments
+    "rank": ["answers.csv"], "learn-metric": ["answers.csv"], "evaluate": ["p.csv", "--task", "pose_to_isometric"],
+    "evaluate-poses": ["p.csv"], "export-spare3d": ["dest"], "train-baseline": ["--task", "pose_to_isometric"],
+    "export": ["--task", "pose_to_isometric"],
+}
+
+
+@pytest.mark.parametrize("command", READS_FOLDER)
+def test_a_missing_input_folder_is_one_line_and_exit_2(command, tmp_path, capsys):
+    missing = tmp_path / "no" / "such" / "dir"
+    assert main([command, str(missing), *MINIMAL_ARGS.get(command, [])]) == 2
+    err = capsys.readouterr().err
+    assert err == f"spare-gen {command}: error: folder {str(missing)!r} does not exist\n"
+    assert not (tmp_path / "no").exists()
+
+
+def test_a_reader_that_closes_the_pipe_gets_no_traceback(tmp_path):
+    proc = subprocess.Popen([*CLI, "config"], cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            env=dict(os.environ, PYTHONPATH=str(REPO)))
+    proc.stdout.close()  # as `| head` does once it has its lines: every write now meets a closed pipe
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=120) == 141  # 128 + SIGPIPE, as for a tool the pipe stopped
+    assert err.splitlines() == [f"spare-gen: config: built-in defaults ({DEFAULT_CONFIG_FILE})"], err
+
+
+def _loaded(pid: int, library: str) -> bool:
+    try:
+        return library in Path(f"/proc/{pid}/maps").read_text()
+    except OSError:
+        return False
+
+
+def test_an_early_ctrl_c_ends_in_one_line_with_exit_130(tmp_path):
+    """SIGINT while the command is still importing its modules (numpy mapped, the CLI not yet parsed)."""
+    proc = subprocess.Popen([*CLI, "run", "--out", str(tmp_path / "out")], cwd=tmp_path, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env=dict(os.environ, PYTHONPATH=str(REPO)))
+    deadline = time.monotonic() + 60
+    while not _loaded(proc.pid, "numpy") and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.005)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err.decode() and err.decode().splitlines()[-1] == "spare-gen: interrupted"
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_missing_optional_dependency_names_the_extra_to_install(tmp_path):
+    script = ("import sys\nsys.modules['torch'] = None  # torch absent, as on a machine without the extra\n"
+              "from spare_gen.cli import main\n"
+              f"sys.exit(main(['train-baseline', {str(tmp_path)!r}, '--task', 'pose_to_isometric']))\n")
+    proc = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True, timeout=120,
+                          env=dict(os.environ, PYTHONPATH=str(REPO)))
+    assert proc.returncode == 2
+    assert proc.stderr == ("spare-gen: train-baseline: torch is not installed; it comes with the 'torch' extra: "
+                           "pip install 'spare-gen[torch]'\n")
+
+
+def test_the_card_publishes_no_test_hooks(small_dataset):
+    card = (small_dataset / "README.md").read_text()
+    assert '"debug"' not in card and "broken_hlr" not in card and '"test_hooks": "none active"' in card
+    summary = json.loads((small_dataset / "questions" / "summary.json").read_text())
+    hooked = load_config(REPO / "configs" / "default.toml", ['debug.crash=["models:csg_000003"]'])
+    text = card_text(hooked, summary, small_dataset)
+    assert '"debug"' not in text and "csg_000003" not in text and '"test_hooks": "active: crash"' in text
+
+
+@pytest.mark.parametrize("command", ["export", "evaluate", "show"])
+def test_every_command_reading_one_split_defaults_to_the_same_one_and_says_so(command):
+    required = {"export": ["--task", "t"], "evaluate": ["p.csv", "--task", "t"], "show": []}[command]
+    parser = build_parser()
+    assert parser.parse_args([command, "out", *required]).split == DEFAULT_SPLIT == "test"
+    sub = parser._subparsers._group_actions[0].choices[command]
+    assert f"train, val or test (default {DEFAULT_SPLIT})" in " ".join(sub.format_help().split())
+
+
+def _cube(shift: float) -> Wireframe:
+    v = np.array(list(itertools.product([0, 1], [0, 1], [0, 1.5 + shift])), float)
+    e = [(i, j) for i in range(8) for j in range(i + 1, 8) if np.count_nonzero(v[i] - v[j]) == 1]
+    return Wireframe(v, e)
+
+
+def test_metric_report_shows_progress_per_wireframe_a_short_summary_and_what_it_wrote(tmp_path):
+    rows = [{"model_id": f"m{k}", "status": "ok", **_cube(0.5 * k).to_row()} for k in range(3)]
+    pq.write_table(pa.Table.from_pylist(rows), tmp_path / "wireframes.parquet")
+    proc = spare_gen_cli("metric-report", str(tmp_path), "--models", "0", "--workers", "1", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    md, table = tmp_path / "reports" / "metric_properties.md", tmp_path / "reports" / "metric_properties.parquet"
+    assert md.is_file() and table.is_file()
+    assert "metric-report: testing 3 wireframes (0 extracted)" in proc.stderr
+    assert "3/3" in proc.stderr and "wireframe" in proc.stderr.rsplit("metric-report: testing", 1)[1]  # the bar
+    lines = proc.stdout.splitlines()
+    assert len(lines) == 2 and "| Test |" not in proc.stdout  # a summary, not the Markdown table
+    assert lines[0].startswith("metric-report: 3 wireframes (0 extracted), tests passed per metric: ")
+    assert lines[1] == f"metric-report: wrote {md} and {table}"
