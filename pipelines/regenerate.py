@@ -52,7 +52,7 @@ def run(config: Config, *, stages: tuple[str, ...] = STAGES) -> dict:
         raise
     summaries = stage_summaries(out)  # keep what earlier runs recorded for stages not run now
     write_manifest(out, config, summaries, complete=False)
-    write_run_record(out, config, started, None, None, "running")
+    write_run_record(out, config, started, None, None, "running", stages=_wanted(config, stages))
     outcome = "interrupted"
     try:
         with contextlib.ExitStack() as stack:
@@ -69,7 +69,7 @@ def run(config: Config, *, stages: tuple[str, ...] = STAGES) -> dict:
         raise
     finally:
         seconds = round(time.monotonic() - t0, 3)
-        write_run_record(out, config, started, now(), seconds, outcome)
+        write_run_record(out, config, started, now(), seconds, outcome, stages=_wanted(config, stages))
     say(f"done in {time.monotonic() - t0:.1f} s; output in {out}")
     return summaries
 
@@ -81,11 +81,15 @@ def _nothing_to_do(config: Config, out: Path, stages: tuple[str, ...]) -> bool:
     """
     if any(v for v in config.debug.model_dump().values() if isinstance(v, list)) or config.pool.predictions:
         return False
+    return complete_for(out, config, _wanted(config, stages)) and models_unchanged(config, out)
+
+
+def _wanted(config: Config, stages: tuple[str, ...]) -> tuple[str, ...]:
+    """The requested stages the config enables (``_run_stages`` runs exactly these)."""
     drawn = config.render.enabled
-    wanted = [s for s, on in (("models", True), ("drawings", drawn), ("questions", drawn and config.questions.enabled),
-                              ("audit", drawn and config.questions.enabled), ("pool", config.pool.enabled))
-              if on and (s in stages or (s == "audit" and "questions" in stages))]
-    return complete_for(out, config, tuple(wanted)) and models_unchanged(config, out)
+    enabled = {"models": True, "drawings": drawn, "questions": drawn and config.questions.enabled,
+               "pool": config.pool.enabled}
+    return tuple(s for s in STAGES if s in stages and enabled[s])
 
 
 def _run_stages(client, config: Config, out: Path, stages: tuple[str, ...], summaries: dict) -> None:

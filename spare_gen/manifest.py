@@ -56,14 +56,19 @@ def stage_summaries(out: Path) -> dict:
 
 
 def complete_for(out: Path, config: Config, stages: tuple[str, ...]) -> bool:
-    """True if ``out`` holds a complete run of ``config`` covering ``stages``: the same output-deciding config
-    and package versions, its tables unchanged since that run, and every file they name present.
+    """True if the last run into ``out`` completed ``stages`` with ``config``: the same output-deciding config
+    and package versions, its tables unchanged since, and every file they name present.
 
     (Inputs outside ``out``, such as CAD files, are the caller's to compare.)
     """
     record = read_manifest(out)
+    try:
+        last = json.loads((Path(out) / RUN_FILE).read_text())
+    except (OSError, json.JSONDecodeError):
+        return False
     if not record.get("complete") or record.get("config") != dataset_config(config) \
-            or record.get("versions") != package_versions() or not set(stages) <= set(record.get("stages", {})):
+            or record.get("versions") != package_versions() or last.get("outcome") != "complete" \
+            or not set(stages) <= set(last.get("stages", ())):  # summaries may be older runs': the run's own list
         return False
     if record.get("tables") != table_hashes(Path(out)):
         return False
@@ -85,7 +90,8 @@ def write_manifest(out: Path, config: Config, stages: dict, complete: bool) -> P
 
 
 def write_run_record(out: Path, config: Config, started: str, finished: str | None, seconds: float | None,
-                     outcome: str, workers: int | None = None) -> Path:
+                     outcome: str, workers: int | None = None, stages: tuple[str, ...] = ()) -> Path:
+    """run.json; ``stages``: the stages this run ran (their summaries in dataset.json may be older runs')."""
     return write_json(Path(out) / RUN_FILE, {
         "out": str(Path(out).resolve()),
         "runner": config.runner.model_dump(mode="json"),
@@ -95,4 +101,5 @@ def write_run_record(out: Path, config: Config, started: str, finished: str | No
         "finished": finished,
         "seconds": seconds,
         "outcome": outcome,
+        "stages": list(stages),
     })

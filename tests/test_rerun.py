@@ -7,6 +7,7 @@ import shutil
 from pathlib import Path
 
 from drawings_shapes import HOLED_BOX, render_config, write_model
+from pipelines.regenerate import STAGES, _nothing_to_do
 from spare_gen.config import load_config
 from spare_gen.config.schema import TaskName
 from spare_gen.drawings.stage import draw_model
@@ -68,3 +69,16 @@ def test_rerunning_the_default_job_into_its_complete_output_does_nothing(small_d
     assert lines == [f"spare-gen: config {REPO / 'configs' / 'default.toml'}",
                      f"spare-gen: nothing to do: {out} is complete for this config"], lines
     assert _snapshot(out) == before  # no unit redone, no file written, replaced or removed, bookkeeping included
+
+
+def test_a_run_of_some_stages_with_other_settings_leaves_the_rest_to_do(small_dataset, tmp_path):
+    """dataset.json keeps older runs' stage summaries: only the stages the last run ran count as done."""
+    out = tmp_path / "default"
+    shutil.copytree(small_dataset, out, symlinks=True)
+    other = ["--set", "render.size=128", "--set", "runner.dashboard=false"]
+    proc = spare_gen_cli("run", "--config", str(REPO / "configs" / "default.toml"), "--out", str(out),
+                         "--no-progress", "--stages", "models", *other, cwd=tmp_path)
+    assert proc.returncode == 0 and "nothing to do" not in proc.stderr, proc.stderr
+    config = load_config(REPO / "configs" / "default.toml", [f'out="{out}"', "render.size=128"])
+    assert _nothing_to_do(config, out, ("models",))
+    assert not _nothing_to_do(config, out, STAGES)  # the drawings on record are of render.size = 200
