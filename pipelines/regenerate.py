@@ -37,7 +37,7 @@ def run(config: Config, *, stages: tuple[str, ...] = STAGES) -> dict:
     if "pool" in stages and config.pool.enabled and config.pool.predictions \
             and not Path(config.pool.predictions).is_dir():  # before any work
         raise FileNotFoundError(f"pool.predictions: folder {config.pool.predictions!r} does not exist")
-    if _nothing_to_do(config, out, stages):
+    if nothing_to_do(config, out, stages):
         say(f"nothing to do: {out} is complete for this config")
         return stage_summaries(out)
     created = not out.exists()
@@ -74,7 +74,7 @@ def run(config: Config, *, stages: tuple[str, ...] = STAGES) -> dict:
     return summaries
 
 
-def _nothing_to_do(config: Config, out: Path, stages: tuple[str, ...]) -> bool:
+def nothing_to_do(config: Config, out: Path, stages: tuple[str, ...]) -> bool:
     """A complete output of this config, tables and files intact, inputs unchanged: no stage would do work.
 
     Test hooks and a predictions folder (inputs whose content is not recorded) always run the stages.
