@@ -100,7 +100,7 @@ def run(
         print(f"spare-gen learn-metric: cross-validated agreement {learned_row['agreement']:.3f} "
               f"(best single metric: {best_single['metric']} {best_single['agreement']:.3f}); "
               f"top weights: {', '.join(f'{m} {w:+.2f}' for m, w in weights.head(3).itertuples(index=False))}; "
-              f"model in {paths['model']}")  # fmt: skip
+              f"wrote {', '.join(str(p) for p in paths.values())}")  # fmt: skip
     return {
         **{k: str(v) for k, v in paths.items()},
         "agreement": {r.metric: float(r.agreement) for r in cv.itertuples(index=False)},
