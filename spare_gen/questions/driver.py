@@ -2,7 +2,7 @@
 
 Outputs under ``<out>/questions/``: ``<task>/{train,val,test}.parquet``, ``files.parquet`` (hash of
 every referenced file), ``summary.json`` (counts, rejections by rule; no timings, so equal configs give
-equal bytes) and ``timings.json``; plus the dataset card ``<out>/README.md`` and ``<out>/preview/``.
+equal bytes) and ``timings.json`` and the contact sheets ``<out>/preview/<task>.png`` (the card is composed at the end of the job: ``spare_gen.card``).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from pathlib import Path
 from spare_gen.atomic import write_json, write_parquet
 from spare_gen.config.schema import Config, TaskName
 from spare_gen.shards import rows_to_table
-from spare_gen.questions import card, preview
+from spare_gen.questions import preview
 from spare_gen.questions.assemble import assemble_split
 from spare_gen.questions.fill import TaskFill, fill_task, shortfalls, trim_to_balance
 from spare_gen.questions.files import manifest_table, row_paths
@@ -186,9 +186,6 @@ def run_questions(client, config: Config, out: Path) -> str:
     summary = _summary(config, inputs, requested, planned, quotas, fills, written)
     write_json(out / QUESTIONS_DIR / SUMMARY_NAME, summary)
     parts["write"] = time.monotonic() - t
-    t = time.monotonic()
-    card.write_card(out, config, summary)
-    parts["card"] = time.monotonic() - t
     t = time.monotonic()
     preview.write_contact_sheets(out, written)
     parts["preview"] = time.monotonic() - t

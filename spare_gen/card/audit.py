@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 
-from spare_gen.atomic import write_text
 from spare_gen.audit.text import interval, pct
-from spare_gen.questions.card import CARD_NAME
 
 BEGIN = "<!-- spare-gen audit: begin (rewritten by `spare-gen audit`) -->"
 END = "<!-- spare-gen audit: end -->"
@@ -73,17 +70,3 @@ def section_text(report: dict) -> str:
         *rows,
         END,
     ])
-
-
-def replace_section(text: str, section: str) -> str:
-    """``text`` with the marked section replaced by ``section``, or ``section`` appended if unmarked."""
-    start, end = text.find(BEGIN), text.find(END)
-    if start != -1 and end > start:
-        return text[:start] + section + text[end + len(END):]
-    return (text.rstrip("\n") + "\n\n" if text.strip() else "") + section + "\n"
-
-
-def write_audit_section(out: Path, report: dict) -> Path:
-    path = Path(out) / CARD_NAME
-    text = path.read_text(encoding="utf-8") if path.is_file() else ""
-    return write_text(path, replace_section(text, section_text(report)))

@@ -8,9 +8,9 @@ square marker (a perturbed vertex's copies and duplicate vertices show, as every
 and isolated vertices (no edge) get a larger orange ring.
 
 All pictures of one model share one camera per view: it frames the ground truth's bounding box padded
-by :data:`~spare_gen.wireframes.corruptions.MAX_SHIFT` diagonals on every side, so no vertex of any
+by :data:`~spare_gen.pool.corruptions.MAX_SHIFT` diagonals on every side, so no vertex of any
 corrupted variant leaves the canvas (a method's prediction may; it is clipped). File names carry only
-the candidate's opaque id (:mod:`spare_gen.wireframes.variants`); type and severity live only in
+the candidate's opaque id (:mod:`spare_gen.pool.variants`); type and severity live only in
 corruptions.parquet and pairs.parquet. Each candidate's and each ground truth's geometry is also
 written as a small JSON file (:data:`GEOMETRY_FORMAT`) for 3D viewers. The line writers are the drawing
 stage's (``spare_gen.drawings.svg`` / ``raster``); equal inputs give equal bytes.
@@ -30,8 +30,8 @@ from spare_gen.atomic import write_bytes, write_text
 from spare_gen.drawings.poses import Pose
 from spare_gen.drawings.raster import png_bytes, rasterize
 from spare_gen.drawings.svg import quantize, svg_document
-from spare_gen.wireframes.corruptions import MAX_SHIFT, model_size
-from spare_gen.wireframes.model import Wireframe
+from spare_gen.pool.corruptions import MAX_SHIFT, model_size
+from spare_gen.wireframe import Wireframe
 
 
 

@@ -37,7 +37,7 @@ from typing import Callable
 
 import numpy as np
 
-from spare_gen.wireframes.model import CURVE, Wireframe
+from spare_gen.wireframe import CURVE, Wireframe
 
 
 class Severity(StrEnum):

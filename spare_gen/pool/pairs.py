@@ -18,10 +18,10 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from spare_gen.wireframes.answers_format import ANSWERS_FORMAT
+from spare_gen.pool.answers_format import ANSWERS_FORMAT
 from spare_gen.atomic import write_text
 from spare_gen.rng import derive_rng
-from spare_gen.wireframes.corruptions import Severity
+from spare_gen.pool.corruptions import Severity
 
 
 class PairType(StrEnum):

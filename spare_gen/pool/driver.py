@@ -1,7 +1,8 @@
-"""Pool stages: ground-truth wireframes (isolated OCCT child), corrupted variants with pictures, annotation pairs.
+"""The pool stage's driver: ground-truth wireframes (isolated OCCT child), corrupted variants with pictures,
+annotation pairs and a contact sheet, composed by ``run_pool``.
 
-Each stage is a thin Dask wrapper around a library function (``extract_wireframe``,
-``model_corruption_rows``, ``make_pairs``); ``spare_gen.jobs.pool`` composes them.
+Each step is a thin Dask wrapper around a library function (``extract_wireframe``, ``model_corruption_rows``,
+``make_pairs``). ``run_pool`` assumes the models stage already ran (``models.parquet`` exists).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import pandas as pd
 import pyarrow as pa
 
 from spare_gen import shards
-from spare_gen.atomic import write_parquet, write_text
+from spare_gen.atomic import write_bytes, write_parquet, write_text
 from spare_gen.config.schema import Config
 from spare_gen.filehash import sha256_file
 from spare_gen.models.schema import MODELS_FILE
@@ -24,8 +25,10 @@ from spare_gen.shards import rows_to_table
 from spare_gen.runner.contract import run_in_child
 from spare_gen.runner.isolation import Status
 from spare_gen.runner.stage import run_stage, status_summary
-from spare_gen.wireframes.schema import CORRUPTIONS_SCHEMA, WIREFRAMES_SCHEMA
-from spare_gen.wireframes.settings import CorruptionSettings, WireframeSettings
+from spare_gen.pool.corruptions import SEVERITIES, get_corruption_names
+from spare_gen.pool.pictures import contact_sheet
+from spare_gen.pool.schema import CORRUPTIONS_SCHEMA, WIREFRAMES_SCHEMA
+from spare_gen.pool.settings import CorruptionSettings, WireframeSettings
 
 POOL_DIR = "pool"
 WIREFRAMES_FILE = "wireframes.parquet"
@@ -33,7 +36,7 @@ CORRUPTIONS_FILE = "corruptions.parquet"
 PAIRS_FILE = "pairs.parquet"
 ANNOTATION_CSV = f"{POOL_DIR}/annotation_pairs.csv"
 POOL_README = f"{POOL_DIR}/README.md"
-EXTRACT_TARGET = "spare_gen.wireframes.extract:extract_unit"
+EXTRACT_TARGET = "spare_gen.pool.child:extract_unit"
 
 
 def pool_models(out: Path, count: int) -> list[dict]:
@@ -80,9 +83,9 @@ def corruption_task(unit: dict, settings: CorruptionSettings) -> dict:
     """Worker side (pure Python, no child process): every variant of one ground truth.
 
     Each variant draws from its own generator derived from (seed, "corruption", model, kind, severity)
-    (``spare_gen.wireframes.variants``), so adding a kind or severity leaves the others unchanged.
+    (``spare_gen.pool.variants``), so adding a kind or severity leaves the others unchanged.
     """
-    from spare_gen.wireframes.variants import model_corruption_rows
+    from spare_gen.pool.variants import model_corruption_rows
 
     rows = model_corruption_rows(
         unit["gt"], settings.seed, corner_threshold=settings.corner_threshold,
@@ -120,7 +123,7 @@ def predictions_digest(predictions: dict[str, list[dict]]) -> dict[str, str]:
 def pool_predictions(config: Config, model_ids: set[str]) -> dict[str, list[dict]]:
     """model_id -> [{method, path}] of ``pool.predictions`` (none when unset); unusable files and folders
     are reported on one line each."""
-    from spare_gen.wireframes.predictions import discover
+    from spare_gen.pool.predictions import discover
 
     if not config.pool.predictions:
         return {}
@@ -163,10 +166,10 @@ Then rank the corruption types, check the raters and compare the metrics with hu
 ## Effect of each severity on this pool
 
 Corruption magnitudes are in units of each ground truth's bounding-box diagonal (the severity table
-at the top of `spare_gen/wireframes/corruptions.py`). Median (10th-90th percentile) over this pool's
+at the top of `spare_gen/pool/corruptions.py`). Median (10th-90th percentile) over this pool's
 models of the scores against the ground truth (corner and edge F1 at the pool thresholds, WED). The
 metric each family targets: edge F1 for deform and add, vertex F1 over all vertices for perturb and
-remove (`spare_gen/wireframes/calibration.py`); imported predictions appear as `method:<name>`:
+remove (`spare_gen/pool/calibration.py`); imported predictions appear as `method:<name>`:
 
 {effects}
 """
@@ -204,9 +207,9 @@ def variants_frame(corruptions: pa.Table) -> pd.DataFrame:
 
 def run_pairs(config: Config, out: Path, corruptions: pa.Table) -> pd.DataFrame:
     """pairs.parquet, the annotation tool's CSV and the pool README (runs on the client: it is cheap)."""
-    from spare_gen.wireframes.pairs import ANNOTATION_FORMAT, export_annotation_csv, make_pairs, pairs_to_arrow
-    from spare_gen.wireframes.pictures import GEOMETRY_FORMAT
-    from spare_gen.wireframes.predictions import PREDICTIONS_FORMAT
+    from spare_gen.pool.pairs import ANNOTATION_FORMAT, export_annotation_csv, make_pairs, pairs_to_arrow
+    from spare_gen.pool.pictures import GEOMETRY_FORMAT
+    from spare_gen.pool.predictions import PREDICTIONS_FORMAT
 
     pairs = make_pairs(
         variants_frame(corruptions), config.seed,
@@ -226,3 +229,38 @@ def summary(wireframes: pa.Table, corruptions: pa.Table, pairs: pd.DataFrame) ->
     types = Counter(pairs["pair_type"]) if len(pairs) else Counter()
     return (f"pool: {text}; variants {json.dumps(dict(sorted(variant_status.items())))}; "
             f"pairs {len(pairs)} {json.dumps(dict(sorted(types.items())))}")  # fmt: skip
+
+
+# ------------------------------------------------------------------------------------------ the pool job
+
+PREVIEW = "preview/corruptions.png"
+
+
+def write_preview(out: Path, wireframes: pa.Table, corruptions: pa.Table) -> Path | None:
+    """Contact sheet (kinds x severities) of the model with the most corners among those whose variants
+    all succeeded (ties: the first model_id), so the sheet shows as much structure as the pool has."""
+    kinds, severities = get_corruption_names(), list(SEVERITIES)
+    rows = [r for r in corruptions.select(["model_id", "kind", "severity", "status", "overlay_png"]).to_pylist()
+            if r["kind"] in kinds]  # corrupted variants only, not imported predictions  # fmt: skip
+    corners = {r["model_id"]: r["n_corners"] or 0 for r in wireframes.select(["model_id", "n_corners"]).to_pylist()}
+    complete = []
+    for model_id in sorted({r["model_id"] for r in rows}):
+        mine = [r for r in rows if r["model_id"] == model_id]
+        if len(mine) == len(kinds) * len(severities) and all(r["status"] == Status.OK.value for r in mine):
+            complete.append((-corners.get(model_id, 0), model_id, mine))
+    if not complete:
+        return None
+    _, model_id, mine = min(complete, key=lambda c: c[:2])
+    cells = {(r["kind"], r["severity"]): (out / r["overlay_png"]).read_bytes() for r in mine}
+    title = f"{model_id}: variants (blue) over the ground truth (black)"
+    return write_bytes(out / PREVIEW, contact_sheet(cells, kinds, severities, title))
+
+
+def run_pool(client, config: Config, out: Path) -> str:
+    """Wireframes, corruptions and pairs of the first ``pool.models`` usable models; returns a summary line."""
+    out = Path(out)
+    wireframes = run_wireframes(client, config, out)
+    corruptions = run_corruptions(client, config, out, wireframes)
+    pairs = run_pairs(config, out, corruptions)
+    write_preview(out, wireframes, corruptions)
+    return summary(wireframes, corruptions, pairs)

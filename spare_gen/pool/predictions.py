@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from spare_gen.config.schema import PredictionUnits
-from spare_gen.wireframes.model import Wireframe
+from spare_gen.wireframe import Wireframe
 
 METHOD_PREFIX = "method:"
 SUFFIXES = (".json", ".obj")

@@ -22,7 +22,7 @@ from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 from scipy.spatial import cKDTree
 
-from spare_gen.wireframes.model import CORNER, CURVE, Wireframe
+from spare_gen.wireframe import CORNER, CURVE, Wireframe
 
 DEFAULT_DEFLECTION = 0.01  # curved-edge chord tolerance, fraction of the shape's bounding-box diagonal
 MERGE_TOLERANCE = 1e-6  # points closer than this (fraction of the diagonal) are one vertex

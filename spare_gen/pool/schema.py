@@ -36,7 +36,7 @@ WIREFRAMES_SCHEMA = pa.schema(
 THRESHOLD_METRICS = tuple(f"{family}_{part}" for family in ("corner", "edge") for part in ("precision", "recall", "f1"))
 METRIC_COLUMNS = THRESHOLD_METRICS + tuple(m for m in get_metric_names() if m not in THRESHOLD_METRICS)
 
-# pictures (two views over a legend) and geometry files (spare_gen.wireframes.pictures.GEOMETRY_FORMAT)
+# pictures (two views over a legend) and geometry files (spare_gen.pool.pictures.GEOMETRY_FORMAT)
 PICTURE_COLUMNS = (
     "overlay_svg", "overlay_png", "alone_svg", "alone_png", "gt_svg", "gt_png", "geometry_json", "gt_json",
 )  # fmt: skip

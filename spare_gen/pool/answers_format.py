@@ -1,6 +1,6 @@
 """The answers-file format as text, importable without pandas (``spare-gen annotate --help``, ``rank --help``).
 
-The columns themselves are declared in :mod:`spare_gen.wireframes.pairs` (ANSWER_COLUMNS,
+The columns themselves are declared in :mod:`spare_gen.pool.pairs` (ANSWER_COLUMNS,
 ANSWER_EXTRA_COLUMNS), whose ANNOTATION_FORMAT ends with this text.
 """
 

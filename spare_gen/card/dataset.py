@@ -8,14 +8,13 @@ from pathlib import Path
 import pyarrow.parquet as pq
 
 from spare_gen import shards
-from spare_gen.atomic import write_text
 from spare_gen.config.schema import Config, TaskName
-from spare_gen.hub.pack import HF_SPLIT, hf_path, write_hf_tables
+from spare_gen.hub.pack import HF_SPLIT, hf_path
 from spare_gen.models.schema import MODELS_FILE
 from spare_gen.questions.schema import describe
 from spare_gen.questions.tasks import LAYOUTS, SPLITS, TASKS
 from spare_gen.versions import package_versions
-from spare_gen.wireframes.driver import CORRUPTIONS_FILE, PAIRS_FILE, WIREFRAMES_FILE
+from spare_gen.pool.driver import CORRUPTIONS_FILE, PAIRS_FILE, WIREFRAMES_FILE
 
 CARD_NAME = "README.md"
 PREVIEW_DIR = "preview"
@@ -200,13 +199,6 @@ def replace_marked(text: str, begin: str, end: str, section: str) -> str:
     return (text.rstrip("\n") + "\n\n" if text.strip() else "") + section + "\n"
 
 
-def write_pool_section(out: Path) -> Path:
-    """Refresh the card's pool section (after the pool stage)."""
-    path = Path(out) / CARD_NAME
-    text = path.read_text(encoding="utf-8") if path.is_file() else ""
-    return write_text(path, replace_marked(text, POOL_BEGIN, POOL_END, pool_section(out)))
-
-
 def card_text(config: Config, summary: dict, out: Path | None = None, splits: dict[str, list[str]] | None = None
               ) -> str:
     tasks = [t for t in TASKS if t.value in summary["produced"]]
@@ -299,9 +291,3 @@ def card_text(config: Config, summary: dict, out: Path | None = None, splits: di
         "",
     ]
     return "\n".join(parts)
-
-
-def write_card(out: Path, config: Config, summary: dict) -> Path:
-    """The card and the image-embedded Hugging Face tables it declares."""
-    splits = write_hf_tables(Path(out), list(summary["produced"]))
-    return write_text(Path(out) / CARD_NAME, card_text(config, summary, Path(out), splits))

@@ -20,9 +20,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from spare_gen.metrics.wireframe import corner_prf, edge_prf
-from spare_gen.wireframes.corruptions import CorruptionKind
-from spare_gen.wireframes.model import Wireframe
-from spare_gen.wireframes.pictures import cameras_for, outside_canvas, visible_difference_px
+from spare_gen.pool.corruptions import CorruptionKind
+from spare_gen.wireframe import Wireframe
+from spare_gen.pool.pictures import cameras_for, outside_canvas, visible_difference_px
 
 TARGETED_METRIC: dict[CorruptionKind, str] = {
     CorruptionKind.DEFORM: "edge_f1",
