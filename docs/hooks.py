@@ -13,6 +13,7 @@ A page asks for a table with a marker ``<!-- generated: KIND module:NAME -->``; 
 * ``cli``      the command line (``build_parser``): per subcommand its help, usage and arguments.
 
 An unknown kind or a name that cannot be imported stops the build with one line naming the page and marker.
+Sphinx roles left in rendered docstrings (``:func:`x` ``) are reduced to their code.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import importlib
 import inspect
 import re
 import sys
+import textwrap
 import types
 import typing
 from pathlib import Path
@@ -34,6 +36,8 @@ from mkdocs.exceptions import PluginError
 from pydantic import BaseModel
 
 ROOT = Path(__file__).resolve().parents[1]
+USAGE_WIDTH = 96  # characters per usage line in the command reference
+SPHINX_ROLE = re.compile(r":(?:func|data|class|mod|meth|attr|obj):(?=<code)")
 MARKER = re.compile(r"<!--\s*generated:\s*(?P<kind>[\w-]+)\s+(?P<target>[\w.]+:\w+)\s*-->")
 ARROW_COMMENT = re.compile(r"""^\s*(?:field\()?\(?\s*["'](?P<name>\w+)["']\s*,[^#\n]*#\s*(?P<comment>.+)$""")
 ENUM_COMMENT = re.compile(r"^\s*(?P<member>[A-Z][A-Z0-9_]*)\s*=\s*[^#\n]+#\s*(?P<comment>.+)$")
@@ -240,7 +244,8 @@ def cli_reference(obj, module, name: str) -> str:
     parts = []
     for command, subparser in sub.choices.items():
         usage = " ".join(subparser.format_usage().split()).removeprefix("usage: ")
-        parts.append(f"### {command}\n\n{helps.get(command, '')}\n\n```text\n{usage}\n```\n\n"
+        usage = textwrap.fill(usage, USAGE_WIDTH, subsequent_indent="    ", break_on_hyphens=False)
+        parts.append(f"### spare-gen {command}\n\n{helps.get(command, '')}\n\n```text\n{usage}\n```\n\n"
                      + _table(("argument", "default", "meaning"), _option_rows(subparser)))
     return "\n\n".join(parts)
 
@@ -268,3 +273,8 @@ def render(markdown: str, where: str) -> str:
 
 def on_page_markdown(markdown: str, page, config, files) -> str:
     return render(markdown, page.file.src_uri)
+
+
+def on_page_content(html: str, page, config, files) -> str:
+    """Docstrings written for Sphinx: drop the role prefix (``:func:``) mkdocstrings leaves before the code."""
+    return SPHINX_ROLE.sub("", html)
