@@ -99,10 +99,23 @@ def run_log_problems(text: str, where: str = "text") -> list[str]:
     return problems
 
 
+# mkdocs in a Python where OCP cannot be imported: the hook and the API reference must not need OpenCASCADE.
+MKDOCS_WITHOUT_OCP = """
+import sys
+class NoOCP:
+    def find_spec(self, name, path=None, target=None):
+        if name == "OCP" or name.startswith("OCP."):
+            raise ImportError("OCP is not importable while the docs build")
+sys.meta_path.insert(0, NoOCP())
+from mkdocs.__main__ import cli
+cli(prog_name="mkdocs")
+"""
+
+
 def build_site(config: Path, dest: Path, cwd: Path) -> subprocess.CompletedProcess:
-    """``mkdocs build --strict`` (never with -q: a quiet build drops the warnings strict mode counts)."""
+    """``mkdocs build --strict`` without OCP (never with -q: a quiet build drops the warnings strict mode counts)."""
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
-    return subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(config),
+    return subprocess.run([sys.executable, "-c", MKDOCS_WITHOUT_OCP, "build", "--strict", "-f", str(config),
                            "-d", str(dest)], cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
 
 
@@ -129,7 +142,7 @@ def site(tmp_path_factory) -> Path:
     return dest
 
 
-def test_the_site_builds_strictly_and_its_tables_come_from_the_declared_schemas(site):
+def test_the_site_builds_strictly_without_ocp_and_its_tables_come_from_the_declared_schemas(site):
     formats = _page_text(site, "guide/output-formats")
     for name in MODELS_SCHEMA.names + CORRUPTIONS_SCHEMA.names:
         assert name in formats, f"column {name} missing from the output formats page"
@@ -231,3 +244,10 @@ def test_the_readme_is_short_and_keeps_the_two_commands_of_ci():
     assert ci_command in readme
     assert "python3 -m venv .venv && .venv/bin/pip install -e . && .venv/bin/spare-gen run" in readme
     assert "../shared" not in readme
+
+
+def test_a_page_that_needs_opencascade_fails_the_build_so_the_real_one_does_not(tmp_path):
+    config = _small_site(tmp_path, "# Home\n\n<!-- generated: enum spare_gen.cad.compat:NO_SUCH_NAME -->\n",
+                         ["index.md"])
+    done = build_site(config, tmp_path / "site", tmp_path)
+    assert done.returncode != 0 and "OCP is not importable" in done.stdout + done.stderr
