@@ -251,3 +251,15 @@ def test_a_page_that_needs_opencascade_fails_the_build_so_the_real_one_does_not(
                          ["index.md"])
     done = build_site(config, tmp_path / "site", tmp_path)
     assert done.returncode != 0 and "OCP is not importable" in done.stdout + done.stderr
+
+
+def test_every_relative_link_in_the_readme_and_changelog_points_to_a_file_of_the_repository():
+    broken = []
+    for name in ("README.md", "CHANGELOG.md", "benchmarks/README.md"):
+        path = REPO / name
+        for target in re.findall(r"\]\(([^)\s]+)\)", path.read_text()):
+            if re.match(r"[a-z]+://", target):
+                continue
+            if not (path.parent / target.split("#")[0]).exists():
+                broken.append(f"{name}: {target}")
+    assert broken == []
