@@ -17,7 +17,7 @@ import yaml
 from spare_gen.cli import build_parser
 from spare_gen.config.schema import Config
 from spare_gen.models.schema import MODELS_SCHEMA
-from spare_gen.wireframes.schema import CORRUPTIONS_SCHEMA
+from spare_gen.pool.schema import CORRUPTIONS_SCHEMA
 
 REPO = Path(__file__).resolve().parents[1]
 PROGRAM = "spare-gen"
