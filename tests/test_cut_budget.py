@@ -14,7 +14,7 @@ import pytest
 from drawings_shapes import HOLED_BOX, render_config, write_model
 from spare_gen.config import load_config
 from spare_gen.config.schema import TaskName
-from spare_gen.drawings.stage import draw_model
+from spare_gen.drawings.child import draw_model
 from spare_gen.questions.cuts import BudgetedCopy
 from spare_gen.questions.rejections import ATTEMPT_RULES, QuestionRejection
 from spare_gen.questions.settings import QuestionSettings

@@ -20,7 +20,7 @@ from spare_gen.metrics.wireframe import corner_prf, edge_prf
 from spare_gen.models.csg import random_program
 from spare_gen.models.schema import MODELS_SCHEMA
 from spare_gen.shards import rows_to_table
-from spare_gen.models.stage import check_csg
+from spare_gen.models.child import check_csg
 from spare_gen.rng import derive_rng, derive_seed
 from spare_gen.runner.cluster import open_client
 from spare_gen.pool.corruptions import SEVERITIES, get_corruption_names

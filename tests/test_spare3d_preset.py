@@ -28,7 +28,7 @@ from spare_gen.cad.hlr import run_exact
 from spare_gen.cad.hlr_shape import prepare_shape
 from spare_gen.cad.props import volume
 from spare_gen.drawings.poses import fixed_poses
-from spare_gen.drawings.stage import draw_model
+from spare_gen.drawings.child import draw_model
 from spare_gen.questions.cutters_spare3d import spare3d_cutter
 from spare_gen.rng import derive_rng
 

@@ -15,7 +15,7 @@ from spare_gen.drawings.settings import DrawSettings
 from spare_gen.runner.contract import run_in_child
 from spare_gen.runner.isolation import Outcome, Status
 
-DRAW_TARGET = "spare_gen.drawings.stage:draw_unit"
+DRAW_TARGET = "spare_gen.drawings.child:draw_unit"
 
 
 def view_names(random_views: int) -> list[str]:

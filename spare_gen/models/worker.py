@@ -7,8 +7,8 @@ from spare_gen.models.settings import ModelSettings
 from spare_gen.runner.contract import run_in_child
 from spare_gen.runner.isolation import Status
 
-CSG_TARGET = "spare_gen.models.stage:make_csg_model"
-FILE_TARGET = "spare_gen.models.stage:load_file_model"
+CSG_TARGET = "spare_gen.models.child:make_csg_model"
+FILE_TARGET = "spare_gen.models.child:load_file_model"
 
 
 def model_task(unit: dict, settings: ModelSettings) -> dict:
