@@ -84,7 +84,7 @@ def _run_stages(client, config: Config, out: Path, stages: tuple[str, ...], summ
 
         record("drawings", summary(run_drawings(client, config, out)))
     if "questions" in stages and config.questions.enabled and config.render.enabled:
-        from spare_gen.questions.driver import run_questions
+        from spare_gen.questions.stage.driver import run_questions
 
         record("questions", run_questions(client, config, out))
         record("audit", _audit(out, config.seed, client))

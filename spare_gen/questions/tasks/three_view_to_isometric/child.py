@@ -1,4 +1,4 @@
-"""Cut sets for three-view-to-isometric: four distinct cut objects of one model, drawn like the model.
+"""three_view_to_isometric, child side: four distinct cut objects of one model, drawn like the model.
 
 Runs in the isolated child. Cut ``k`` tries cutters from derive_rng(seed, "questions", task, model_id,
 "cut", k, attempt) until one passes every rule (at most ``max_attempts``). Cut 0 is the source of the
@@ -6,7 +6,7 @@ question's F, R, T and of the correct answer (the four cutters are exchangeable,
 random choice; the answer position is assigned later, balanced). Every cut object is drawn with the
 original model's framing (scale and centre) through the drawing stage's own HLR and renderer, so the
 four candidates and the three views share one scale and nothing but geometry tells them apart. The
-accepted files are then named by their content (``per_question_files``): no path says which cut is 0.
+accepted files are then named by their content (``questions.schema.content_name``): no path says which cut is 0.
 
 Cost per attempt, cheapest test first: a cutter that cannot remove ``MIN_REMOVED`` of the volume (its own
 volume, or the overlap of its box with the model's box, is too small) is refused before any boolean; the
@@ -16,11 +16,10 @@ T only while each is the same as cut 0's. (So the blank/tiny rule covers the sto
 made in memory; only an accepted cut's stored views (cut 0's F, R, T and every cut's candidate) and its STEP are
 written, straight to their content names.
 
-Per-step budget (``questions.cut_budget_s``): the attempts run in a forked copy of this child (``os.fork``:
-copy-on-write; one long-lived copy per child process, a fresh one after a kill) that reports each step (the
-boolean with its checks, each view's hidden-line removal, the STEP write) with its own CPU clock at the step's
-start; the parent reads the copy's CPU time from /proc every 10 ms and kills it when one step has used more than
-the budget. The attempt is then rejected (``cut_boolean_over_budget`` / ``cut_hlr_over_budget``, listed with
+Per-step budget (``questions.cut_budget_s``): the attempts run in a forked copy of this child
+(``spare_gen.runner.budget.BudgetedCopy``: one long-lived copy per child process, a fresh one after a kill) that
+reports each step (the boolean with its checks, each view's hidden-line removal, the STEP write); the copy is
+killed when one step has used more than the budget. The attempt is then rejected (``cut_boolean_over_budget`` / ``cut_hlr_over_budget``, listed with
 its CPU seconds under ``over_budget`` in the result) and the next cutter is tried; after ``MAX_OVER_BUDGET``
 such attempts the model is given up (``cut_too_slow``). CPU time, not wall time, so the verdict does not depend
 on machine load (only a step within a few per cent of the budget could go either way; typical steps take
@@ -32,55 +31,43 @@ time is charged to the cut set here (``unit_budget_s``): the executor above sees
 
 from __future__ import annotations
 
-import ctypes
 import dataclasses
-import gc
 import itertools
-import os
-import pickle
 import resource
-import select
 import shutil
-import signal
 import time
 from collections import Counter
 from pathlib import Path
 from typing import Callable
 
+from spare_gen import cad
 from spare_gen.atomic import write_bytes
-from spare_gen.config.schema import CutterFamily, QuestionsConfig, RenderConfig, TaskName
+from spare_gen.cad.cut import cut_with, removable_volume, removed_fraction
+from spare_gen.cad.hlr import HlrModel
+from spare_gen.cad.props import bounding_box, volume
+from spare_gen.config.schema import RenderConfig
+from spare_gen.drawings.poses import Framing, pose
+from spare_gen.drawings.preset import drawing_rule
+from spare_gen.drawings.render import Style, render_view
 from spare_gen.packed import PNG_IMAGE, SVG_TEXT
-from spare_gen.questions.candidates import Drawing, near_duplicate
-from spare_gen.questions.cutters import random_cutter
-from spare_gen.questions.cutters_spare3d import spare3d_cut_rule, spare3d_cutter, spare3d_drawing_rule
-from spare_gen.questions.layout import FRONT, N_CANDIDATES, RIGHT, TARGET_POSE, TOP, pose_view
-from spare_gen.questions.outputs import CUTS_DIR
-from spare_gen.questions.per_question_files import content_name, settle
+from spare_gen.questions.layout import N_CANDIDATES
+from spare_gen.questions.near_duplicate import Drawing, near_duplicate
 from spare_gen.questions.rejections import QuestionRejection
+from spare_gen.questions.schema import content_name, settle
+from spare_gen.questions.settings import QuestionSettings
+from spare_gen.questions.tasks.three_view_to_isometric.cutters import random_cutter
+from spare_gen.questions.tasks.three_view_to_isometric.cutters_spare3d import (
+    spare3d_cut_rule, spare3d_cutter, spare3d_drawing_rule,
+)
+from spare_gen.questions.tasks.three_view_to_isometric.job import (
+    CUT_TIMEOUT_FACTOR, CUT_VIEWS, MAX_OVER_BUDGET, MAX_REMOVED, MIN_REMOVED, SLOW_BOOLEAN_HOOK, SOURCE_VIEWS, TARGET,
+    TASK, CutJob, cut_dir,
+)
 from spare_gen.rng import derive_rng
 from spare_gen.runner import testhooks
-from spare_gen.runner.isolation import cpu_seconds, read_message, write_message
+from spare_gen.runner.budget import BudgetedCopy
 
-TASK = TaskName.THREE_VIEW_TO_ISOMETRIC.value
-TARGET = pose_view(TARGET_POSE)
-CUT_VIEWS = (FRONT, RIGHT, TOP, TARGET)
-SOURCE_VIEWS = (FRONT, RIGHT, TOP)  # cut 0's, stored as the question's three views
-MIN_REMOVED = 0.02  # a cut removing less than this share of the volume "missed" the model
-MAX_REMOVED = 0.9  # a cut removing more leaves a sliver
-STAGE = "questions"
-# Cut sets do several booleans and draw four objects: their child gets this many per-model budgets (the forked
-# attempts charged to it too); each boolean and each view's HLR inside has questions.cut_budget_s.
-CUT_TIMEOUT_FACTOR = 4
-DEFAULT_CUT_BUDGET_S = QuestionsConfig.model_fields["cut_budget_s"].default  # CPU s per boolean, per view's HLR
-MAX_OVER_BUDGET = 3  # attempts over budget before the model is given up (cut_too_slow)
-SLOW_BOOLEAN_HOOK = "slow_boolean"  # test hook: the unit's first boolean burns CPU until its budget stops it
-_POLL_S = 0.01
 _BOOLEAN, _HLR, _WRITE = "boolean", "hlr", "write"
-
-
-def cut_dir(model_id: str) -> str:
-    """Folder of a model's cut objects, relative to the dataset root."""
-    return f"{CUTS_DIR}/{model_id}"
 
 
 def _cut_rule(cut, removed: float) -> QuestionRejection | None:
@@ -99,10 +86,6 @@ class _Drawer:
 
     def __init__(self, shape, name: str, render: RenderConfig, framing: dict, method: str, timings: Counter,
                  mark: Callable[[str], None]):
-        from spare_gen.drawings.poses import Framing
-        from spare_gen.drawings.preset import drawing_rule
-        from spare_gen.drawings.render import Style
-
         self.shape, self.name, self.method = shape, name, method
         # drawn in memory (the bytes in the row); only an accepted cut's stored views become files
         self.style = dataclasses.replace(Style.from_render(render), packed=True)
@@ -124,13 +107,9 @@ class _Drawer:
         timings["hlr"] += time.perf_counter() - t
 
     def _model(self, method: str):
-        from spare_gen.cad.hlr import HlrModel
-
         return HlrModel(self.shape, method, self.deflection, smooth_edges=self.rule.smooth_edges)
 
     def _project(self, view: str):
-        from spare_gen.drawings.poses import pose
-
         self.mark(_HLR)
         t = time.perf_counter()
         try:
@@ -149,9 +128,6 @@ class _Drawer:
     def view(self, view: str) -> dict:
         """The views.parquet-style row of ``view`` (drawn and written on first use)."""
         if view not in self.rows:
-            from spare_gen.drawings.poses import pose
-            from spare_gen.drawings.render import render_view
-
             lines = self._project(view)
             t = time.perf_counter()
             self.rows[view] = render_view(self.name, pose(view), lines.visible, lines.hidden, self.frame,
@@ -213,171 +189,43 @@ def _burn() -> None:
         pass
 
 
-def _attempt(job: dict, k: int, attempt: int, cutter: dict, accepted: list[dict],
+def _attempt(job: CutJob, shape, k: int, attempt: int, cutter: dict, accepted: list[dict],
              mark: Callable[[str], None]) -> dict:
-    """One cutter, boolean to STEP (in the forked copy): {"rule"} or the accepted cut's record."""
-    from spare_gen import cad
-    from spare_gen.cad.cut import cut_with, removed_fraction
-
+    """One cutter on the model ``shape``, boolean to STEP (in the forked copy): {"rule"} or the accepted cut's
+    record."""
     timings: Counter = Counter()
     mark(_BOOLEAN)
-    if k == 0 and attempt == 0 and job["slow_boolean"]:
+    if k == 0 and attempt == 0 and job.slow_boolean:
         _burn()
     t = time.perf_counter()
     try:
-        cut = cut_with(job["shape"], cutter)
-        removed = removed_fraction(job["model_volume"], cut)
-        rule = spare3d_cut_rule(cut) if job["original"] else _cut_rule(cut, removed)
+        cut = cut_with(shape, cutter)
+        removed = removed_fraction(job.model_volume, cut)
+        rule = spare3d_cut_rule(cut) if job.original else _cut_rule(cut, removed)
     except Exception:
         rule = QuestionRejection.CUT_FAILED
     timings["boolean"] += time.perf_counter() - t
     if rule is None:
         try:
-            d = _Drawer(cut.shape, f"cut{k}", job["render"], job["framing"], job["hlr_method"], timings, mark)
-            rule = (_spare3d_rule(d, accepted) if job["original"]
-                    else _drawing_rule(d, accepted, job["tolerance_px"], job["min_extent"]))
+            d = _Drawer(cut.shape, f"cut{k}", job.render, job.framing, job.hlr_method, timings, mark)
+            rule = (_spare3d_rule(d, accepted) if job.original
+                    else _drawing_rule(d, accepted, job.tolerance_px, job.min_extent))
         except Exception:
             rule = QuestionRejection.CUT_DRAW_FAILED
     if rule is not None:
         return {"rule": rule.value, "timings": dict(timings)}
     mark(_WRITE)
     t = time.perf_counter()
-    out, rel = Path(job["out_dir"]), job["rel"]
-    views = _write_views(d, CUT_VIEWS if k == 0 else (TARGET,), out, rel, job["framing"])  # cut 0 gives F, R, T
+    out, rel = Path(job.out_dir), job.rel
+    views = _write_views(d, CUT_VIEWS if k == 0 else (TARGET,), out, rel, job.framing)  # cut 0 gives F, R, T
     # the STEP is named after its candidate drawing: STEP bytes of multi-body shapes are not reproducible
     step = f"{rel}/{content_name(d.view(TARGET)[SVG_TEXT].encode('utf-8'), '.step', salt='step')}"
-    cad.write_step(cut.shape, out / step, name=job["model_id"])
+    cad.write_step(cut.shape, out / step, name=job.model_id)
     settle(out / step)
     timings["render_write"] += time.perf_counter() - t
     return {"rule": None, "timings": dict(timings),
             "cut": {"cutter": cutter, "step": step, "attempt": attempt, "removed": removed, "views": views,
-                    "drawings": {} if job["original"] else {v: d.drawing(v) for v in d.rows}}}
-
-
-def _die_with_parent() -> None:
-    try:
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, int(signal.SIGKILL))  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
-
-
-def _frames(buf: bytearray) -> list:
-    """Complete (length-prefixed pickle) messages at the start of ``buf``, consumed from it."""
-    out = []
-    while len(buf) >= 8:
-        n = int.from_bytes(buf[:8], "little")
-        if len(buf) < 8 + n:
-            break
-        out.append(pickle.loads(bytes(buf[8:8 + n])))
-        del buf[:8 + n]
-    return out
-
-
-class BudgetedCopy:
-    """A forked copy of this process that runs ``work(request, mark)`` calls, each step of a call (started by
-    ``mark(name)``) within ``budget_s`` CPU seconds.
-
-    The copy lives for many calls (one fork, not one per call); a copy killed over its budget is
-    replaced by a fresh fork on the next call. ``call`` returns {"status": "ok", "value", "cpu_s"} or
-    {"status": "over_budget" | "error" | "crashed", "step", "cpu_s", ...}; an OSError or MemoryError in the copy
-    (a machine fault such as a full disk) is raised here again.
-    """
-
-    def __init__(self, work: Callable[[object, Callable[[str], None]], object], budget_s: float):
-        self.work, self.budget_s = work, float(budget_s)
-        self.pid: int | None = None
-        self.reaped_cpu = 0.0  # CPU seconds of copies already ended
-
-    def _fork(self) -> None:
-        req_r, req_w = os.pipe()
-        rep_r, rep_w = os.pipe()
-        gc.freeze()  # the copy's collector leaves this process's objects alone: far fewer copy-on-write copies
-        pid = os.fork()
-        if pid == 0:  # the copy: never returns
-            code = 0
-            try:
-                os.close(req_w)
-                os.close(rep_r)
-                _die_with_parent()
-                resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-                self._serve(req_r, rep_w)
-            except BaseException:  # noqa: BLE001
-                code = 1
-            finally:
-                os._exit(code)
-        os.close(req_r)
-        os.close(rep_w)
-        self.pid, self.req, self.rep = pid, req_w, rep_r
-
-    def _serve(self, req: int, rep: int) -> None:
-        def mark(step: str) -> None:
-            write_message(rep, ("step", step, time.process_time()))
-
-        while True:
-            try:
-                request = read_message(req)
-            except EOFError:
-                return
-            try:
-                msg = ("ok", self.work(request, mark))
-            except (OSError, MemoryError) as exc:
-                msg = ("oserror", f"{type(exc).__name__}: {exc}")
-            except Exception as exc:  # noqa: BLE001 - reported as a failed call
-                msg = ("error", f"{type(exc).__name__}: {exc}"[:500])
-            write_message(rep, msg)
-
-    def _end(self, kill: bool) -> None:
-        if self.pid is None:
-            return
-        if kill:
-            os.kill(self.pid, signal.SIGKILL)
-        for fd in (self.req, self.rep):
-            os.close(fd)
-        _, _, usage = os.wait4(self.pid, 0)
-        self.reaped_cpu += usage.ru_utime + usage.ru_stime
-        self.pid = None
-
-    def close(self) -> None:
-        self._end(kill=False)
-
-    def cpu_s(self) -> float:
-        """CPU seconds of every copy so far, the live one included."""
-        live = cpu_seconds(self.pid) if self.pid is not None else None
-        return self.reaped_cpu + (live or 0.0)
-
-    def call(self, request) -> dict:
-        if self.pid is None:
-            self._fork()
-        pid = self.pid
-        start_cpu = cpu_seconds(pid) or 0.0
-        write_message(self.req, request)
-        buf, final, step, step_cpu0, over = bytearray(), None, "start", None, None
-        while final is None:
-            if select.select([self.rep], [], [], _POLL_S)[0]:
-                chunk = os.read(self.rep, 1 << 20)
-                if not chunk:
-                    break
-                buf += chunk
-                for msg in _frames(buf):
-                    if msg[0] == "step":
-                        step, step_cpu0 = msg[1], msg[2]
-                    else:
-                        final = msg
-            used = cpu_seconds(pid)
-            if final is None and used is not None and step_cpu0 is not None and used - step_cpu0 > self.budget_s:
-                over = used - step_cpu0
-                break
-        cpu = max(0.0, (cpu_seconds(pid) or start_cpu) - start_cpu)
-        if final is None:  # over budget, or the copy died: a fresh one serves the next call
-            self._end(kill=True)
-            if over is not None:
-                return {"status": "over_budget", "step": step, "step_cpu_s": round(over, 3), "cpu_s": cpu}
-            return {"status": "crashed", "step": step, "cpu_s": cpu}
-        if final[0] == "oserror":
-            raise OSError(f"in a cut attempt: {final[1]}")
-        if final[0] == "error":
-            return {"status": "error", "step": step, "cpu_s": cpu, "error": final[1]}
-        return {"status": "ok", "value": final[1], "cpu_s": cpu}
+                    "drawings": {} if job.original else {v: d.drawing(v) for v in d.rows}}}
 
 
 _UNITS = itertools.count()  # cut sets made by this process: the copy reads each set's model once
@@ -396,13 +244,11 @@ def _copy(budget_s: float) -> BudgetedCopy:
 
 def _serve_attempt(request: tuple, mark: Callable[[str], None]) -> dict:
     """In the copy: one attempt of a cut set (its model read on the set's first attempt)."""
-    from spare_gen import cad
-
     global _MODEL
     job, k, attempt, cutter, accepted = request
-    if _MODEL is None or _MODEL[0] != job["unit"]:
-        _MODEL = (job["unit"], cad.read_shape(job["shape_path"]))
-    return _attempt({**job, "shape": _MODEL[1]}, k, attempt, cutter, accepted, mark)
+    if _MODEL is None or _MODEL[0] != job.unit:
+        _MODEL = (job.unit, cad.read_shape(job.shape_path))
+    return _attempt(job, _MODEL[1], k, attempt, cutter, accepted, mark)
 
 
 def _own_cpu() -> float:
@@ -418,53 +264,42 @@ def _failed_rule(outcome: dict) -> QuestionRejection:
     return QuestionRejection.CUT_FAILED if outcome["step"] == _BOOLEAN else QuestionRejection.CUT_DRAW_FAILED
 
 
-def cut_set_unit(unit: dict, settings, rng) -> dict:
-    """The three-view-to-isometric task's child function (``settings``: ``QuestionSettings``).
+def cut_set_unit(unit: dict, settings: QuestionSettings, rng) -> dict:
+    """The three-view-to-isometric task's child function.
 
     Each attempt draws its cutter from its own generator (seed, task, model, cut, attempt), so an attempt's
-    cutter never depends on what earlier attempts drew; ``rng`` is not needed. The whole set, forked attempts
-    included, gets ``CUT_TIMEOUT_FACTOR`` unit budgets of CPU time; each step in it ``settings.cut_budget_s``.
+    cutter never depends on what earlier attempts drew; ``rng`` is not needed.
     """
-    return make_cut_set(unit["model_id"], unit["shape_path"], settings.out_dir, settings.seed, settings.render,
-                        unit["framing"], unit["hlr_method"], settings.tolerance_px, settings.max_cut_attempts,
-                        cutters=settings.cutters.value, cut_budget_s=settings.cut_budget_s,
-                        unit_budget_s=settings.timeout_s * CUT_TIMEOUT_FACTOR)
+    return make_cut_set(unit, settings)
 
 
-def make_cut_set(
-    model_id: str, shape_path: str, out_dir: str, seed: int, render: RenderConfig, framing: dict, hlr_method: str,
-    tolerance_px: float, max_attempts: int, cutters: str = CutterFamily.SPARE_GEN.value,
-    cut_budget_s: float = DEFAULT_CUT_BUDGET_S, unit_budget_s: float | None = None,
-) -> dict:
-    """Four accepted cut objects (STEP + drawings) or a rejection; counters of rejected attempts by rule.
+def make_cut_set(unit: dict, settings: QuestionSettings) -> dict:
+    """Four accepted cut objects (STEP + drawings) of the unit's model, or a rejection; counters of rejected
+    attempts by rule.
 
-    ``cut_budget_s``: CPU seconds per boolean and per view's HLR (module docstring); ``unit_budget_s``: CPU seconds
-    of the whole set, its forked copies included (None: no limit here).
+    ``unit``: ``model_id``, ``shape_path``, ``framing``, ``hlr_method``. Each boolean and each view's HLR gets
+    ``settings.cut_budget_s`` CPU seconds (module docstring); the whole set, its forked copies included,
+    ``CUT_TIMEOUT_FACTOR`` unit budgets (``settings.timeout_s``).
     """
-    from spare_gen import cad
-    from spare_gen.cad import hlr  # noqa: F401 - imported here once, not in every forked copy
-    from spare_gen.cad.props import bounding_box, volume
-    from spare_gen.drawings import poses, preset  # noqa: F401 - as above
-
     cpu0 = _own_cpu()
-    shape = cad.read_shape(shape_path)
+    shape = cad.read_shape(unit["shape_path"])
     model_volume = volume(shape)
     if not model_volume > 0:
         return {"accepted": False, "rule": QuestionRejection.NO_VOLUME.value, "attempt_rejections": {},
                 "timings": {}}
-    rel = cut_dir(model_id)
-    folder = Path(out_dir) / rel
+    rel = cut_dir(unit["model_id"])
+    folder = Path(settings.out_dir) / rel
     shutil.rmtree(folder, ignore_errors=True)  # leftovers of an interrupted run
-    original = CutterFamily(cutters) is CutterFamily.SPARE3D  # the original generator's cutters and acceptance
-    job = {"shape_path": shape_path, "unit": next(_UNITS), "bbox": bounding_box(shape), "model_volume": model_volume,
-           "original": original,
-           "render": render, "framing": framing, "hlr_method": hlr_method,
-           "tolerance_px": tolerance_px, "rel": rel, "min_extent": render.tiny_fraction * render.size,
-           "out_dir": out_dir, "model_id": model_id, "seed": seed, "max_attempts": max_attempts,
-           "unit_budget_s": unit_budget_s,
-           "slow_boolean": testhooks.active(SLOW_BOOLEAN_HOOK)}  # this call's hooks, not those the copy was forked with
+    render = settings.render
+    job = CutJob(model_id=unit["model_id"], shape_path=unit["shape_path"], out_dir=settings.out_dir, rel=rel,
+                 seed=settings.seed, unit=next(_UNITS), bbox=bounding_box(shape), model_volume=model_volume,
+                 cutters=settings.cutters, render=render, framing=unit["framing"], hlr_method=unit["hlr_method"],
+                 tolerance_px=settings.tolerance_px, min_extent=render.tiny_fraction * render.size,
+                 max_attempts=settings.max_cut_attempts, unit_budget_s=settings.timeout_s * CUT_TIMEOUT_FACTOR,
+                 slow_boolean=testhooks.active(SLOW_BOOLEAN_HOOK))
     timings: Counter = Counter()
-    result = _cut_set(job, _copy(cut_budget_s), timings, lambda: _own_cpu() - cpu0 + timings["attempt_cpu"])
+    result = _cut_set(job, _copy(settings.cut_budget_s), timings,
+                      lambda: _own_cpu() - cpu0 + timings["attempt_cpu"])
     timings["cpu"] += _own_cpu() - cpu0 + timings["attempt_cpu"]
     result["timings"] = dict(timings)
     if not result["accepted"]:
@@ -475,25 +310,22 @@ def make_cut_set(
     return result
 
 
-def _cut_set(job: dict, copy: BudgetedCopy, timings: Counter, cpu_used: Callable[[], float]) -> dict:
+def _cut_set(job: CutJob, copy: BudgetedCopy, timings: Counter, cpu_used: Callable[[], float]) -> dict:
     """The attempts loop of make_cut_set: {"accepted", "cuts" or "rule", "attempt_rejections", "over_budget"}."""
-    from spare_gen.cad.cut import removable_volume
-
     attempts: Counter = Counter()
     over_budget: list[dict] = []
     accepted: list[dict] = []
-    make_cutter = spare3d_cutter if job["original"] else random_cutter
-    unit_budget_s = job["unit_budget_s"]
+    make_cutter = spare3d_cutter if job.original else random_cutter
+    unit_budget_s = job.unit_budget_s
 
     def give_up(rule: QuestionRejection, **extra) -> dict:
         return {"accepted": False, "rule": rule.value, "attempt_rejections": dict(attempts),
                 "over_budget": over_budget, **extra}
 
     for k in range(N_CANDIDATES):
-        for attempt in range(job["max_attempts"]):
-            cutter = make_cutter(job["bbox"], derive_rng(job["seed"], "questions", TASK, job["model_id"], "cut", k,
-                                                         attempt))
-            if not job["original"] and removable_volume(job["bbox"], cutter) < MIN_REMOVED * job["model_volume"]:
+        for attempt in range(job.max_attempts):
+            cutter = make_cutter(job.bbox, derive_rng(job.seed, "questions", TASK.value, job.model_id, "cut", k, attempt))
+            if not job.original and removable_volume(job.bbox, cutter) < MIN_REMOVED * job.model_volume:
                 attempts[QuestionRejection.CUT_MISSED.value] += 1  # cannot remove enough: no boolean needed
                 continue
             outcome = copy.call((job, k, attempt, cutter, accepted))
