@@ -6,7 +6,8 @@ question's F, R, T and of the correct answer (the four cutters are exchangeable,
 random choice; the answer position is assigned later, balanced). Every cut object is drawn with the
 original model's framing (scale and centre) through the drawing stage's own HLR and renderer, so the
 four candidates and the three views share one scale and nothing but geometry tells them apart. The
-accepted files are then named by their content (``questions.schema.content_name``): no path says which cut is 0.
+accepted files are then named by their content (``questions.schema.content_name``): no path says which cut
+is 0.
 
 Cost per attempt, cheapest test first: a cutter that cannot remove ``MIN_REMOVED`` of the volume (its own
 volume, or the overlap of its box with the model's box, is too small) is refused before any boolean; the
@@ -19,14 +20,14 @@ written, straight to their content names.
 Per-step budget (``questions.cut_budget_s``): the attempts run in a forked copy of this child
 (``spare_gen.runner.budget.BudgetedCopy``: one long-lived copy per child process, a fresh one after a kill) that
 reports each step (the boolean with its checks, each view's hidden-line removal, the STEP write); the copy is
-killed when one step has used more than the budget. The attempt is then rejected (``cut_boolean_over_budget`` / ``cut_hlr_over_budget``, listed with
-its CPU seconds under ``over_budget`` in the result) and the next cutter is tried; after ``MAX_OVER_BUDGET``
-such attempts the model is given up (``cut_too_slow``). CPU time, not wall time, so the verdict does not depend
-on machine load (only a step within a few per cent of the budget could go either way; typical steps take
-0.01-0.3 s against a default of 5 s). An operation-count budget would be exact, but OCP 8 binds
-Message_ProgressIndicator without an overridable constructor (no Python ``UserBreak``) and exact HLR takes no
-progress range at all. The fork also turns a crash inside one boolean into a rejected attempt. The copy's CPU
-time is charged to the cut set here (``unit_budget_s``): the executor above sees only this process's own.
+killed when one step has used more than the budget. The attempt is then rejected (``cut_boolean_over_budget`` /
+``cut_hlr_over_budget``, listed with its CPU seconds under ``over_budget`` in the result) and the next cutter is
+tried; after ``MAX_OVER_BUDGET`` such attempts the model is given up (``cut_too_slow``). CPU time, not wall time,
+so the verdict does not depend on machine load (only a step within a few per cent of the budget could go either
+way; typical steps take 0.01-0.3 s against a default of 5 s). An operation-count budget would be exact, but OCP 8
+binds Message_ProgressIndicator without an overridable constructor (no Python ``UserBreak``) and exact HLR takes no
+progress range at all. The fork also turns a crash inside one boolean into a rejected attempt. The copy's CPU time
+is charged to the cut set here (``unit_budget_s``): the executor above sees only this process's own.
 """
 
 from __future__ import annotations
@@ -39,6 +40,8 @@ import time
 from collections import Counter
 from pathlib import Path
 from typing import Callable
+
+import numpy as np
 
 from spare_gen import cad
 from spare_gen.atomic import write_bytes
@@ -264,7 +267,7 @@ def _failed_rule(outcome: dict) -> QuestionRejection:
     return QuestionRejection.CUT_FAILED if outcome["step"] == _BOOLEAN else QuestionRejection.CUT_DRAW_FAILED
 
 
-def cut_set_unit(unit: dict, settings: QuestionSettings, rng) -> dict:
+def cut_set_unit(unit: dict, settings: QuestionSettings, rng: np.random.Generator) -> dict:
     """The three-view-to-isometric task's child function.
 
     Each attempt draws its cutter from its own generator (seed, task, model, cut, attempt), so an attempt's
@@ -324,7 +327,8 @@ def _cut_set(job: CutJob, copy: BudgetedCopy, timings: Counter, cpu_used: Callab
 
     for k in range(N_CANDIDATES):
         for attempt in range(job.max_attempts):
-            cutter = make_cutter(job.bbox, derive_rng(job.seed, "questions", TASK.value, job.model_id, "cut", k, attempt))
+            rng = derive_rng(job.seed, "questions", TASK.value, job.model_id, "cut", k, attempt)
+            cutter = make_cutter(job.bbox, rng)
             if not job.original and removable_volume(job.bbox, cutter) < MIN_REMOVED * job.model_volume:
                 attempts[QuestionRejection.CUT_MISSED.value] += 1  # cannot remove enough: no boolean needed
                 continue
