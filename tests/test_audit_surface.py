@@ -17,7 +17,7 @@ from spare_gen.jobs.regenerate import _audit
 from spare_gen.audit.probes import EXIT_NOT_AUDITED, audit
 from spare_gen.audit.surface import TokenLookup, tokens
 from spare_gen.cli import main as cli_main
-from spare_gen.questions.outputs import split_path
+from spare_gen.questions.schema import split_path
 from spare_gen.questions.tasks import SPLITS
 from spare_gen.rng import derive_rng
 

@@ -1,4 +1,5 @@
-"""The import-linter contracts in .importlinter: layers (cad lowest) and "OCP only in spare_gen/cad/"."""
+"""The import-linter contracts in .importlinter: layers (cad lowest), "OCP only in spare_gen/cad/", and the layers
+inside spare_gen.questions (stage above task rules above shared declarations)."""
 
 from __future__ import annotations
 
@@ -31,7 +32,7 @@ def _copy_packages(tmp_path: Path) -> Path:
 def test_contracts_hold_on_the_package():
     result = _lint(REPO)
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "2 kept, 0 broken" in result.stdout
+    assert "3 kept, 0 broken" in result.stdout
 
 
 def test_ocp_contract_lists_every_package_but_cad():
@@ -71,3 +72,14 @@ def test_every_layer_is_one_package_or_independent_siblings():
     config.read(REPO / ".importlinter")
     layers = [line.strip() for line in config["importlinter:contract:layers"]["layers"].splitlines() if line.strip()]
     assert layers and not [line for line in layers if ":" in line]
+
+
+
+def test_a_task_rule_importing_the_question_stage_breaks_the_questions_layers(tmp_path):
+    root = _copy_packages(tmp_path)
+    path = root / "spare_gen" / "questions" / "tasks" / "isometric_view_generation.py"
+    path.write_text(path.read_text() + "\n\ndef _advice():\n    from spare_gen.questions.stage.plan import ADVICE\n\n"
+                    "    return ADVICE\n")
+    result = _lint(root)
+    assert result.returncode != 0
+    assert "spare_gen.questions.tasks is not allowed to import spare_gen.questions.stage" in result.stdout

@@ -11,8 +11,7 @@ from spare_gen import shards
 from spare_gen.config.schema import Config, TaskName
 from spare_gen.hub.pack import HF_SPLIT, hf_path
 from spare_gen.models.schema import MODELS_FILE
-from spare_gen.questions.schema import describe
-from spare_gen.questions.tasks import LAYOUTS, SPLITS, TASKS
+from spare_gen.questions.tasks import LAYOUTS, SPLITS, TASKS, describe
 from spare_gen.versions import package_versions
 from spare_gen.pool.driver import CORRUPTIONS_FILE, PAIRS_FILE, WIREFRAMES_FILE
 

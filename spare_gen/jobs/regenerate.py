@@ -28,7 +28,7 @@ from spare_gen.manifest import now, stage_summaries, write_manifest, write_run_r
 from spare_gen.models.driver import run_models
 from spare_gen.models.driver import summary as models_summary
 from spare_gen.preflight import check_output_folder
-from spare_gen.questions.driver import run_questions
+from spare_gen.questions.stage.driver import run_questions
 from spare_gen.runner.cluster import open_client
 
 STAGES = ("models", "drawings", "questions", "pool")

@@ -16,6 +16,8 @@ from typing import Iterable, Sequence
 import numpy as np
 from scipy.spatial import cKDTree
 
+from spare_gen.questions.layout import pose_view
+
 SAMPLE_STEP_PX = 0.5
 
 
@@ -137,3 +139,11 @@ def distinct_triples(dup: np.ndarray, query: int) -> list[tuple[int, int, int]]:
         t for t in itertools.combinations(others, 3)
         if not (dup[t[0], t[1]] or dup[t[0], t[2]] or dup[t[1], t[2]])
     ]
+
+
+def pose_drawings(views: dict[str, dict], poses: tuple[int, ...]) -> list[Drawing]:
+    """The drawings of isometric ``poses`` among a model's ``views`` (view -> polylines), in that order."""
+    missing = [p for p in poses if pose_view(p) not in views]
+    if missing:
+        raise ValueError(f"model has no drawing for isometric pose(s) {missing}")
+    return [Drawing.from_view(views[pose_view(p)]) for p in poses]

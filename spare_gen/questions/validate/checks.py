@@ -12,9 +12,9 @@ from PIL import Image
 
 from spare_gen.config.schema import TaskName
 from spare_gen.packed import drawing_bytes, drawing_exists
-from spare_gen.questions.files import dataset_sha256, row_paths
+from spare_gen.questions.dataset import LoadedDataset, question_id
 from spare_gen.questions.layout import SPLITS
-from spare_gen.questions.loaded import LoadedDataset, question_id
+from spare_gen.questions.publish.files import dataset_sha256, row_paths
 from spare_gen.questions.select import split_sizes
 from spare_gen.questions.tasks import TASK_SPECS
 

@@ -1,4 +1,9 @@
-"""three_view_to_isometric: given F, R, T, choose the pose-2 drawing among 4 cut objects of one model."""
+"""three_view_to_isometric: given F, R, T, choose the pose-2 drawing among 4 cut objects of one model.
+
+The task's spec and worker side. Its rule lives in this folder: the cutter families (``cutters.py``,
+``cutters_spare3d.py``), the typed cut job and the rules' constants (``job.py``), and the cut set made in the
+isolated child (``child.py``).
+"""
 
 from __future__ import annotations
 
@@ -7,25 +12,20 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from spare_gen.config.schema import TaskName
-from spare_gen.questions.child import run_in_child
-from spare_gen.questions.columns import ANSWER_FIELD, CANDIDATE_FIELDS, CANDIDATE_PREFIX, field
-from spare_gen.questions.cuts import CUT_TIMEOUT_FACTOR
+from spare_gen.questions.dataset import LoadedDataset, distinct_candidates, question_id
 from spare_gen.questions.layout import N_CANDIDATES, TARGET_POSE, AnswerSide, pose_view
-from spare_gen.questions.loaded import LoadedDataset, distinct_candidates, question_id
-from spare_gen.questions.settings import QuestionSettings
 from spare_gen.questions.row_parts import Accepted, arrange, three_view_fields
+from spare_gen.questions.schema import ANSWER_FIELD, CANDIDATE_FIELDS, CANDIDATE_PREFIX, field
+from spare_gen.questions.settings import QuestionSettings
 from spare_gen.questions.sheet_cells import Cell, drawing_image
-from spare_gen.questions.spec import LoaderKeys, TaskSpec
-from spare_gen.questions.unit_inputs import shape_and_framing
+from spare_gen.questions.spec import LoaderKeys, TaskSpec, UnitInput
+from spare_gen.questions.tasks.three_view_to_isometric.job import CUT_TIMEOUT_FACTOR, TASK
+from spare_gen.questions.worker import run_in_child
 from spare_gen.rng import derive_rng
-
-TASK = TaskName.THREE_VIEW_TO_ISOMETRIC
-
 
 def run_unit(unit: dict, settings: QuestionSettings) -> dict:
     return {"model_id": unit["model_id"], **run_in_child(
-        "spare_gen.questions.cuts:cut_set_unit", unit, settings, timeout=settings.timeout_s * CUT_TIMEOUT_FACTOR)}
+        f"{__name__}.child:cut_set_unit", unit, settings, timeout=settings.timeout_s * CUT_TIMEOUT_FACTOR)}
 
 
 def build_row(seed: int, item: Accepted, answer: int, **_) -> dict:
@@ -91,7 +91,7 @@ SPEC = TaskSpec(
     sheet_cells=sheet_cells,
     loader=LoaderKeys(candidates=CANDIDATE_PREFIX),
     run_unit=run_unit,
-    unit_inputs=shape_and_framing,
+    unit_inputs=UnitInput.SHAPE_AND_FRAMING,
     cut_view_rows=cut_view_rows,
     answer_side=AnswerSide.CANDIDATES,
     answer_side_prefix=CANDIDATE_PREFIX,

@@ -1,4 +1,4 @@
-"""Running a question unit's OpenCASCADE work in the worker's isolated child (the stage contract's helper)."""
+"""Worker side of the question stage: a task's OpenCASCADE work run in the Dask worker's isolated child."""
 
 from __future__ import annotations
 

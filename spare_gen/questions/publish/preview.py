@@ -10,7 +10,7 @@ from PIL import Image, ImageDraw
 from spare_gen.atomic import write_bytes
 from spare_gen.config.schema import TaskName
 from spare_gen.questions.layout import SPLITS
-from spare_gen.questions.outputs import PREVIEW_DIR
+from spare_gen.questions.schema import PREVIEW_DIR
 from spare_gen.questions.sheet_cells import CELL, PAD, Cell, drawing_image
 from spare_gen.questions.tasks import TASK_SPECS
 

@@ -1,4 +1,5 @@
-"""Read what the model and drawing stages produced: usable models (rule 4), their strata and their views."""
+"""Read what the model and drawing stages produced: usable models (rule 4), their strata and their views; and
+what each task's per-model unit reads (``TaskSpec.unit_inputs``), added to the units before they are sent."""
 
 from __future__ import annotations
 
@@ -6,14 +7,14 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-
 from spare_gen import shards
-from spare_gen.drawings.poses import FIXED_VIEWS
+from spare_gen.drawings.poses import FIXED_VIEWS, ISOMETRIC_VIEWS
 from spare_gen.drawings.schema import DRAWINGS_FILE, VIEWS_FILE
 from spare_gen.models.schema import MODELS_FILE
 from spare_gen.models.quality import Quality
-from spare_gen.questions.select import Stratum
 from spare_gen.questions.rejections import QuestionRejection
+from spare_gen.questions.select import Stratum
+from spare_gen.questions.spec import UnitInput
 from spare_gen.runner.isolation import Status
 
 VIEW_COLUMNS = ["model_id", "view", "status", "svg", "png", "png_sha256"]
@@ -106,3 +107,25 @@ def load_polylines(out: Path, model_ids: list[str], views: tuple[str, ...]) -> d
         result.setdefault(r["model_id"], {})[r["view"]] = {
             "visible": r["visible"], "hidden": r["hidden"], "png_sha256": r["png_sha256"]}
     return result
+
+
+def isometric_polylines(units: list[dict], inputs: Inputs, out: Path) -> None:
+    """``views``: the model's isometric drawings as polylines (the pose tasks' symmetry checks)."""
+    polylines = load_polylines(out, [u["model_id"] for u in units], ISOMETRIC_VIEWS)
+    for u in units:
+        u["views"] = polylines.get(u["model_id"], {})
+
+
+def shape_and_framing(units: list[dict], inputs: Inputs, out: Path) -> None:
+    """``shape_path`` (absolute B-rep path), ``framing`` and ``hlr_method`` of the model (work in the child)."""
+    for u in units:
+        u["shape_path"] = str((out / inputs.brep[u["model_id"]]).resolve())
+        u.update(inputs.framing[u["model_id"]])
+
+
+UNIT_INPUTS = {UnitInput.ISOMETRIC_POLYLINES: isometric_polylines, UnitInput.SHAPE_AND_FRAMING: shape_and_framing}
+
+
+def add_unit_inputs(kind: UnitInput, units: list[dict], inputs: Inputs, out: Path) -> None:
+    """Add what ``kind`` names to each unit."""
+    UNIT_INPUTS[kind](units, inputs, out)

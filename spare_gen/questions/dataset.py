@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from spare_gen.config.schema import TaskName
-from spare_gen.questions.candidates import Drawing, near_duplicate
-from spare_gen.questions.columns import THREE_VIEW_PREFIXES
+from spare_gen.questions.near_duplicate import Drawing, near_duplicate
+from spare_gen.questions.schema import THREE_VIEW_PREFIXES
 
 
 @dataclass

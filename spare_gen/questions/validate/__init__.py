@@ -12,15 +12,15 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
-from spare_gen.questions.checks import CHECKS
-from spare_gen.questions.layout import SPLITS
-from spare_gen.questions.loaded import LoadedDataset
 from spare_gen.drawings.schema import DRAWINGS_FILE, VIEWS_FILE
 from spare_gen.models.schema import MODELS_FILE
-from spare_gen.questions.outputs import (
+from spare_gen.questions.dataset import LoadedDataset
+from spare_gen.questions.layout import SPLITS
+from spare_gen.questions.schema import (
     CUT_VIEWS_NAME, FILE_SOURCES_NAME, MANIFEST_NAME, QUESTIONS_DIR, SUMMARY_NAME, split_path,
 )
 from spare_gen.questions.tasks import TASKS
+from spare_gen.questions.validate.checks import CHECKS
 
 VECTOR_COLUMNS = ["model_id", "view", "svg", "png", "png_sha256", "visible", "hidden"]
 

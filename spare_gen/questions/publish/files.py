@@ -1,4 +1,6 @@
-"""Answer-side files named by their content, so no path, file name or file order tells the answer (issue 15).
+"""Files questions name: answer-side copies named by their content, and the manifest of every referenced file.
+
+Content names (issue 15), so no path, file name or file order tells the answer.
 
 A pose drawing is ``drawings/<model>/<pose>.png``: its name is the pose. A question's answer-side drawings
 (pose tasks) are therefore byte copies under ``questions/<task>/files/<sha256 prefix>.<ext>``, with the
@@ -10,33 +12,17 @@ answer order) cannot be read from the file system either.
 from __future__ import annotations
 
 import hashlib
-import os
 from pathlib import Path
+from typing import Iterable
 
 import pyarrow as pa
 
 from spare_gen.atomic import write_bytes
-from spare_gen.packed import drawing_bytes
-from spare_gen.questions.columns import PATHS, field
-from spare_gen.questions.outputs import question_files_dir
-
-NAME_HEX = 32  # hex digits of the SHA-256 in a file name (128 bits)
-FIXED_MTIME = 946684800  # 2000-01-01T00:00:00Z for every content-named file
-FILE_SOURCES_SCHEMA = pa.schema([
-    field("path", pa.string(), f"a per-question copy ({PATHS})"),
-    field("source", pa.string(), "the drawing-stage file it copies (its name says the pose)"),
-])
-
-
-def content_name(data: bytes, suffix: str, salt: str = "") -> str:
-    """``<first NAME_HEX hex digits of SHA-256(salt + data)><suffix>``; a salt keeps equal drawings of two
-    views apart (it must never depend on the answer)."""
-    return hashlib.sha256(salt.encode() + data).hexdigest()[:NAME_HEX] + suffix
-
-
-def settle(path: Path) -> None:
-    """Give ``path`` the fixed modification time."""
-    os.utime(path, (FIXED_MTIME, FIXED_MTIME))
+from spare_gen.filehash import sha256_file
+from spare_gen.packed import drawing_bytes, packed_bytes
+from spare_gen.questions.schema import MANIFEST_SCHEMA, content_name, question_files_dir, settle
+from spare_gen.questions.tasks import path_columns
+from spare_gen.shards import rows_to_table
 
 
 def copy_to_content_name(out: Path, rel: str, folder: str) -> str:
@@ -83,3 +69,38 @@ def remove_unlisted(out: Path, task: str, keep: set[str]) -> None:
         for path in folder.iterdir():
             if f"{question_files_dir(task)}/{path.name}" not in keep:
                 path.unlink()
+
+
+def row_paths(row: dict, task) -> list[str]:
+    """Every file path a question row names, in column order."""
+    paths: list[str] = []
+    for col in path_columns(task):
+        value = row.get(col)
+        if value is None:
+            continue
+        paths.extend(value if isinstance(value, (list, tuple)) else [value])
+    return paths
+
+
+def dataset_sha256(out: Path, rel: str) -> str | None:
+    """SHA-256 of ``rel`` under ``out``: a drawing packed in the views table, else the file; None if neither."""
+    packed = packed_bytes(out, rel)
+    if packed is not None:
+        return hashlib.sha256(packed).hexdigest()
+    full = Path(out) / rel
+    return sha256_file(full) if full.is_file() else None
+
+
+def manifest_table(out: Path, paths: Iterable[str]) -> pa.Table:
+    """(path, sha256, bytes) of each distinct path, sorted by path."""
+    rows = []
+    for rel in sorted(set(paths)):
+        full = out / rel
+        packed = packed_bytes(out, rel)  # a drawing in the views table (render.store = "parquet")
+        if packed is not None:
+            rows.append({"path": rel, "sha256": hashlib.sha256(packed).hexdigest(), "bytes": len(packed)})
+            continue
+        if not full.is_file():
+            raise FileNotFoundError(f"a question references {rel!r}, which does not exist under {out}")
+        rows.append({"path": rel, "sha256": sha256_file(full), "bytes": full.stat().st_size})
+    return rows_to_table(rows, MANIFEST_SCHEMA)

@@ -15,10 +15,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from spare_gen.config.schema import TaskName
-from spare_gen.questions.inputs import Inputs
 from spare_gen.questions.row_parts import Accepted
 from spare_gen.questions.select import ModelQueues, QuotaKey
 from spare_gen.questions.settings import QuestionSettings
+from spare_gen.questions.stage.inputs import Inputs, add_unit_inputs
 from spare_gen.questions.tasks import TASK_SPECS
 from spare_gen.runner.stage import run_stage
 
@@ -42,7 +42,7 @@ class TaskFill:
 def _units(task: TaskName, model_ids: list[str], inputs: Inputs, out: Path) -> list[dict]:
     units = [{"unit_id": m, "task": task.value, "model_id": m} for m in model_ids]
     if TASK_SPECS[task].unit_inputs is not None:
-        TASK_SPECS[task].unit_inputs(units, inputs, out)
+        add_unit_inputs(TASK_SPECS[task].unit_inputs, units, inputs, out)
     return units
 
 

@@ -1,4 +1,7 @@
-"""point_cloud_generation: given F, R, T, generate the model as a point cloud sampled on its surface."""
+"""point_cloud_generation: given F, R, T, generate the model as a point cloud sampled on its surface.
+
+The task's spec and worker side; the sampling runs in the isolated child (``child.py``).
+"""
 
 from __future__ import annotations
 
@@ -7,20 +10,19 @@ from pathlib import Path
 import pyarrow as pa
 
 from spare_gen.config.schema import TaskName
-from spare_gen.questions.child import run_in_child
-from spare_gen.questions.columns import POINTS_COLUMN, field
-from spare_gen.questions.loaded import LoadedDataset, check_model_three_views
+from spare_gen.questions.dataset import LoadedDataset, check_model_three_views
 from spare_gen.questions.row_parts import Accepted, three_view_fields
-from spare_gen.questions.sheet_cells import Cell, points_image
+from spare_gen.questions.schema import POINTS_COLUMN, field
 from spare_gen.questions.settings import QuestionSettings
-from spare_gen.questions.spec import LoaderKeys, TargetKind, TaskSpec
-from spare_gen.questions.unit_inputs import shape_and_framing
+from spare_gen.questions.sheet_cells import Cell, points_image
+from spare_gen.questions.spec import LoaderKeys, TargetKind, TaskSpec, UnitInput
+from spare_gen.questions.worker import run_in_child
 
 TASK = TaskName.POINT_CLOUD_GENERATION
 
 
 def run_unit(unit: dict, settings: QuestionSettings) -> dict:
-    return {"model_id": unit["model_id"], **run_in_child("spare_gen.questions.pointcloud:points_unit", unit, settings)}
+    return {"model_id": unit["model_id"], **run_in_child(f"{__name__}.child:points_unit", unit, settings)}
 
 
 def build_row(seed: int, item: Accepted, answer, **_) -> dict:
@@ -52,5 +54,5 @@ SPEC = TaskSpec(
     sheet_cells=sheet_cells,
     loader=LoaderKeys(target=TargetKind.POINTS, target_column=POINTS_COLUMN),
     run_unit=run_unit,
-    unit_inputs=shape_and_framing,
+    unit_inputs=UnitInput.SHAPE_AND_FRAMING,
 )
