@@ -1,10 +1,11 @@
-"""Terminal manners of the command line: a closed pipe, a Ctrl-C and a missing extra end in one line, never a traceback."""
+"""Terminal manners of the command line: a closed pipe or a Ctrl-C ends it in one line, never a traceback."""
 
 from __future__ import annotations
 
 import os
 import signal
 import sys
+from pathlib import Path
 from typing import Callable
 
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report Ctrl-C
@@ -18,6 +19,14 @@ def _exit_at_once(signum, frame) -> None:
         os.write(2, f"{INTERRUPTED}\n".encode())
     finally:
         os._exit(EXIT_INTERRUPTED)
+
+
+def is_the_command(argv0: str) -> bool:
+    """True when the process is ``spare-gen`` itself: its console script, ``python -m spare_gen.cli`` (``-m`` while
+    the package is imported) or ``python -m spare_gen``."""
+    path = Path(argv0)
+    return path.name == "spare-gen" or argv0 == "-m" or (path.name == "__main__.py"
+                                                           and path.parent.name in ("spare_gen", "cli"))
 
 
 def guard_startup() -> None:
@@ -52,11 +61,3 @@ def run_command(command: Callable[[], int]) -> int:
         _quiet_stdout()
         return EXIT_BROKEN_PIPE
 
-
-def missing_extra(exc: ImportError, extra: str) -> str | None:
-    """For a missing optional dependency (``exc.name`` is a top-level package): one line naming the extra to
-    install, e.g. ``pip install 'spare-gen[torch]'``; None when something else failed to import."""
-    name = (exc.name or "").split(".")[0]
-    if not name or name != extra:
-        return None
-    return f"{name} is not installed; it comes with the '{extra}' extra: pip install 'spare-gen[{extra}]'"

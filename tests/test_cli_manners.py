@@ -21,9 +21,9 @@ import pytest
 from spare_gen.cli import READS_FOLDER, build_parser, main
 from spare_gen.config import load_config
 from spare_gen.config.loader import DEFAULT_CONFIG_FILE
-from spare_gen.questions.card import card_text
+from spare_gen.card.dataset import card_text
 from spare_gen.questions.layout import DEFAULT_SPLIT
-from spare_gen.wireframes.model import Wireframe
+from spare_gen.wireframe import Wireframe
 from tests.conftest import REPO, spare_gen_cli
 
 CLI = [sys.executable, "-m", "spare_gen.cli"]
@@ -100,7 +100,7 @@ def test_a_missing_optional_dependency_names_the_extra_to_install(tmp_path):
     proc = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True, timeout=120,
                           env=dict(os.environ, PYTHONPATH=str(REPO)))
     assert proc.returncode == 2
-    assert proc.stderr == ("spare-gen: train-baseline: torch is not installed; it comes with the 'torch' extra: "
+    assert proc.stderr == ("spare-gen train-baseline: needs the optional dependency 'torch': "
                            "pip install 'spare-gen[torch]'\n")
 
 

@@ -14,7 +14,7 @@ import pytest
 
 from spare_gen.models.driver import model_units
 from spare_gen.models.settings import ModelSettings
-from spare_gen.models.task import model_task
+from spare_gen.models.worker import model_task
 from spare_gen.config import load_config
 from tests.conftest import REPO, spare_gen_cli
 

@@ -7,12 +7,12 @@ import shutil
 from pathlib import Path
 
 from drawings_shapes import HOLED_BOX, render_config, write_model
-from pipelines.regenerate import STAGES, nothing_to_do
+from spare_gen.jobs.regenerate import STAGES, nothing_to_do
 from spare_gen.config import load_config
 from spare_gen.config.schema import TaskName
-from spare_gen.drawings.stage import draw_model
-from spare_gen.questions.outputs import CUTS_DIR, STAGED_CUTS_DIR
-from spare_gen.questions.per_question_files import publish_staged
+from spare_gen.drawings.child import draw_model
+from spare_gen.questions.publish.files import publish_staged
+from spare_gen.questions.schema import CUTS_DIR, STAGED_CUTS_DIR
 from spare_gen.questions.settings import QuestionSettings
 from spare_gen.questions.tasks.three_view_to_isometric import run_unit
 from spare_gen.runner.isolation import worker_executor
