@@ -51,11 +51,9 @@ def add_config_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def resolve_config(args: argparse.Namespace) -> Config:
-    """The config the options name (named on stderr first), with --out/--scheduler/--workers/--no-progress
+    """The config the options name (named on stderr once it is valid: a run's first line), with --out/--scheduler/--workers/--no-progress
     applied as overrides."""
     path = args.config if args.config is not None else DEFAULT_CONFIG_FILE
-    print(f"spare-gen: config {path}" if args.config is not None
-          else f"spare-gen: config: built-in defaults ({path})", file=sys.stderr)
     overrides = list(args.overrides)
     if args.out:
         overrides.append(f"out={json.dumps(args.out)}")
@@ -67,7 +65,10 @@ def resolve_config(args: argparse.Namespace) -> Config:
         overrides.append("runner.progress=false")
     if getattr(args, "predictions", None):  # spare-gen pool --predictions DIR
         overrides.append(f"pool.predictions={json.dumps(args.predictions)}")
-    return load_config(path, overrides)
+    config = load_config(path, overrides)  # a bad one is one line (ConfigError), not a run: no config line then
+    print(f"spare-gen: config {path}" if args.config is not None
+          else f"spare-gen: config: built-in defaults ({path})", file=sys.stderr)
+    return config
 
 
 def _stop_on_first_sigint(signum, frame):
