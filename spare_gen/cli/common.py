@@ -51,7 +51,7 @@ def add_config_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def resolve_config(args: argparse.Namespace) -> Config:
-    """The config the options name (named on stderr once it is valid: a run's first line), with --out/--scheduler/--workers/--no-progress
+    """The config the options name, with --out/--scheduler/--workers/--no-progress
     applied as overrides."""
     path = args.config if args.config is not None else DEFAULT_CONFIG_FILE
     overrides = list(args.overrides)
@@ -65,10 +65,14 @@ def resolve_config(args: argparse.Namespace) -> Config:
         overrides.append("runner.progress=false")
     if getattr(args, "predictions", None):  # spare-gen pool --predictions DIR
         overrides.append(f"pool.predictions={json.dumps(args.predictions)}")
-    config = load_config(path, overrides)  # a bad one is one line (ConfigError), not a run: no config line then
-    print(f"spare-gen: config {path}" if args.config is not None
-          else f"spare-gen: config: built-in defaults ({path})", file=sys.stderr)
-    return config
+    return load_config(path, overrides)
+
+
+def config_line(args: argparse.Namespace) -> str:
+    """The line that names the config a run uses: the file given with --config, or the built-in defaults."""
+    if args.config is not None:
+        return f"spare-gen: config {args.config}"
+    return f"spare-gen: config: built-in defaults ({DEFAULT_CONFIG_FILE})"
 
 
 def _stop_on_first_sigint(signum, frame):
@@ -78,11 +82,14 @@ def _stop_on_first_sigint(signum, frame):
     raise KeyboardInterrupt
 
 
-def run_job(config: Config, stages: tuple[str, ...]) -> int:
-    """Run the main job's ``stages``; an interruption or a machine failure is one line and its exit code."""
+def run_job(config: Config, stages: tuple[str, ...], announce: str = "") -> int:
+    """Run the main job's ``stages``; an interruption or a machine failure is one line and its exit code.
+
+    ``announce`` (``config_line``) is the run's first line once it starts (a bad output folder or scheduler
+    stays one line)."""
     previous = signal.signal(signal.SIGINT, _stop_on_first_sigint)
     try:
-        run(config, stages=stages)
+        run(config, stages=stages, announce=announce)
     except KeyboardInterrupt:
         print(f"spare-gen: interrupted; finished units are kept: rerun the same command to resume "
               f"(output in {config.out})", file=sys.stderr)

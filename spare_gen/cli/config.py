@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 
-from spare_gen.cli.common import CONFIG_INPUT, add_config_arguments, resolve_config
+from spare_gen.cli.common import CONFIG_INPUT, add_config_arguments, config_line, resolve_config
 
 EPILOG = CONFIG_INPUT
 
@@ -15,5 +16,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    print(json.dumps(resolve_config(args).model_dump(mode="json"), indent=2))
+    config = resolve_config(args)
+    print(config_line(args), file=sys.stderr)
+    print(json.dumps(config.model_dump(mode="json"), indent=2))
     return 0

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from spare_gen.cli.common import CONFIG_INPUT, add_config_arguments, resolve_config, run_job
+from spare_gen.cli.common import CONFIG_INPUT, add_config_arguments, config_line, resolve_config, run_job
 from spare_gen.jobs.regenerate import POOL_STAGES
 
 EPILOG = CONFIG_INPUT
@@ -17,4 +17,4 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    return run_job(resolve_config(args), POOL_STAGES)
+    return run_job(resolve_config(args), POOL_STAGES, announce=config_line(args))

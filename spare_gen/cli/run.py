@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from spare_gen.cli.common import CONFIG_INPUT, add_config_arguments, resolve_config, run_job
+from spare_gen.cli.common import CONFIG_INPUT, add_config_arguments, config_line, resolve_config, run_job
 from spare_gen.config import ConfigError
 from spare_gen.jobs.regenerate import STAGES
 
@@ -22,4 +22,4 @@ def run(args: argparse.Namespace) -> int:
     bad = [s for s in stages if s not in STAGES]
     if bad:
         raise ConfigError(f"--stages: unknown stage {bad[0]!r}; choose from {', '.join(STAGES)}")
-    return run_job(config, stages)
+    return run_job(config, stages, announce=config_line(args))

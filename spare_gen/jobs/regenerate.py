@@ -39,20 +39,26 @@ def say(msg: str) -> None:
     print(f"spare-gen: {msg}", file=sys.stderr)
 
 
-def run(config: Config, *, stages: tuple[str, ...] = STAGES) -> dict:
-    """Run the enabled stages in order on the configured Dask cluster; return per-stage summaries."""
+def run(config: Config, *, stages: tuple[str, ...] = STAGES, announce: str = "") -> dict:
+    """Run the enabled stages in order on the configured Dask cluster; return per-stage summaries.
+
+    ``announce`` (e.g. the config it uses) is printed first once the run starts: after the checks that stop it
+    with one line (predictions folder, output folder, scheduler)."""
     out = Path(config.out)
     if "pool" in stages and config.pool.enabled and config.pool.predictions \
             and not Path(config.pool.predictions).is_dir():  # before any work
         raise FileNotFoundError(f"pool.predictions: folder {config.pool.predictions!r} does not exist")
     if nothing_to_do(config, out, stages):
+        if announce:
+            print(announce, file=sys.stderr)
         say(f"nothing to do: {out} is complete for this config")
         return stage_summaries(out)
     created = not out.exists()
     check_output_folder(out)
     started, t0 = now(), time.monotonic()
     try:
-        client_cm = open_client(config.runner.scheduler, config.runner.workers, config.runner.dashboard)
+        client_cm = open_client(config.runner.scheduler, config.runner.workers, config.runner.dashboard,
+                                intro=announce)
         client = client_cm.__enter__()
     except BaseException:
         if created:  # nothing was written: leave no empty folder behind

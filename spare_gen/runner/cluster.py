@@ -75,8 +75,11 @@ def default_workers() -> int:
 
 
 @contextlib.contextmanager
-def open_client(scheduler: str = "", workers: int = 0, dashboard: bool = True, quiet: bool = False) -> Iterator:
+def open_client(scheduler: str = "", workers: int = 0, dashboard: bool = True, quiet: bool = False,
+                intro: str = "") -> Iterator:
     """Yield a ``distributed.Client``: to ``scheduler`` if given, else to a fresh embedded LocalCluster.
+
+    ``intro`` is printed before the client's own lines, once a scheduler answered (an unreachable one is one line).
 
     Embedded workers are processes with one thread each (OCCT holds the GIL) and are not daemonic,
     so each can keep its own killable OCCT child process.
@@ -95,6 +98,8 @@ def open_client(scheduler: str = "", workers: int = 0, dashboard: bool = True, q
         except ClusterError:
             client.close()
             raise
+        if intro:
+            say(intro)
         say(f"spare-gen: connected to Dask scheduler {scheduler} ({len(client.scheduler_info()['workers'])} workers)")
         try:
             yield client
@@ -102,6 +107,8 @@ def open_client(scheduler: str = "", workers: int = 0, dashboard: bool = True, q
             client.close()
         return
     n = workers or default_workers()
+    if intro:
+        say(intro)
     if dashboard and not dashboard_available():
         say("spare-gen: Dask dashboard off: bokeh>=3.1 is not installed (pip install 'bokeh>=3.1')")
         dashboard = False
