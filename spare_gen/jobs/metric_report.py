@@ -147,7 +147,8 @@ def run(
     quiet: bool = False,
 ) -> dict:
     """Run the property report on the pool's GT wireframes (topped up to ``models`` from the models table);
-    write the results, and (unless ``quiet``) show progress per wireframe, a short summary and what it wrote. ``max_models`` caps the pool's wireframes (and then adds none).
+    write the results, and (unless ``quiet``) show progress per wireframe, a short summary and what it wrote.
+    ``max_models`` caps the pool's wireframes (and then adds none).
 
     Without ``client`` it runs on the Dask scheduler ``scheduler`` (``tcp://host:port``) when given, else on an
     embedded cluster of ``workers`` processes (0 = one per core).
