@@ -1,9 +1,9 @@
-"""Ground-truth wireframes from B-reps: vertex merging, normalisation, and the wireframes.parquet row.
+"""Pool stage, child side: ground-truth wireframes from B-reps (vertex merging, normalisation, the row).
 
 The OpenCASCADE part (walking B-rep edges, discretising curves) is ``spare_gen.cad.wireframe``, which
-returns a raw graph; this module interprets it (point kinds, merging, normalisation) with pure numpy, so
-those steps run and test without OCP. :func:`brep_wireframe` and the child-side entry point
-:func:`extract_wireframe` import ``spare_gen.cad`` lazily (OCP stays out of the Dask worker).
+returns a raw graph; this module interprets it (point kinds, merging, normalisation) with numpy. It runs in
+the killable child (``extract_unit``), so it imports ``spare_gen.cad`` at the top; the Dask worker side
+(``spare_gen.pool.driver``) names it by string and never imports it.
 
 Normalisation: ``normalised = (model - centre) / scale`` where ``centre`` is the centre of the
 wireframe's own axis-aligned bounding box and ``scale`` its diagonal (model units), so every
@@ -22,9 +22,14 @@ from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 from scipy.spatial import cKDTree
 
+from spare_gen.cad.io import read_shape
+from spare_gen.cad.props import bounding_box
+from spare_gen.cad.wireframe import brep_graph
+from spare_gen.config.schema import PoolConfig
+from spare_gen.pool.settings import WireframeSettings
 from spare_gen.wireframe import CORNER, CURVE, Wireframe
 
-DEFAULT_DEFLECTION = 0.01  # curved-edge chord tolerance, fraction of the shape's bounding-box diagonal
+DEFAULT_DEFLECTION = PoolConfig.model_fields["deflection"].default  # chord tolerance, fraction of the diagonal
 MERGE_TOLERANCE = 1e-6  # points closer than this (fraction of the diagonal) are one vertex
 
 
@@ -124,9 +129,6 @@ def brep_wireframe(
 ) -> ExtractedWireframe:
     """The normalised wireframe of a TopoDS ``shape``; ``deflection`` and ``merge_tolerance`` are fractions of
     the shape's bounding-box diagonal. Raises ``ValueError`` when no feature edge is left (a sphere, a torus)."""
-    from spare_gen.cad.props import bounding_box
-    from spare_gen.cad.wireframe import brep_graph
-
     lo_hi = np.asarray(bounding_box(shape))
     size = float(np.linalg.norm(lo_hi[3:] - lo_hi[:3]))
     if not np.isfinite(size) or size <= 0:
@@ -149,15 +151,13 @@ def wireframe_row(model_id: str, extracted: ExtractedWireframe) -> dict:
     }
 
 
-def extract_unit(unit: dict, settings, rng) -> dict:
-    """The wireframes stage's child function (``settings``: ``WireframeSettings``; no randomness)."""
+def extract_unit(unit: dict, settings: WireframeSettings, rng: np.random.Generator) -> dict:
+    """The wireframes stage's child function (no randomness: ``rng`` is unused)."""
     return extract_wireframe(unit["model_id"], unit["shape_path"], settings.deflection)
 
 
 def extract_wireframe(model_id: str, shape_path: str, deflection: float = DEFAULT_DEFLECTION) -> dict:
     """Read one BREP file and return its wireframes.parquet row."""
-    from spare_gen.cad.io import read_shape
-
     start = time.monotonic()
     extracted = brep_wireframe(read_shape(shape_path), deflection)
     row = {**wireframe_row(model_id, extracted), "status": "ok", "error": ""}
