@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -21,11 +22,13 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from spare_gen import atomic
+from spare_gen.config import ConfigError
 from spare_gen.ranking.agreement import metric_directions
 from spare_gen.ranking.judgements import VARIANT_COLUMNS, build_judgements
 from spare_gen.ranking.learned import (
     DEFAULT_FOLDS,
     LEARNED_NAME,
+    Features,
     cross_validated_agreement,
     fit_learned_metric,
     learned_scores,
@@ -130,11 +133,25 @@ IMAGE_MARKDOWN_FILE = "learned_image_metric.md"
 GRAPH_COLUMNS = ("vertices", "edges", "vertex_kinds")
 
 
+def image_settings(
+    backbone: str | None, image_size: int | None, folds: int | None, seed: int, threads: int | None,
+    epochs: int | None,
+) -> "ImageSettings":
+    """The image metric's settings from command-line values (None: the default); ImportError without torch."""
+    from spare_gen.ranking import image_metric as im  # needs the torch extra: imported only for --features image
+
+    for name, value, low in (("--image-size", image_size, 14), ("--folds", folds, 2), ("--threads", threads, 1),
+                             ("--epochs", epochs, 1)):  # fmt: skip
+        if value is not None and value < low:
+            raise ValueError(f"learn-metric {name} must be at least {low}, got {value}")
+    head = im.HeadSettings() if epochs is None else replace(im.HeadSettings(), epochs=epochs)
+    return im.ImageSettings(backbone=backbone or im.DEFAULT_BACKBONE, image_size=image_size or im.DEFAULT_IMAGE_SIZE,
+                            folds=folds or im.DEFAULT_FOLDS, seed=seed, head=head,
+                            **({"threads": threads} if threads else {}))  # fmt: skip
+
+
 def _wireframes(table: pd.DataFrame, key: str) -> dict[str, Wireframe]:
-    return {str(r[key]): Wireframe(np.asarray(list(r["vertices"]), float).reshape(-1, 3),
-                                   np.asarray(list(r["edges"]), np.int64).reshape(-1, 2),
-                                   np.asarray(r["vertex_kinds"], np.uint8))
-            for _, r in table.iterrows()}  # fmt: skip
+    return {str(r[key]): Wireframe.from_row(r) for r in table.to_dict("records")}
 
 
 def run_image(
@@ -215,3 +232,25 @@ def run_image(
         **{k: str(v) for k, v in paths.items()},
         "accuracy": {r.metric: float(r.accuracy) for r in cv.itertuples(index=False)},
     }
+
+
+def run_command(
+    out: str, answers: str, *, features: str, metrics: str, folds: int | None, backbone: str | None,
+    image_size: int | None, epochs: int | None, seed: int, threads: int | None,
+) -> int:
+    """`spare-gen learn-metric` from its command-line values; a missing torch extra is a ConfigError (exit 2)."""
+    try:
+        kind = Features(features)
+    except ValueError:
+        raise ValueError(f"learn-metric --features {features!r}: choose from "
+                         f"{', '.join(f.value for f in Features)}") from None  # fmt: skip
+    names = [m.strip() for m in metrics.split(",") if m.strip()] or None
+    if kind is Features.METRICS:
+        run(Path(out), Path(answers), metrics=names, **({"folds": folds} if folds else {}))
+        return 0
+    try:
+        settings = image_settings(backbone, image_size, folds, seed, threads, epochs)
+    except ImportError as exc:
+        raise ConfigError(str(exc)) from None
+    run_image(Path(out), Path(answers), settings, metrics=names)
+    return 0

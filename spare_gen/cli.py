@@ -147,7 +147,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("out", help="pool output folder (pairs.parquet, corruptions.parquet)")
     p.add_argument("answers", help="answers CSV (or folder of CSVs): pair_id,rater_id,choice")
     p.add_argument("--metrics", default="", help="comma-separated metric columns to use (default: all)")
-    p.add_argument("--folds", type=int, default=5)
+    p.add_argument("--folds", type=int, default=None, help="cross-validation folds (default 5; 10 for image)")
+    p.add_argument("--features", default="metrics",
+                   help="metrics: logistic model over metric differences (default); image: the paper's learned "
+                        "metric, frozen DINOv2 features of canonical renderings and an MLP head (needs the torch extra)")
+    p.add_argument("--backbone", default=None, help="image: a folder with a saved Dinov2Model, a Hugging Face name "
+                   "in the local cache (default facebook/dinov2-small; never downloaded), or 'random-small' "
+                   "(random weights: tests and dry runs only)")
+    p.add_argument("--image-size", type=int, default=None, help="image: picture side in px (default 224)")
+    p.add_argument("--epochs", type=int, default=None, help="image: head training epochs (default 30)")
+    p.add_argument("--seed", type=int, default=0, help="image: seed of the backbone, folds and head")
+    p.add_argument("--threads", type=int, default=None, help="image: torch CPU threads (default 1: same bytes everywhere)")
 
     p = sub.add_parser("evaluate", help="score a baseline's predictions on a task split")
     p.add_argument("out")
@@ -253,11 +263,11 @@ def main(argv: list[str] | None = None) -> int:
             simulate(Path(args.out), groups=groups, answers=args.answers, seed=args.seed, tie_margin=args.tie_margin)
             return 0
         if args.command == "learn-metric":
-            from pipelines.learn_metric import run as learn
+            from pipelines.learn_metric import run_command as learn
 
-            metrics = [m.strip() for m in args.metrics.split(",") if m.strip()] or None
-            learn(Path(args.out), Path(args.answers), metrics=metrics, folds=args.folds)
-            return 0
+            return learn(args.out, args.answers, features=args.features, metrics=args.metrics, folds=args.folds,
+                         backbone=args.backbone, image_size=args.image_size, epochs=args.epochs, seed=args.seed,
+                         threads=args.threads)
         if args.command == "evaluate":
             from spare_gen.data.evaluate import main as evaluate_main
 

@@ -35,7 +35,10 @@ corruptions.parquet, wireframes.parquet), e.g.
   spare-gen simulate-raters outputs/default --group '0.9,0.9,0.8:edge_f1' --group '0.9,0.9:corner_f1'
   writes an answers CSV in the format `spare-gen rank` reads""",
     "learn-metric": """input: OUT is a pool folder; ANSWERS is an answers CSV or a folder of them (pair_id,rater_id,choice),
-e.g. spare-gen learn-metric outputs/default outputs/default/annotations""",
+e.g. spare-gen learn-metric outputs/default outputs/default/annotations
+     spare-gen learn-metric outputs/default outputs/default/annotations --features image --backbone /models/dinov2-small
+--features image renders each candidate over its ground truth, encodes it with a frozen DINOv2 (a saved folder or a
+cached Hugging Face name; never downloaded) and trains an MLP head; --backbone random-small is for tests and dry runs""",
     "export-spare3d": DATASET_INPUT + """ (made with PNGs); DEST is new, empty, or an earlier export, e.g.
 
   spare-gen export-spare3d outputs/default /data/spare3d_like --tasks isometric_to_pose --splits train test""",

@@ -30,7 +30,6 @@ import json
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
-from enum import Enum
 from pathlib import Path
 
 import numpy as np
@@ -48,12 +47,12 @@ except ImportError as exc:  # the base install has neither
 from spare_gen.drawings.raster import rasterize
 from spare_gen.ranking.agreement import agreement_scores, metric_preference
 from spare_gen.ranking.judgements import Choice
-from spare_gen.ranking.learned import LEARNED_NAME, fit_learned_metric
+from spare_gen.ranking.learned import LEARNED_IMAGE_NAME, LEARNED_NAME, fit_learned_metric
 from spare_gen.rng import derive_rng, derive_seed
 from spare_gen.wireframes.model import Wireframe
 from spare_gen.wireframes.pictures import VIEWS, cameras_for, layers_for
 
-IMAGE_NAME = "learned_image"  # the score column (higher is better) and the CV table's row
+IMAGE_NAME = LEARNED_IMAGE_NAME  # the score column (higher is better) and the CV table's row
 RANDOM_SMALL = "random-small"  # a randomly initialised small DINOv2: tests and dry runs only
 DEFAULT_BACKBONE = "facebook/dinov2-small"
 DEFAULT_IMAGE_SIZE = 224  # DINOv2's evaluation resolution (16 x 16 patches of 14 px)
@@ -67,13 +66,6 @@ RANDOM_SMALL_CONFIG = {  # 2 layers of width 48: builds in milliseconds, runs on
     "patch_size": 14, "image_size": 112,
 }  # fmt: skip
 RENDER_BATCH = 32  # pictures rendered and encoded at a time (bounds memory)
-
-
-class Features(str, Enum):
-    """What `learn-metric` learns from: the pool's metric values, or renderings through a frozen backbone."""
-
-    METRICS = "metrics"
-    IMAGE = "image"
 
 
 @dataclass(frozen=True)
@@ -140,11 +132,11 @@ def load_backbone(spec: str, seed: int = 0) -> "Dinov2Model":
             source = spec
         try:
             model = Dinov2Model.from_pretrained(source, local_files_only=True)
-        except (OSError, ValueError) as exc:
-            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        except (OSError, ValueError):
             raise ValueError(
-                f"--backbone {spec!r} is neither a folder with a saved Dinov2Model nor in the Hugging Face cache "
-                f"(nothing is downloaded; {first[:160]})"
+                f"--backbone {spec!r} is no folder with a saved Dinov2Model and not in the Hugging Face cache "
+                "(nothing is downloaded: fetch it where there is network, e.g. Dinov2Model.from_pretrained(NAME)"
+                ".save_pretrained(FOLDER), and pass the folder)"
             ) from None
     model.eval()
     for p in model.parameters():
