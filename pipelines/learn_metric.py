@@ -6,6 +6,13 @@ or a folder of CSVs, through the answers reader; repeats count once). Writes to 
 (corruption_id, learned; `spare-gen rank` then adds a ``learned`` column to its metric tables),
 ``learned_metric_cv.parquet`` and ``learned_metric.md`` (cross-validated agreement of the learned metric and of
 every single metric). Every file is written atomically.
+
+``--features image`` (:func:`run_image`, needs the torch extra) is the paper's learned metric instead
+(:mod:`spare_gen.ranking.image_metric`): it also reads ``<out>/wireframes.parquet`` and writes
+``learned_image_metric.json`` (settings), ``learned_image_head.pt`` (the MLP head and its feature
+standardisation), ``learned_image_scores.parquet`` (corruption_id, learned_image; `spare-gen rank` adds the
+column), ``learned_image_cv.parquet`` / ``learned_image_folds.parquet`` (held-out accuracy and agreement of
+it, the metric-feature model and every single metric, overall and per fold) and ``learned_image_metric.md``.
 """
 
 from __future__ import annotations

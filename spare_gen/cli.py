@@ -155,7 +155,7 @@ def build_parser() -> argparse.ArgumentParser:
                    "in the local cache (default facebook/dinov2-small; never downloaded), or 'random-small' "
                    "(random weights: tests and dry runs only)")
     p.add_argument("--image-size", type=int, default=None, help="image: picture side in px (default 224)")
-    p.add_argument("--epochs", type=int, default=None, help="image: head training epochs (default 30)")
+    p.add_argument("--epochs", type=int, default=None, help="image: head training epochs (default 10)")
     p.add_argument("--seed", type=int, default=0, help="image: seed of the backbone, folds and head")
     p.add_argument("--threads", type=int, default=None, help="image: torch CPU threads (default 1: same bytes everywhere)")
 

@@ -73,7 +73,7 @@ def test_image_metric_recovers_a_hidden_metric_from_pictures_with_a_random_backb
                  "--answers", str(answers)]) == 0  # fmt: skip
     capsys.readouterr()
     args = ["learn-metric", str(pool), str(answers), "--features", "image", "--backbone", im.RANDOM_SMALL,
-            "--image-size", "112", "--epochs", "10"]  # fmt: skip
+            "--image-size", "112", "--epochs", "5"]  # fmt: skip
     assert main(args) == 0
     printed = capsys.readouterr().out
     assert "cross-validated accuracy" in printed and "model- and method-disjoint folds" in printed
@@ -104,13 +104,15 @@ def test_image_metric_recovers_a_hidden_metric_from_pictures_with_a_random_backb
     assert im.IMAGE_NAME in set(agreement["metric"])
 
 
-def test_a_saved_dinov2_small_folder_loads_offline_and_encodes_canonical_pictures(pool, tmp_path):
+def test_a_saved_dinov2_small_folder_loads_offline_and_encodes_canonical_pictures(pool, tmp_path, capsys):
     """The real path: DINOv2-small's architecture (ViT-S/14) built by transformers, saved, loaded from the folder."""
     torch.manual_seed(0)
     config = im.Dinov2Config(hidden_size=384, num_hidden_layers=12, num_attention_heads=6, intermediate_size=1536,
                              patch_size=14, image_size=518)  # facebook/dinov2-small's shape, random weights
     im.Dinov2Model(config).save_pretrained(tmp_path / "dinov2-small")
+    capsys.readouterr()
     model = im.load_backbone(str(tmp_path / "dinov2-small"))
+    assert capsys.readouterr().err == ""  # no progress bars or info lines from transformers
     assert im.backbone_info(model) == {"hidden_size": 384, "layers": 12, "patch_size": 14}
     assert not any(p.requires_grad for p in model.parameters())
     variants = pd.read_parquet(pool / "corruptions.parquet")

@@ -39,6 +39,7 @@ try:
     import torch
     from torch import nn
     from transformers import Dinov2Config, Dinov2Model
+    from transformers.utils import logging as hf_logging
 except ImportError as exc:  # the base install has neither
     raise ImportError(
         "learn-metric --features image needs PyTorch and transformers: pip install 'spare-gen[torch]'"
@@ -73,7 +74,7 @@ class HeadSettings:
     """The MLP head and its Bradley-Terry training (the paper: batch size 16)."""
 
     hidden: int = 256
-    epochs: int = 30
+    epochs: int = 10
     batch_size: int = 16
     lr: float = 1e-3
     weight_decay: float = 1e-4
@@ -115,6 +116,20 @@ def torch_determinism(threads: int) -> Iterator[None]:
 # ------------------------------------------------------------------------------------------- backbone
 
 
+@contextmanager
+def quiet_transformers() -> Iterator[None]:
+    """No progress bars or info lines from transformers while loading (the command prints its own summary)."""
+    bars, verbosity = hf_logging.is_progress_bar_enabled(), hf_logging.get_verbosity()
+    hf_logging.disable_progress_bar()
+    hf_logging.set_verbosity_error()
+    try:
+        yield
+    finally:
+        hf_logging.set_verbosity(verbosity)
+        if bars:
+            hf_logging.enable_progress_bar()
+
+
 def load_backbone(spec: str, seed: int = 0) -> "Dinov2Model":
     """A frozen ``Dinov2Model`` in eval mode: :data:`RANDOM_SMALL`, a local folder, or a cached Hub name."""
     if spec == RANDOM_SMALL:
@@ -131,7 +146,8 @@ def load_backbone(spec: str, seed: int = 0) -> "Dinov2Model":
         else:
             source = spec
         try:
-            model = Dinov2Model.from_pretrained(source, local_files_only=True)
+            with quiet_transformers():
+                model = Dinov2Model.from_pretrained(source, local_files_only=True)
         except (OSError, ValueError):
             raise ValueError(
                 f"--backbone {spec!r} is no folder with a saved Dinov2Model and not in the Hugging Face cache "
