@@ -147,7 +147,8 @@ def image_settings(
     """The image metric's settings from command-line values (None: the default); ImportError without torch."""
     from spare_gen.ranking import image_metric as im  # needs the torch extra: imported only for --features image
 
-    for name, value, low in (("--image-size", image_size, 14), ("--folds", folds, 2), ("--threads", threads, 1),
+    for name, value, low in (("--image-size", image_size, 14), ("--folds", folds, 2 * im.METHOD_GROUPS),
+                             ("--threads", threads, 1),
                              ("--epochs", epochs, 1)):  # fmt: skip
         if value is not None and value < low:
             raise ValueError(f"learn-metric {name} must be at least {low}, got {value}")

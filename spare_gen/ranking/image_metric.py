@@ -10,10 +10,11 @@ judgements in batches of 16. 'Equal' answers carry no side and are left out of t
 
 Cross-validation keeps ground truths (models) *and* methods (corruption types: kind/severity, or a
 prediction's method) disjoint between training and test: models fall into ``folds // METHOD_GROUPS`` groups and
-methods into :data:`METHOD_GROUPS` groups (seeded shuffles); a fold tests one (model group, method group) cell on
+methods into :data:`METHOD_GROUPS` groups (seeded shuffles; so an odd fold count rounds down, and there are
+never more model groups than models); a fold tests one (model group, method group) cell on
 the judgements whose model is in that model group and whose two sides are both in that method group, and trains
-on the judgements whose model is in no held-out model group cell and whose two sides are both outside the
-held-out method group. Every within-group judgement is tested exactly once. Every single metric and the
+on the judgements whose model is outside that model group and whose two sides are both outside that
+method group. Every judgement whose two sides share a method group is tested exactly once. Every single metric and the
 metric-feature model (:mod:`spare_gen.ranking.learned`, refitted per fold) are scored on the same held-out
 judgements, so the comparison is like for like.
 
@@ -320,7 +321,7 @@ def disjoint_folds(judgements: pd.DataFrame, method_of: pd.Series, folds: int, s
         raise ValueError(f"learn-metric --features image needs judgements on at least 2 models and 2 methods, "
                          f"got {n_models} models and {n_methods} methods")  # fmt: skip
     method_groups = min(METHOD_GROUPS, n_methods)
-    model_groups = max(2, min(max(1, folds // method_groups), n_models))
+    model_groups = max(2, min(folds // method_groups, n_models))
     model_group = models.map(_groups(models, model_groups, seed, "models")).to_numpy()
     method_group = _groups(methods, method_groups, seed, "methods")
     left = method_of.reindex(judgements["left_id"].astype(str)).map(method_group).to_numpy()
