@@ -380,10 +380,11 @@ def cross_validate(
     per_fold = pd.DataFrame(rows)
     summary = []
     for name, group in per_fold.groupby("metric", sort=False):
-        ok = group["accuracy"].notna()
+        ok = group["accuracy"].notna() & (group["n_test_decisive"] > 0)
         summary.append({
             "metric": name,
-            "accuracy": float(np.average(group.loc[ok, "accuracy"], weights=group.loc[ok, "n_test_decisive"])),
+            "accuracy": float(np.average(group.loc[ok, "accuracy"], weights=group.loc[ok, "n_test_decisive"]))
+            if ok.any() else np.nan,
             "accuracy_std_over_folds": float(group.loc[ok, "accuracy"].std(ddof=0)),
             "agreement": float(np.average(group["agreement"], weights=group["n_test"])),
             "folds": int(len(group)),
