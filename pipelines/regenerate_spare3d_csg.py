@@ -36,4 +36,8 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except (ValueError, FileNotFoundError) as exc:  # bad input (incl. too few models): one line, exit 2
+        print(f"{Path(__file__).name}: {exc}", file=sys.stderr)
+        sys.exit(2)

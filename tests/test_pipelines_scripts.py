@@ -12,7 +12,7 @@ import pytest
 
 from tests.conftest import REPO, SHARED_CAD
 
-TINY = ["--set", "models.csg.count=30", "--set", "questions.counts.three_view_to_isometric=0",
+TINY = ["--set", "models.csg.count=48", "--set", "questions.counts.three_view_to_isometric=0",
         *[arg for task in ("isometric_to_pose", "pose_to_isometric", "isometric_view_generation",
                            "point_cloud_generation") for arg in ("--set", f"questions.counts.{task}=8")],
         "--set", "questions.split=[0.5,0.25,0.25]", "--set", "runner.progress=false", "--set", "runner.dashboard=false"]
@@ -60,3 +60,9 @@ def test_the_cad_pool_script_builds_a_pool_from_a_folder_of_cad_files(tmp_path):
     wireframes = pq.read_table(out / "wireframes.parquet", columns=["status"]).column("status").to_pylist()
     assert wireframes == ["ok", "ok"]
     assert pq.read_metadata(out / "pairs.parquet").num_rows > 0
+
+
+def test_a_script_given_a_missing_folder_says_so_in_one_line_and_exits_2(tmp_path):
+    done = _script("pool_from_cad_for_rating.py", str(tmp_path / "no_such_folder"), "--out", str(tmp_path / "pool"))
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "no_such_folder" in done.stderr.strip().splitlines()[-1]
