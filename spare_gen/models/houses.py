@@ -115,14 +115,12 @@ def _dormers(roof: RoofType, main: dict, rng: np.random.Generator, count: int) -
             for x0 in lefts]
 
 
-def _chimney(roof: RoofType, main: dict, rng: np.random.Generator) -> dict:
-    """One chimney through the main block's back half, its top above the main ridge."""
+def _chimney(main: dict, rng: np.random.Generator) -> dict:
+    """One chimney through the main block's back half, its top above the main ridge (a flat roof: above the roof)."""
     side = rng.uniform(*CHIMNEY_SIDE)
     x0 = rng.uniform(main["x"][0] + 2 * MARGIN, main["x"][1] - 2 * MARGIN - side)
     mid = (main["y"][0] + main["y"][1]) / 2.0
-    y0 = rng.uniform(mid + MARGIN, main["y"][1] - 2 * MARGIN - side)
-    if roof is RoofType.SHED:  # the high side is the back: put it on the front half instead
-        y0 = rng.uniform(main["y"][0] + 2 * MARGIN, mid - MARGIN - side)
+    y0 = rng.uniform(mid + MARGIN, main["y"][1] - 2 * MARGIN - side)  # the back half: dormers are on the front
     top = main["wall"] + main["rise"] + rng.uniform(*CHIMNEY_CLEARANCE)
     return {"x": [_r(x0), _r(x0 + side)], "y": [_r(y0), _r(y0 + side)], "z": [_r(main["wall"] - 2 * MARGIN), _r(top)]}
 
@@ -137,7 +135,7 @@ def random_house(footprint: Footprint, roof: RoofType, rng: np.random.Generator,
         "roof": roof.value,
         "blocks": blocks,
         "dormers": _dormers(roof, blocks[0], rng, dormer_count),
-        "chimneys": [_chimney(roof, blocks[0], rng)] if chimney else [],
+        "chimneys": [_chimney(blocks[0], rng)] if chimney else [],
     }
 
 
