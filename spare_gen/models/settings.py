@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from pydantic import Field
+
 from spare_gen.config.schema import Config, CsgConfig, HousesConfig
 from spare_gen.runner.contract import StageSettings
 
@@ -14,7 +16,7 @@ class ModelSettings(StageSettings):
     """The seed and CPU budget, the CSG rules and the house family (a files source reads the unit's file only)."""
 
     csg: CsgConfig
-    houses: HousesConfig
+    houses: HousesConfig = Field(default_factory=HousesConfig)
 
     @classmethod
     def from_config(cls, config: Config, out: Path) -> "ModelSettings":
