@@ -32,7 +32,7 @@ from spare_gen.questions.select import (
 )
 from spare_gen.questions.tasks import TASK_SPECS, TASKS
 
-ADVICE = "raise models.csg.count (or add CAD files), or set questions.allow_fewer = true"
+ADVICE = "raise models.csg.count or models.houses.count (or add CAD files), or set questions.allow_fewer = true"
 
 
 def _strata_sorted(strata) -> list:
