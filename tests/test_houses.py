@@ -1,4 +1,4 @@
-"""Procedural houses: every roof and footprint is one valid B-rep, its wireframe's roof kinds, and a house pool end to end."""
+"""Procedural houses: every roof and footprint a valid B-rep, their wireframes' roof kinds, a house pool end to end."""
 
 from __future__ import annotations
 
@@ -68,11 +68,9 @@ def test_a_plain_house_wireframe_has_the_vertices_edges_and_kinds_of_its_roof(ro
     block = house["blocks"][0]
     z = vertices[:, 2]
     assert np.allclose(z[kinds == CORNER], 0.0, atol=1e-7)  # the ground corners
-    if roof is RoofType.SHED:  # the low edge is the eave, the high edge the ridge
-        assert np.allclose(z[kinds == EAVE], block["wall"]) and np.allclose(z[kinds == RIDGE], block["wall"] + block["rise"])
-    else:
-        assert np.allclose(z[kinds == EAVE], block["wall"])
-        assert np.allclose(z[kinds == RIDGE], block["wall"] + block["rise"])
+    # eaves at the top of the walls, ridges (a shed roof: its high edge) at the top of the roof
+    assert np.allclose(z[kinds == EAVE], block["wall"])
+    assert np.allclose(z[kinds == RIDGE], block["wall"] + block["rise"])
 
 
 def test_dormers_add_ridge_and_eave_vertices_and_a_chimney_only_corners():

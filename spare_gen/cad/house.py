@@ -1,8 +1,9 @@
 """Build a house B-rep as the union of convex polyhedra (blocks, dormers, chimneys) given by their corner points.
 
 Each part is the convex hull of its points: hull facets on one plane become one planar polygon face,
-the faces are sewn into a closed shell and made a solid. The parts are fused one after another and coplanar faces and collinear edges are merged (``ShapeUpgrade_UnifySameDomain``), so a
-wall that runs on from one block into the next is one face with no split line in its middle.
+the faces are sewn into a closed shell and made a solid. The parts are fused one after another, then
+coplanar faces and collinear edges are merged (``ShapeUpgrade_UnifySameDomain``), so a wall that runs
+on from one block into the next is one face with no split line in its middle.
 """
 
 from __future__ import annotations
@@ -11,7 +12,12 @@ from typing import Sequence
 
 import numpy as np
 from OCP.BRepAlgoAPI import BRepAlgoAPI_Fuse
-from OCP.BRepBuilderAPI import BRepBuilderAPI_MakeFace, BRepBuilderAPI_MakePolygon, BRepBuilderAPI_MakeSolid, BRepBuilderAPI_Sewing
+from OCP.BRepBuilderAPI import (
+    BRepBuilderAPI_MakeFace,
+    BRepBuilderAPI_MakePolygon,
+    BRepBuilderAPI_MakeSolid,
+    BRepBuilderAPI_Sewing,
+)
 from OCP.BRepClass3d import BRepClass3d_SolidClassifier
 from OCP.gp import gp_Pnt
 from OCP.ShapeUpgrade import ShapeUpgrade_UnifySameDomain
@@ -31,7 +37,7 @@ class HouseError(ValueError):
 
 
 def hull_faces(points: np.ndarray) -> list[np.ndarray]:
-    """The planar faces of the convex hull of ``points``: each an (K, 3) polygon, counter-clockwise seen from outside."""
+    """The planar faces of the hull of ``points``: each a (K, 3) polygon, counter-clockwise seen from outside."""
     points = np.asarray(points, dtype=np.float64)
     hull = ConvexHull(points)
     groups: dict[tuple, set[int]] = {}
