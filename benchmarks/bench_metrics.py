@@ -119,7 +119,7 @@ def bench_report(out_dir: Path | None, n: int, workers: int) -> None:
     from spare_gen.runner.cluster import open_client
 
     if out_dir is not None and (out_dir / "wireframes.parquet").exists():
-        from pipelines.metric_report import load_wireframes
+        from spare_gen.jobs.metric_report import load_wireframes
 
         wireframes = load_wireframes(out_dir / "wireframes.parquet", n)[1]
     else:

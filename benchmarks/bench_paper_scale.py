@@ -84,7 +84,7 @@ def main() -> None:
                 t0 = time.perf_counter()
                 stage(client, config, out)
                 wall[name] = time.perf_counter() - t0
-            from pipelines.regenerate import _audit  # spare-gen run audits every dataset it writes, on its workers
+            from spare_gen.jobs.regenerate import _audit  # spare-gen run audits every dataset it writes, on its workers
 
             t0 = time.perf_counter()
             audit = _audit(out, config.seed, client)

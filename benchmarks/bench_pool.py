@@ -17,7 +17,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 from threadpoolctl import threadpool_limits  # a scikit-learn dependency
 
-from pipelines.pool import run_pool
+from spare_gen.jobs.pool import run_pool
 from spare_gen.cad.io import read_shape
 from spare_gen.config import load_config
 from spare_gen.models.driver import run_models

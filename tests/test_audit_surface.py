@@ -13,7 +13,7 @@ import pyarrow.parquet as pq
 import pytest
 from synthetic_dataset import make_dataset
 
-from pipelines.regenerate import _audit
+from spare_gen.jobs.regenerate import _audit
 from spare_gen.audit.probes import EXIT_NOT_AUDITED, audit, main
 from spare_gen.audit.surface import TokenLookup, tokens
 from spare_gen.cli import main as cli_main

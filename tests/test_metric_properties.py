@@ -10,7 +10,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from pipelines import metric_report
+from spare_gen.jobs import metric_report
 from spare_gen.metrics import perturbations as P
 from spare_gen.metrics.properties import (
     TESTS,

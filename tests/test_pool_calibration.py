@@ -17,7 +17,7 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 
-from pipelines.regenerate import POOL_STAGES, run
+from spare_gen.jobs.regenerate import POOL_STAGES, run
 from spare_gen import cad
 from spare_gen.wireframes.extract import brep_wireframe
 from spare_gen.config import load_config

@@ -11,8 +11,8 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 
-from pipelines.pool import run_pool
-from pipelines.regenerate import POOL_STAGES, run
+from spare_gen.jobs.pool import run_pool
+from spare_gen.jobs.regenerate import POOL_STAGES, run
 from spare_gen import cad
 from spare_gen.atomic import write_parquet
 from spare_gen.config import load_config

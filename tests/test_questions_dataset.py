@@ -13,7 +13,7 @@ import pyarrow.parquet as pq
 import pytest
 from PIL import Image
 
-from pipelines.regenerate import run
+from spare_gen.jobs.regenerate import run
 from spare_gen import shards
 from spare_gen.config import load_config
 from spare_gen.questions.candidates import Drawing, near_duplicate

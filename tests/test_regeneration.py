@@ -19,7 +19,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from pipelines.regenerate import run
+from spare_gen.jobs.regenerate import run
 from spare_gen.config import load_config
 from spare_gen.runner.cluster import open_client
 from spare_gen.validate import validate

@@ -1,7 +1,7 @@
 """Pool stages: ground-truth wireframes (isolated OCCT child), corrupted variants with pictures, annotation pairs.
 
 Each stage is a thin Dask wrapper around a library function (``extract_wireframe``,
-``model_corruption_rows``, ``make_pairs``); ``pipelines.pool`` composes them.
+``model_corruption_rows``, ``make_pairs``); ``spare_gen.jobs.pool`` composes them.
 """
 
 from __future__ import annotations

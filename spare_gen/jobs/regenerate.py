@@ -14,13 +14,20 @@ import sys
 import time
 from pathlib import Path
 
+from spare_gen.audit.probes import audit_and_record
+from spare_gen.audit.text import summary as audit_summary
+from spare_gen.audit.text import warnings as audit_warnings
 from spare_gen.config.schema import Config
+from spare_gen.drawings.driver import run_drawings
+from spare_gen.drawings.driver import summary as drawings_summary
+from spare_gen.jobs.pool import run_pool
 from spare_gen.inventory import remove_unreferenced
 from spare_gen.manifest import now, stage_summaries, write_manifest, write_run_record
 from spare_gen.models.driver import run_models
 from spare_gen.models.driver import summary as models_summary
 from spare_gen.preflight import check_output_folder
 from spare_gen.questions.card import CARD_NAME, write_pool_section
+from spare_gen.questions.driver import run_questions
 from spare_gen.runner.cluster import open_client
 
 STAGES = ("models", "drawings", "questions", "pool")
@@ -80,17 +87,11 @@ def _run_stages(client, config: Config, out: Path, stages: tuple[str, ...], summ
     if "models" in stages:
         record("models", models_summary(run_models(client, config, out)))
     if "drawings" in stages and config.render.enabled:
-        from spare_gen.drawings.driver import run_drawings, summary
-
-        record("drawings", summary(run_drawings(client, config, out)))
+        record("drawings", drawings_summary(run_drawings(client, config, out)))
     if "questions" in stages and config.questions.enabled and config.render.enabled:
-        from spare_gen.questions.driver import run_questions
-
         record("questions", run_questions(client, config, out))
         record("audit", _audit(out, config.seed, client))
     if "pool" in stages and config.pool.enabled:
-        from pipelines.pool import run_pool
-
         record("pool", run_pool(client, config, out))
         if (out / CARD_NAME).is_file():  # the card (written by the question stage) describes the pool too
             write_pool_section(out)
@@ -99,13 +100,10 @@ def _run_stages(client, config: Config, out: Path, stages: tuple[str, ...], summ
 def _audit(out: Path, seed: int, client=None) -> str:
     """The bias audit, so every dataset card carries it (the question stage rewrites the card); its fits on the
     run's Dask workers."""
-    from spare_gen.audit.probes import audit_and_record
-    from spare_gen.audit.text import summary, warnings
-
     try:
         report, _, _ = audit_and_record(out, seed, client)
     except (ValueError, FileNotFoundError) as exc:
         return f"audit: NOT RUN ({exc})"
     if report["flagged"] or report["not_audited"] or report["empty_splits"]:  # loud: never "within chance"
-        return "audit: WARNING: " + summary(report) + "".join(f"\n  WARNING: {w}" for w in warnings(report))
-    return f"audit: {summary(report)}"
+        return "audit: WARNING: " + audit_summary(report) + "".join(f"\n  WARNING: {w}" for w in audit_warnings(report))
+    return f"audit: {audit_summary(report)}"

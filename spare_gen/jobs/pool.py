@@ -1,7 +1,7 @@
 """The pool job: ground-truth wireframes, corrupted variants with pictures, annotation pairs, a contact sheet.
 
 ``run_pool`` assumes the models stage already ran (``models.parquet`` exists). ``spare-gen pool`` is
-``pipelines.regenerate.run`` with the models and pool stages.
+``spare_gen.jobs.regenerate.run`` with the models and pool stages.
 """
 
 from __future__ import annotations

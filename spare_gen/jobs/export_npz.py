@@ -1,6 +1,6 @@
 """Export one task split as a compressed .npz of fixed-size arrays, for training outside spare_gen.
 
-``python -m pipelines.export <out> --task T --split S [--size 64] [--dest file.npz]``. Arrays (N
+``spare-gen export OUT --task T [--split S] [--size 64] [--dest file.npz]``. Arrays (N
 questions): ``question_id`` (N,) str, ``n_primitives`` (N,) int16 (-1 for file models), ``views``
 (N, 3, H, W, 3) uint8 in the order F, R, T, and by task ``iso`` (N, H, W, 3), ``pose`` (N,) int8 (1..8),
 ``candidates`` (N, 4, H, W, 3), ``answer`` (N,) int8, ``target`` (N, H, W, 3) uint8 or (N, n, 3)
@@ -9,8 +9,6 @@ float32 points. Images are the PNGs resized like the loaders do (``spare_gen.dat
 
 from __future__ import annotations
 
-import argparse
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -65,24 +63,3 @@ def export(out: Path, task: str, split: str, size: int = DEFAULT_SIZE, dest: Pat
             np.savez_compressed(fh, **arrays)
 
     return with_tmp_path(dest, write)
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m pipelines.export", description=__doc__.splitlines()[0])
-    parser.add_argument("out")
-    parser.add_argument("--task", required=True)
-    parser.add_argument("--split", default="train")
-    parser.add_argument("--size", type=int, default=DEFAULT_SIZE, help="square image side in pixels")
-    parser.add_argument("--dest", default=None, help="output .npz (default: <out>/exports/<task>_<split>_<size>.npz)")
-    args = parser.parse_args(argv)
-    try:
-        path = export(Path(args.out), args.task, args.split, args.size, Path(args.dest) if args.dest else None)
-    except (ValueError, FileNotFoundError) as exc:
-        print(f"export: error: {exc}", file=sys.stderr)
-        return 2
-    print(f"exported {args.task}/{args.split} at {args.size} px to {path}")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
