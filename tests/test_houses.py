@@ -15,12 +15,14 @@ from spare_gen import cad, shards
 from spare_gen.cad.props import is_valid, solids_and_volume
 from spare_gen.cli import main
 from spare_gen.config import ConfigError, load_config
-from spare_gen.config.schema import Footprint, HousesConfig, RoofType
+from spare_gen.config.schema import Footprint, HousesConfig, PredictionUnits, RoofType
+from spare_gen.metrics.wireframe import corner_prf
 from spare_gen.models.driver import model_units
 from spare_gen.models.houses import convex_parts, random_house
 from spare_gen.rng import derive_rng
-from spare_gen.wireframes.extract import brep_wireframe, with_house_kinds
-from spare_gen.wireframes.model import CORNER, EAVE, RIDGE
+from spare_gen.wireframes.extract import brep_wireframe, merge_close_points, with_house_kinds
+from spare_gen.wireframes.model import CORNER, CURVE, EAVE, RIDGE, Wireframe
+from spare_gen.wireframes.predictions import read_prediction
 from tests.conftest import REPO
 
 PLAIN = HousesConfig(dormer_probability=0.0, chimney_probability=0.0)
@@ -135,3 +137,23 @@ def test_a_house_pool_runs_through_pool_metric_report_and_rank(tmp_path):
     assert main(["rank", str(out), str(answers)]) == 0
     agreement = pq.read_table(out / "reports" / "metric_agreement.parquet").to_pandas()
     assert len(agreement) and (out / "reports" / "ranking.md").stat().st_size > 0
+
+
+def test_roof_kinds_count_as_corners_in_metrics_merging_and_prediction_files(tmp_path):
+    # a CURVE point merged into a ridge vertex leaves a ridge vertex (not a curve point)
+    points, kinds, edges = merge_close_points(
+        np.array([[0.0, 0, 0], [0, 0, 0], [1, 0, 0]]), np.array([CURVE, RIDGE, EAVE]), np.array([[0, 2], [1, 2]]), 1e-6)
+    assert kinds.tolist() == [RIDGE, EAVE] and edges.tolist() == [[0, 1]]
+    # corner-only metrics compare ridge and eave vertices and ignore only CURVE points
+    gt = Wireframe([[0, 0, 0], [1, 0, 0], [0.5, 0.5, 0]], [[0, 2], [2, 1]], [RIDGE, EAVE, CURVE])
+    bent = Wireframe([[0, 0, 0], [1, 0, 0], [0.5, 0.9, 0]], gt.edges, gt.kinds)
+    moved_ridge = Wireframe([[0, 0.5, 0], [1, 0, 0], [0.5, 0.5, 0]], gt.edges, gt.kinds)
+    assert corner_prf(bent, gt, kinds="corners")["f1"] == 1.0 and corner_prf(bent, gt, kinds="all")["f1"] < 1.0
+    assert corner_prf(moved_ridge, gt, kinds="corners")["f1"] == 0.5
+    # a prediction file may carry the house kinds
+    path = tmp_path / "house.json"
+    path.write_text(json.dumps({"vertices": gt.vertices.tolist(), "edges": gt.edges.tolist(), "vertex_kinds": [2, 3, 1]}))
+    assert read_prediction(path, PredictionUnits.NORMALISED, [0, 0, 0], 1.0).kinds.tolist() == [RIDGE, EAVE, CURVE]
+    path.write_text(json.dumps({"vertices": gt.vertices.tolist(), "edges": gt.edges.tolist(), "vertex_kinds": [2, 3, 7]}))
+    with pytest.raises(ValueError, match="vertex_kinds must be one of"):
+        read_prediction(path, PredictionUnits.NORMALISED, [0, 0, 0], 1.0)
