@@ -151,9 +151,9 @@ def test_roof_kinds_count_as_corners_in_metrics_merging_and_prediction_files(tmp
     assert corner_prf(bent, gt, kinds="corners")["f1"] == 1.0 and corner_prf(bent, gt, kinds="all")["f1"] < 1.0
     assert corner_prf(moved_ridge, gt, kinds="corners")["f1"] == 0.5
     # a prediction file may carry the house kinds
-    path = tmp_path / "house.json"
-    path.write_text(json.dumps({"vertices": gt.vertices.tolist(), "edges": gt.edges.tolist(), "vertex_kinds": [2, 3, 1]}))
+    path, body = tmp_path / "house.json", {"vertices": gt.vertices.tolist(), "edges": gt.edges.tolist()}
+    path.write_text(json.dumps({**body, "vertex_kinds": [2, 3, 1]}))
     assert read_prediction(path, PredictionUnits.NORMALISED, [0, 0, 0], 1.0).kinds.tolist() == [RIDGE, EAVE, CURVE]
-    path.write_text(json.dumps({"vertices": gt.vertices.tolist(), "edges": gt.edges.tolist(), "vertex_kinds": [2, 3, 7]}))
+    path.write_text(json.dumps({**body, "vertex_kinds": [2, 3, 7]}))
     with pytest.raises(ValueError, match="vertex_kinds must be one of"):
         read_prediction(path, PredictionUnits.NORMALISED, [0, 0, 0], 1.0)
