@@ -35,12 +35,19 @@ PLAIN_RECT = {
     RoofType.FLAT: (8, 12, {CORNER: 4, EAVE: 4}),
     RoofType.SHED: (8, 12, {CORNER: 4, RIDGE: 2, EAVE: 2}),
 }
+# Its roof alone (pool.house_wireframe = "roof"): no ground outline, no walls; a gable roof is open at its ends.
+PLAIN_ROOF = {
+    RoofType.GABLE: (6, 7, {RIDGE: 2, EAVE: 4}),
+    RoofType.HIP: (6, 9, {RIDGE: 2, EAVE: 4}),
+    RoofType.FLAT: (4, 4, {EAVE: 4}),
+    RoofType.SHED: (4, 4, {RIDGE: 2, EAVE: 2}),
+}
 
 
-def house_wireframe(house: dict):
+def house_wireframe(house: dict, roof_only: bool = False):
     """The house's solid and its extracted wireframe (model units) with roof kinds."""
     shape = cad.build_house(convex_parts(house))
-    extracted = with_house_kinds(brep_wireframe(shape), house)
+    extracted = with_house_kinds(brep_wireframe(shape), house, roof_only)
     return shape, extracted.to_model_units(), extracted.edges, extracted.kinds
 
 
@@ -73,6 +80,11 @@ def test_a_plain_house_wireframe_has_the_vertices_edges_and_kinds_of_its_roof(ro
     # eaves at the top of the walls, ridges (a shed roof: its high edge) at the top of the roof
     assert np.allclose(z[kinds == EAVE], block["wall"])
     assert np.allclose(z[kinds == RIDGE], block["wall"] + block["rise"])
+    _, roof_vertices, roof_edges, roof_kinds = house_wireframe(house, roof_only=True)
+    n_vertices, n_edges, counts = PLAIN_ROOF[roof]
+    assert (len(roof_vertices), len(roof_edges)) == (n_vertices, n_edges)
+    assert Counter(roof_kinds.tolist()) == counts
+    assert np.allclose(np.sort(roof_vertices, axis=0), np.sort(vertices[kinds != CORNER], axis=0))
 
 
 def test_dormers_add_ridge_and_eave_vertices_and_a_chimney_only_corners():
@@ -115,15 +127,15 @@ def test_a_house_pool_runs_through_pool_metric_report_and_rank(tmp_path):
     assert main(["pool", "-c", str(REPO / "configs" / "houses_pool.toml"), "--out", str(out), "--workers", "1",
                  "--no-progress", "--set", "runner.dashboard=false", "--set", "models.houses.count=4",
                  "--set", 'models.houses.footprints=["l"]', "--set", "pool.models=2",
-                 "--set", "pool.image_size=128"]) == 0
+                 "--set", "pool.image_size=128", "--set", "pool.house_wireframe=roof"]) == 0
     models = shards.read(out / "models.parquet").to_pylist()
     assert [m["model_id"] for m in models] == [f"house_{i:06d}" for i in range(4)]
     assert all(m["status"] == "ok" and m["valid"] and m["source"] == "houses" and m["csg"] is None for m in models)
     assert [json.loads(m["house"])["roof"] for m in models] == ["gable", "hip", "flat", "shed"]
     wireframes = pq.read_table(out / "wireframes.parquet").to_pylist()
     assert [w["status"] for w in wireframes] == ["ok", "ok"]
-    for w in wireframes:  # L-shaped gable and hip houses: ridges, eaves, ground corners; every vertex a corner
-        assert {CORNER, RIDGE, EAVE} <= set(w["vertex_kinds"]) and w["n_corners"] == w["n_vertices"]
+    for w, m in zip(wireframes, models):  # L-shaped gable and hip roofs (no walls): ridges and eaves, all corners
+        assert {RIDGE, EAVE} <= set(w["vertex_kinds"]) and w["n_corners"] == w["n_vertices"] < m["n_vertices"]
     corruptions = pq.read_table(out / "corruptions.parquet", columns=["model_id", "status"]).to_pylist()
     assert {c["model_id"] for c in corruptions if c["status"] == "ok"} == {"house_000000", "house_000001"}
 

@@ -227,6 +227,13 @@ class PredictionUnits(str, Enum):
     NORMALISED = "normalised"  # the ground truth's normalised ones (bounding-box centre 0, diagonal 1)
 
 
+class HouseWireframe(str, Enum):
+    """Which edges of a procedural house make its ground-truth wireframe."""
+
+    BUILDING = "building"  # every feature edge: ground outline, walls, roof, dormers, chimneys
+    ROOF = "roof"  # no edge that touches the ground: the roof, its dormers and chimneys (as S23DR / Building3D)
+
+
 class PoolConfig(_Section):
     enabled: bool = True
     models: Annotated[int, Field(ge=0)] = Field(4, description="ground truths in the pool (0 = every usable model)")
@@ -240,6 +247,10 @@ class PoolConfig(_Section):
     repeat_fraction: Annotated[float, Field(ge=0, le=0.5)] = 0.05
     predictions: str = Field("", description="folder of methods' predicted wireframes, <method>/<model_id>.json|.obj "
                              "(spare_gen.wireframes.predictions); empty = corruptions only")
+    house_wireframe: HouseWireframe = Field(
+        HouseWireframe.BUILDING, description="procedural houses (models.source = 'houses'): the whole building's "
+        "edges, or the roof's only (no ground outline, no walls below the eaves), like the S23DR and Building3D "
+        "ground truths")
     prediction_units: PredictionUnits = Field(PredictionUnits.MODEL, description="coordinates of the predictions: "
                                               "model (the CAD model's) or normalised (the ground truth's, diagonal 1)")
 

@@ -22,6 +22,7 @@ from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 from scipy.spatial import cKDTree
 
+from spare_gen.config.schema import HouseWireframe
 from spare_gen.wireframes.houses import house_vertex_kinds
 from spare_gen.wireframes.model import CORNER, CURVE, Wireframe, corner_mask
 
@@ -152,28 +153,39 @@ def wireframe_row(model_id: str, extracted: ExtractedWireframe) -> dict:
     }
 
 
-def with_house_kinds(extracted: ExtractedWireframe, house: dict) -> ExtractedWireframe:
-    """The wireframe of a procedural house with its vertices' roof kinds (ridge, eave, corner)."""
-    kinds = house_vertex_kinds(extracted.to_model_units(), extracted.edges, house)
-    return replace(extracted, kinds=kinds)
+def with_house_kinds(extracted: ExtractedWireframe, house: dict, roof_only: bool = False) -> ExtractedWireframe:
+    """The wireframe of a procedural house with its vertices' roof kinds (ridge, eave, corner).
+
+    ``roof_only``: without the edges that touch the ground (ground outline, walls below the eaves), normalised
+    again to the bounding box of what is left. Kinds are read on the whole building first (a flat roof's
+    corners are eaves because a wall goes down from them).
+    """
+    points = extracted.to_model_units()
+    kinds = house_vertex_kinds(points, extracted.edges, house)
+    if not roof_only:
+        return replace(extracted, kinds=kinds)
+    ground = np.isclose(points[:, 2], points[:, 2].min(), rtol=0.0, atol=MERGE_TOLERANCE * extracted.scale)
+    edges = extracted.edges[~ground[extracted.edges].any(axis=1)]
+    return finish_wireframe(points, kinds, edges, extracted.scale, dropped=extracted.dropped)
 
 
 def extract_unit(unit: dict, settings, rng) -> dict:
     """The wireframes stage's child function (``settings``: ``WireframeSettings``; no randomness)."""
     house = json.loads(unit["house"]) if unit.get("house") else None
-    return extract_wireframe(unit["model_id"], unit["shape_path"], settings.deflection, house)
+    roof_only = settings.house_wireframe is HouseWireframe.ROOF
+    return extract_wireframe(unit["model_id"], unit["shape_path"], settings.deflection, house, roof_only)
 
 
 def extract_wireframe(model_id: str, shape_path: str, deflection: float = DEFAULT_DEFLECTION,
-                      house: dict | None = None) -> dict:
+                      house: dict | None = None, roof_only: bool = False) -> dict:
     """Read one BREP file and return its wireframes.parquet row (``house``: the model's house description, whose
-    vertices then carry roof kinds)."""
+    vertices then carry roof kinds; ``roof_only``: only the house's roof edges)."""
     from spare_gen.cad.io import read_shape
 
     start = time.monotonic()
     extracted = brep_wireframe(read_shape(shape_path), deflection)
     if house is not None:
-        extracted = with_house_kinds(extracted, house)
+        extracted = with_house_kinds(extracted, house, roof_only)
     row = {**wireframe_row(model_id, extracted), "status": "ok", "error": ""}
     row["seconds"] = round(time.monotonic() - start, 4)
     return row
