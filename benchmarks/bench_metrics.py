@@ -20,7 +20,7 @@ import pyarrow.parquet as pq
 from spare_gen.metrics.perturbations import drop_edge_fraction, jitter, normalise, wrong_edges_sequence
 from spare_gen.metrics.wireframe import FAMILIES
 from spare_gen.rng import derive_rng
-from spare_gen.wireframes.model import CORNER, CURVE, Wireframe
+from spare_gen.wireframe import CORNER, CURVE, Wireframe
 
 GRAPH_COLUMNS = ["model_id", "vertices", "edges", "vertex_kinds"]
 

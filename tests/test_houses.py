@@ -20,9 +20,9 @@ from spare_gen.metrics.wireframe import corner_prf
 from spare_gen.models.driver import model_units
 from spare_gen.models.houses import convex_parts, random_house
 from spare_gen.rng import derive_rng
-from spare_gen.wireframes.extract import brep_wireframe, merge_close_points, with_house_kinds
-from spare_gen.wireframes.model import CORNER, CURVE, EAVE, RIDGE, Wireframe
-from spare_gen.wireframes.predictions import read_prediction
+from spare_gen.pool.child import brep_wireframe, merge_close_points, with_house_kinds
+from spare_gen.wireframe import CORNER, CURVE, EAVE, RIDGE, Wireframe
+from spare_gen.pool.predictions import read_prediction
 from tests.conftest import REPO
 
 PLAIN = HousesConfig(dormer_probability=0.0, chimney_probability=0.0)

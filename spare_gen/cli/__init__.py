@@ -67,21 +67,28 @@ def _command_in(argv: list[str]) -> str | None:
     return word if word in COMMANDS else None
 
 
+def _missing_extra(name: str | None, exc: ModuleNotFoundError) -> int | None:
+    """Exit code 2 and one line naming the extra to install, when ``exc`` is an optional dependency's absence."""
+    extra = EXTRAS.get((exc.name or "").split(".")[0])
+    if extra is None:
+        return None
+    print(f"spare-gen {name}: needs the optional dependency {exc.name!r}: pip install 'spare-gen[{extra}]'",
+          file=sys.stderr)
+    return EXIT_BAD_INPUT
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     name = _command_in(argv)
     try:
         module = command_module(name) if name else None
-    except ModuleNotFoundError as exc:
-        extra = EXTRAS.get((exc.name or "").split(".")[0])
-        if extra is None:
-            raise
-        print(f"spare-gen {name}: needs the optional dependency {exc.name!r}: pip install 'spare-gen[{extra}]'",
-              file=sys.stderr)
-        return EXIT_BAD_INPUT
-    args = build_parser(only=name).parse_args(argv)
-    try:
+        args = build_parser(only=name).parse_args(argv)
         return module.run(args)
+    except ModuleNotFoundError as exc:
+        code = _missing_extra(name, exc)
+        if code is None:
+            raise
+        return code
     except ConfigError as exc:
         print(f"spare-gen: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
-from spare_gen.audit.probes import main
+from spare_gen.audit.probes import EXIT_ERROR, audit_and_record, exit_code
+from spare_gen.audit.text import format_report, summary, warnings
+from spare_gen.card.compose import write_audit_section
 from spare_gen.cli.common import DATASET_INPUT
 
 EPILOG = DATASET_INPUT + """
@@ -24,4 +27,17 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    return main(Path(args.out), seed=args.seed)
+    """0 every probe ran and is within chance, 1 one is not, 3 one could not run, 2 on errors."""
+    out = Path(args.out)
+    try:
+        report, json_path = audit_and_record(out, args.seed)
+    except (ValueError, FileNotFoundError, KeyError) as exc:
+        print(f"spare-gen audit: error: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+    card_path = write_audit_section(out, report)
+    print(format_report(report))
+    for w in warnings(report):
+        print(f"spare-gen audit: WARNING: {w}", file=sys.stderr)
+    print(f"report: {json_path}; dataset card section: {card_path}")
+    print(f"audit: {summary(report)}")
+    return exit_code(report)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from spare_gen.baseline.train import TrainOptions, main
 from spare_gen.cli.common import DATASET_INPUT
 
 EPILOG = DATASET_INPUT + """ with the task's train/val/test splits, e.g.
@@ -30,6 +29,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from spare_gen.baseline.train import TrainOptions, main  # lazy: torch is an optional extra
+
     options = TrainOptions(epochs=args.epochs, batch_size=args.batch_size, size=args.size, lr=args.lr,
                            seed=args.seed, max_steps=args.max_steps, workers=args.workers,
                            channels=args.channels, device=args.device)

@@ -31,7 +31,7 @@ from spare_gen.ranking.learned import (
 )
 from spare_gen.ranking.raters import without_repeats
 from spare_gen.ranking.report import markdown_table
-from spare_gen.wireframes.pairs import ANSWER_COLUMNS, read_annotations
+from spare_gen.pool.pairs import ANSWER_COLUMNS, read_annotations
 
 REPORTS_DIR = "reports"
 MODEL_FILE = "learned_metric.json"

@@ -40,9 +40,9 @@ from spare_gen.metrics.properties import (
 )
 from spare_gen.runner.cluster import open_client
 from spare_gen.runner.isolation import Status
-from spare_gen.wireframes.driver import pool_models, wireframe_task, wireframe_unit
-from spare_gen.wireframes.settings import WIREFRAMES_STAGE, WireframeSettings
-from spare_gen.wireframes.model import Wireframe
+from spare_gen.pool.driver import pool_models, wireframe_task, wireframe_unit
+from spare_gen.pool.settings import WIREFRAMES_STAGE, WireframeSettings
+from spare_gen.wireframe import Wireframe
 
 WIREFRAME_COLUMNS = ["model_id", "vertices", "edges", "vertex_kinds"]
 DEFAULT_MODELS = RECOMMENDED_MODELS  # GT wireframes the report aims for (pool's first, then extracted)

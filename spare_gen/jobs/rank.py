@@ -48,7 +48,7 @@ from spare_gen.ranking.raters import (
     without_repeats,
 )
 from spare_gen.ranking.report import rater_analyses_markdown
-from spare_gen.wireframes.pairs import ANSWER_COLUMNS, read_annotations
+from spare_gen.pool.pairs import ANSWER_COLUMNS, read_annotations
 
 PAIRS_FILE = "pairs.parquet"
 CORRUPTIONS_FILE = "corruptions.parquet"

@@ -14,20 +14,21 @@ import sys
 import time
 from pathlib import Path
 
-from spare_gen.audit.probes import audit_and_record
+from spare_gen.audit.probes import REPORT_NAME, audit_and_record
 from spare_gen.audit.text import summary as audit_summary
 from spare_gen.audit.text import warnings as audit_warnings
+from spare_gen.card.compose import write_card
 from spare_gen.config.schema import Config
+from spare_gen.data.evaluate import REPORTS_DIR
 from spare_gen.drawings.driver import run_drawings
 from spare_gen.drawings.driver import summary as drawings_summary
-from spare_gen.jobs.pool import run_pool
+from spare_gen.pool.driver import run_pool
 from spare_gen.inventory import remove_unreferenced
 from spare_gen.manifest import now, stage_summaries, write_manifest, write_run_record
 from spare_gen.models.driver import run_models
 from spare_gen.models.driver import summary as models_summary
 from spare_gen.preflight import check_output_folder
-from spare_gen.questions.card import CARD_NAME, write_pool_section
-from spare_gen.questions.driver import run_questions
+from spare_gen.questions.stage.driver import run_questions
 from spare_gen.runner.cluster import open_client
 
 STAGES = ("models", "drawings", "questions", "pool")
@@ -62,6 +63,7 @@ def run(config: Config, *, stages: tuple[str, ...] = STAGES) -> dict:
         with contextlib.ExitStack() as stack:
             stack.push(client_cm)
             _run_stages(client, config, out, stages, summaries)
+        write_card(out, config)  # once, from every stage's outputs (questions, audit, pool)
         stale = remove_unreferenced(out)
         if stale:
             say(f"removed {len(stale)} file(s) no table names (left by an earlier run with other settings, or made "
@@ -93,16 +95,15 @@ def _run_stages(client, config: Config, out: Path, stages: tuple[str, ...], summ
         record("audit", _audit(out, config.seed, client))
     if "pool" in stages and config.pool.enabled:
         record("pool", run_pool(client, config, out))
-        if (out / CARD_NAME).is_file():  # the card (written by the question stage) describes the pool too
-            write_pool_section(out)
 
 
 def _audit(out: Path, seed: int, client=None) -> str:
-    """The bias audit, so every dataset card carries it (the question stage rewrites the card); its fits on the
-    run's Dask workers."""
+    """The bias audit of the questions just made, so every dataset card carries it; its fits on the run's Dask
+    workers. An audit that cannot run leaves no earlier report behind for the card to show."""
     try:
-        report, _, _ = audit_and_record(out, seed, client)
+        report, _ = audit_and_record(out, seed, client)
     except (ValueError, FileNotFoundError) as exc:
+        (out / REPORTS_DIR / REPORT_NAME).unlink(missing_ok=True)
         return f"audit: NOT RUN ({exc})"
     if report["flagged"] or report["not_audited"] or report["empty_splits"]:  # loud: never "within chance"
         return "audit: WARNING: " + audit_summary(report) + "".join(f"\n  WARNING: {w}" for w in audit_warnings(report))
