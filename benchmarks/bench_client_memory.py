@@ -89,7 +89,7 @@ def cluster_address():
 def one(n: int, rows_to_client: bool) -> dict:
     from distributed import Client
 
-    from spare_gen.runner.contract import StageSettings
+    from spare_gen.runner.contract import RunOptions, StageSettings
     from spare_gen.runner.sharded import TableOut, run_sharded_stage
     from spare_gen.runner.stage import run_stage
     from spare_gen.shards import read
@@ -101,12 +101,12 @@ def one(n: int, rows_to_client: bool) -> dict:
         settings = StageSettings(stage="bench", seed=0, out_dir=str(out), timeout_s=60)
         start_rss, t0 = rss_mb(), time.monotonic()
         if rows_to_client:
-            results = run_stage(client, fake_views, units, settings, progress=False)
+            results = run_stage(client, fake_views, units, settings, RunOptions(progress=False))
             table = pa.Table.from_pylist([v for r in results for v in r["views"]], schema=SCHEMA)
             n_rows = table.num_rows
         else:
             run_sharded_stage(client, fake_views, units, settings, (TableOut("views.parquet", SCHEMA, view_rows),),
-                              shard_units=32, progress=False)
+                              RunOptions(shard_units=32, progress=False))
             n_rows = read(out / "views.parquet", ["view"]).num_rows
         seconds, stage_rss = time.monotonic() - t0, rss_mb()
         resume = folder_mb(out / ".units")

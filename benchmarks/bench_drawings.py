@@ -128,12 +128,13 @@ def stage_cost(paths: list[Path], out: Path, workers: int = 2) -> tuple[float, d
     from spare_gen.drawings.schema import DRAWINGS_FILE
     from spare_gen.drawings.settings import DrawSettings
     from spare_gen.runner.cluster import open_client
+    from spare_gen.runner.contract import RunOptions
     from spare_gen.runner.sharded import run_sharded_stage
 
     def run(folder: Path, units: list[dict], client) -> None:
         config = load_config(None, [f'out="{folder}"', "runner.progress=false"])
         run_sharded_stage(client, draw_task, units, DrawSettings.from_config(config, folder), tables(config),
-                          shard_units=STAGE_SHARD_UNITS, progress=False)
+                          RunOptions(shard_units=STAGE_SHARD_UNITS, progress=False))
         mark_duplicates(folder / DRAWINGS_FILE)
 
     units = [{"unit_id": f"{p.stem}_{k}", "model_id": f"{p.stem}_{k}", "shape_path": str(p)}

@@ -47,6 +47,12 @@ def _table(header: list[str], rows: list[list]) -> str:
     return "\n".join(lines)
 
 
+def _in_order(by_name: dict) -> list[tuple]:
+    """Items of a dict keyed by task or split names in task / split order (the summary file sorts its keys)."""
+    order = {name: i for i, name in enumerate([*(t.value for t in TASKS), *SPLITS])}
+    return sorted(by_name.items(), key=lambda item: order.get(item[0], len(order)))
+
+
 def _counts(summary: dict) -> str:
     rows = []
     for task in TASKS:
@@ -59,14 +65,14 @@ def _counts(summary: dict) -> str:
 
 
 def _answers(summary: dict) -> str:
-    rows = [[f"`{t}`", s, " / ".join(map(str, counts))] for t, splits in summary["answers"].items()
-            for s, counts in splits.items() if counts]
+    rows = [[f"`{t}`", s, " / ".join(map(str, counts))] for t, splits in _in_order(summary["answers"])
+            for s, counts in _in_order(splits) if counts]
     return _table(["task", "split", "answer 0 / 1 / 2 / 3"], rows)
 
 
 def _mix(summary: dict) -> str:
     rows = [[f"`{t}`", s, ", ".join(f"{'file' if k == 'null' else k + ' prim.'}: {n}" for k, n in mix.items()) or "-"]
-            for t, splits in summary["primitive_mix"].items() for s, mix in splits.items()]
+            for t, splits in _in_order(summary["primitive_mix"]) for s, mix in _in_order(splits)]
     return _table(["task", "split", "models by primitive count"], rows)
 
 

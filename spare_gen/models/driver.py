@@ -12,6 +12,7 @@ from spare_gen.models.houses import house_plan
 from spare_gen.models.schema import MODELS_FILE, MODELS_SCHEMA
 from spare_gen.models.settings import ModelSettings
 from spare_gen.models.worker import model_rows, model_task
+from spare_gen.runner.contract import RunOptions
 from spare_gen.runner.sharded import TableOut, run_sharded_stage
 from spare_gen.runner.stage import status_summary
 
@@ -44,8 +45,7 @@ MODELS_TABLE = TableOut(MODELS_FILE, MODELS_SCHEMA, model_rows)
 def run_models(client, config: Config, out: Path) -> Path:
     """Run the stage; return the folder of ``models.parquet`` (parts written by the workers)."""
     run_sharded_stage(client, model_task, model_units(config), ModelSettings.from_config(config, out),
-                      (MODELS_TABLE,), shard_units=config.runner.shard_units,
-                      debug=config.debug.model_dump(mode="json"), progress=config.runner.progress)
+                      (MODELS_TABLE,), RunOptions.from_config(config))
     return out / MODELS_FILE
 
 

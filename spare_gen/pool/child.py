@@ -1,9 +1,9 @@
-"""Ground-truth wireframes from B-reps: vertex merging, normalisation, and the wireframes.parquet row.
+"""Pool stage, child side: ground-truth wireframes from B-reps (vertex merging, normalisation, the row).
 
 The OpenCASCADE part (walking B-rep edges, discretising curves) is ``spare_gen.cad.wireframe``, which
-returns a raw graph; this module interprets it (point kinds, merging, normalisation) with pure numpy, so
-those steps run and test without OCP. :func:`brep_wireframe` and the child-side entry point
-:func:`extract_wireframe` import ``spare_gen.cad`` lazily (OCP stays out of the Dask worker).
+returns a raw graph; this module interprets it (point kinds, merging, normalisation) with numpy. It runs in
+the killable child (``extract_unit``), so it imports ``spare_gen.cad`` at the top; the Dask worker side
+(``spare_gen.pool.driver``) names it by string and never imports it.
 
 Normalisation: ``normalised = (model - centre) / scale`` where ``centre`` is the centre of the
 wireframe's own axis-aligned bounding box and ``scale`` its diagonal (model units), so every
@@ -22,11 +22,15 @@ from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 from scipy.spatial import cKDTree
 
-from spare_gen.config.schema import HouseWireframe
+from spare_gen.cad.io import read_shape
+from spare_gen.cad.props import bounding_box
+from spare_gen.cad.wireframe import brep_graph
+from spare_gen.config.schema import HouseWireframe, PoolConfig
 from spare_gen.pool.houses import house_vertex_kinds
+from spare_gen.pool.settings import WireframeSettings
 from spare_gen.wireframe import CORNER, CURVE, Wireframe, corner_mask
 
-DEFAULT_DEFLECTION = 0.01  # curved-edge chord tolerance, fraction of the shape's bounding-box diagonal
+DEFAULT_DEFLECTION = PoolConfig.model_fields["deflection"].default  # chord tolerance, fraction of the diagonal
 MERGE_TOLERANCE = 1e-6  # points closer than this (fraction of the diagonal) are one vertex
 
 
@@ -128,9 +132,6 @@ def brep_wireframe(
 ) -> ExtractedWireframe:
     """The normalised wireframe of a TopoDS ``shape``; ``deflection`` and ``merge_tolerance`` are fractions of
     the shape's bounding-box diagonal. Raises ``ValueError`` when no feature edge is left (a sphere, a torus)."""
-    from spare_gen.cad.props import bounding_box
-    from spare_gen.cad.wireframe import brep_graph
-
     lo_hi = np.asarray(bounding_box(shape))
     size = float(np.linalg.norm(lo_hi[3:] - lo_hi[:3]))
     if not np.isfinite(size) or size <= 0:
@@ -169,8 +170,8 @@ def with_house_kinds(extracted: ExtractedWireframe, house: dict, roof_only: bool
     return finish_wireframe(points, kinds, edges, extracted.scale, dropped=extracted.dropped)
 
 
-def extract_unit(unit: dict, settings, rng) -> dict:
-    """The wireframes stage's child function (``settings``: ``WireframeSettings``; no randomness)."""
+def extract_unit(unit: dict, settings: WireframeSettings, rng: np.random.Generator) -> dict:
+    """The wireframes stage's child function (no randomness: ``rng`` is unused)."""
     house = json.loads(unit["house"]) if unit.get("house") else None
     roof_only = settings.house_wireframe is HouseWireframe.ROOF
     return extract_wireframe(unit["model_id"], unit["shape_path"], settings.deflection, house, roof_only)
@@ -180,8 +181,6 @@ def extract_wireframe(model_id: str, shape_path: str, deflection: float = DEFAUL
                       house: dict | None = None, roof_only: bool = False) -> dict:
     """Read one BREP file and return its wireframes.parquet row (``house``: the model's house description, whose
     vertices then carry roof kinds; ``roof_only``: only the house's roof edges)."""
-    from spare_gen.cad.io import read_shape
-
     start = time.monotonic()
     extracted = brep_wireframe(read_shape(shape_path), deflection)
     if house is not None:

@@ -22,13 +22,16 @@ from spare_gen.config.schema import Config
 from spare_gen.filehash import sha256_file
 from spare_gen.models.schema import MODELS_FILE, MODELS_SCHEMA
 from spare_gen.shards import rows_to_table
-from spare_gen.runner.contract import run_in_child
+from spare_gen.runner.contract import RunOptions, run_in_child
 from spare_gen.runner.isolation import Status
 from spare_gen.runner.stage import run_stage, status_summary
 from spare_gen.pool.corruptions import SEVERITIES, get_corruption_names
-from spare_gen.pool.pictures import contact_sheet
+from spare_gen.pool.pairs import ANNOTATION_FORMAT, export_annotation_csv, make_pairs, pairs_to_arrow
+from spare_gen.pool.pictures import GEOMETRY_FORMAT, contact_sheet
+from spare_gen.pool.predictions import PREDICTIONS_FORMAT, discover
 from spare_gen.pool.schema import CORRUPTIONS_SCHEMA, WIREFRAMES_SCHEMA
 from spare_gen.pool.settings import CorruptionSettings, WireframeSettings
+from spare_gen.pool.variants import model_corruption_rows
 
 POOL_DIR = "pool"
 WIREFRAMES_FILE = "wireframes.parquet"
@@ -80,8 +83,7 @@ def wireframe_task(unit: dict, settings: WireframeSettings) -> dict:
 
 def run_wireframes(client, config: Config, out: Path) -> pa.Table:
     rows = run_stage(client, wireframe_task, wireframe_units(out, config.pool.models),
-                     WireframeSettings.from_config(config, out), debug=config.debug.model_dump(mode="json"),
-                     progress=config.runner.progress)
+                     WireframeSettings.from_config(config, out), RunOptions.from_config(config))
     table = rows_to_table(rows, WIREFRAMES_SCHEMA)
     write_parquet(out / WIREFRAMES_FILE, table)
     return table
@@ -96,8 +98,6 @@ def corruption_task(unit: dict, settings: CorruptionSettings) -> dict:
     Each variant draws from its own generator derived from (seed, "corruption", model, kind, severity)
     (``spare_gen.pool.variants``), so adding a kind or severity leaves the others unchanged.
     """
-    from spare_gen.pool.variants import model_corruption_rows
-
     rows = model_corruption_rows(
         unit["gt"], settings.seed, corner_threshold=settings.corner_threshold,
         edge_threshold=settings.edge_threshold, image_size=settings.image_size, out_dir=settings.out_dir,
@@ -113,7 +113,7 @@ def run_corruptions(client, config: Config, out: Path, wireframes: pa.Table) -> 
     units = [{"unit_id": g["model_id"], "model_id": g["model_id"], "gt": {k: g[k] for k in graph_keys},
               "predictions": predictions.get(g["model_id"], [])} for g in gts]  # fmt: skip
     settings = CorruptionSettings.from_config(config, out, predictions_digest(predictions))
-    results = run_stage(client, corruption_task, units, settings, progress=config.runner.progress)
+    results = run_stage(client, corruption_task, units, settings, RunOptions.from_config(config))
     for r in results:  # a bug, not bad input (bad input gives failed variant rows): report it, keep the rest
         if r.get("status") != Status.OK.value:
             print(f"spare-gen: corruptions: model {r['unit_id']} failed: {r.get('error')}", file=sys.stderr)
@@ -134,8 +134,6 @@ def predictions_digest(predictions: dict[str, list[dict]]) -> dict[str, str]:
 def pool_predictions(config: Config, model_ids: set[str]) -> dict[str, list[dict]]:
     """model_id -> [{method, path}] of ``pool.predictions`` (none when unset); unusable files and folders
     are reported on one line each."""
-    from spare_gen.pool.predictions import discover
-
     if not config.pool.predictions:
         return {}
     found, problems = discover(config.pool.predictions, model_ids)
@@ -218,10 +216,6 @@ def variants_frame(corruptions: pa.Table) -> pd.DataFrame:
 
 def run_pairs(config: Config, out: Path, corruptions: pa.Table) -> pd.DataFrame:
     """pairs.parquet, the annotation tool's CSV and the pool README (runs on the client: it is cheap)."""
-    from spare_gen.pool.pairs import ANNOTATION_FORMAT, export_annotation_csv, make_pairs, pairs_to_arrow
-    from spare_gen.pool.pictures import GEOMETRY_FORMAT
-    from spare_gen.pool.predictions import PREDICTIONS_FORMAT
-
     pairs = make_pairs(
         variants_frame(corruptions), config.seed,
         max_pairs_per_model=config.pool.max_pairs_per_model or None, repeat_fraction=config.pool.repeat_fraction,
