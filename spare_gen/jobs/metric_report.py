@@ -24,7 +24,7 @@ import pyarrow.parquet as pq
 
 from spare_gen import shards
 from spare_gen.atomic import write_parquet, write_text
-from spare_gen.config.schema import PoolConfig, RunnerConfig
+from spare_gen.config.schema import HouseWireframe, PoolConfig, RunnerConfig
 from spare_gen.metrics.paper_table2 import paper_rate
 from spare_gen.models.schema import MODELS_FILE
 from spare_gen.metrics.properties import (
@@ -40,7 +40,7 @@ from spare_gen.metrics.properties import (
 )
 from spare_gen.runner.cluster import open_client
 from spare_gen.runner.isolation import Status
-from spare_gen.pool.driver import pool_models, wireframe_task
+from spare_gen.pool.driver import pool_models, wireframe_task, wireframe_unit
 from spare_gen.pool.settings import WIREFRAMES_STAGE, WireframeSettings
 from spare_gen.wireframe import Wireframe
 
@@ -68,18 +68,20 @@ def load_wireframes(path: Path, max_models: int | None = None) -> tuple[list[str
     return [str(r["model_id"]) for r in rows], [Wireframe.from_row(r) for r in rows]
 
 
-def _pool_settings(out_dir: Path) -> tuple[float, float]:
-    """(deflection, per-model timeout) the pool used: from dataset.json's config when present, else defaults."""
-    deflection, timeout = PoolConfig().deflection, RunnerConfig().timeout_s
+def _pool_settings(out_dir: Path) -> tuple[float, float, HouseWireframe]:
+    """(deflection, per-model timeout, house wireframe) the pool used: from dataset.json's config when present,
+    else defaults."""
+    deflection, timeout, houses = PoolConfig().deflection, RunnerConfig().timeout_s, PoolConfig().house_wireframe
     path = out_dir / "dataset.json"
     if path.is_file():
         try:
             config = json.loads(path.read_text()).get("config", {})
             deflection = float(config.get("pool", {}).get("deflection", deflection))
             timeout = float(config.get("runner", {}).get("timeout_s", timeout))
+            houses = HouseWireframe(config.get("pool", {}).get("house_wireframe", houses))
         except (ValueError, AttributeError):
             pass  # an unreadable card: the defaults are what a default pool used
-    return deflection, timeout
+    return deflection, timeout, houses
 
 
 def extra_wireframes(out_dir: Path, have: list[str], count: int, client) -> tuple[list[str], list[Wireframe]]:
@@ -90,11 +92,10 @@ def extra_wireframes(out_dir: Path, have: list[str], count: int, client) -> tupl
     models = [m for m in pool_models(out_dir, 0) if m["model_id"] not in known][:count]
     if not models:
         return [], []
-    deflection, timeout = _pool_settings(out_dir)
-    units = [{"unit_id": m["model_id"], "model_id": m["model_id"], "shape_path": str(out_dir.resolve() / m["brep_path"])}
-             for m in models]
+    deflection, timeout, houses = _pool_settings(out_dir)
+    units = [wireframe_unit(out_dir, m) for m in models]
     settings = WireframeSettings(stage=WIREFRAMES_STAGE, seed=0, out_dir=str(out_dir.resolve()), timeout_s=timeout,
-                                 deflection=deflection)
+                                 deflection=deflection, house_wireframe=houses)
     rows = client.gather([client.submit(wireframe_task, u, settings, pure=False) for u in units])
     ok = [r for r in rows if r["status"] == Status.OK.value and r.get("vertices") is not None]
     return [str(r["model_id"]) for r in ok], [Wireframe.from_row(r) for r in ok]
