@@ -10,8 +10,10 @@ Where the paper is silent we chose, and the constants below record the choices (
   every step. A wireframe with too few candidates for 10 steps (e.g. 8 vertices) is excluded from that test
   and counted (``n_excluded``), never tested on fewer steps. The schedules are built so the property can
   hold: deform/split splits a fresh GT edge each step (never a piece of an earlier split), the moving
-  vertex test moves the k-th vertex by k * :data:`MOVE_DISTANCE` (growing, so the worst displacement
-  grows), and the disconnect gap :data:`DISCONNECT_GAP` is more than twice the IoU radius (so the break is
+  vertex test moves the k-th vertex by :data:`MOVE_DISTANCE` + (k - 1) * :data:`MOVE_GROWTH` to a point
+  that far from every GT edge, keeping an edge to an unmoved vertex (so the worst displacement grows and
+  one more GT edge breaks every step; :func:`spare_gen.metrics.perturbations.moving_sequence`), and the
+  disconnect gap :data:`DISCONNECT_GAP` is more than twice the IoU radius (so the break is
   visible to the cylinder IoU).
 * Identity of indiscernibles: d(x', x) = 0 (within :data:`EXACT_TOL`), where x' is x with vertices
   permuted and edges shuffled and reversed: the same wireframe written differently.
@@ -59,7 +61,8 @@ SYMMETRY_SIGMA = 0.01
 SYMMETRY_SHIFT = 0.05
 NEAR_SCALE = 0.01
 DEFORM_OFFSET = 0.05
-MOVE_DISTANCE = 0.03  # step k moves its vertex k * 0.03: beyond the 0.02 corner threshold from step 1
+MOVE_DISTANCE = 0.03  # step 1 moves its vertex 0.03: beyond the 0.02 corner and edge thresholds
+MOVE_GROWTH = 0.01  # each further step moves its vertex 0.01 more (> the 0.005 sample spacing)
 DISCONNECT_GAP = 0.05  # > 2 x the 0.02 IoU radius
 SHIFT_STEP_FAR = 0.025
 SHIFT_STEP_CLOSE = 0.003
@@ -182,7 +185,7 @@ TESTS: list[tuple[str, Category, TestFn]] = [
     ("Monotonic (deform/split)", Category.MONOTONIC,
      _monotonic(lambda c: P.deform_sequence(c.gt, c.rng, STEPS, DEFORM_OFFSET))),
     ("Monotonic (moving vertex)", Category.MONOTONIC,
-     _monotonic(lambda c: P.moving_sequence(c.gt, c.rng, STEPS, MOVE_DISTANCE))),
+     _monotonic(lambda c: P.moving_sequence(c.gt, c.rng, STEPS, MOVE_DISTANCE, MOVE_GROWTH))),
     ("Monotonic (disconnect edges)", Category.MONOTONIC,
      _monotonic(lambda c: P.disconnect_sequence(c.gt, c.rng, STEPS, DISCONNECT_GAP))),
     ("Monotonic (delete vertices)", Category.MONOTONIC,
