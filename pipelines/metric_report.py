@@ -40,7 +40,7 @@ from spare_gen.metrics.properties import (
 )
 from spare_gen.runner.cluster import open_client
 from spare_gen.runner.isolation import Status
-from spare_gen.wireframes.driver import pool_models, wireframe_task
+from spare_gen.wireframes.driver import pool_models, wireframe_task, wireframe_unit
 from spare_gen.wireframes.settings import WIREFRAMES_STAGE, WireframeSettings
 from spare_gen.wireframes.model import Wireframe
 
@@ -91,8 +91,7 @@ def extra_wireframes(out_dir: Path, have: list[str], count: int, client) -> tupl
     if not models:
         return [], []
     deflection, timeout = _pool_settings(out_dir)
-    units = [{"unit_id": m["model_id"], "model_id": m["model_id"], "shape_path": str(out_dir.resolve() / m["brep_path"])}
-             for m in models]
+    units = [wireframe_unit(out_dir, m) for m in models]
     settings = WireframeSettings(stage=WIREFRAMES_STAGE, seed=0, out_dir=str(out_dir.resolve()), timeout_s=timeout,
                                  deflection=deflection)
     rows = client.gather([client.submit(wireframe_task, u, settings, pure=False) for u in units])

@@ -18,6 +18,7 @@ class _Section(BaseModel):
 class ModelSource(str, Enum):
     CSG = "csg"
     FILES = "files"
+    HOUSES = "houses"
 
 
 class RunnerConfig(_Section):
@@ -40,6 +41,32 @@ class CsgConfig(_Section):
     min_volume_fraction: Annotated[float, Field(ge=0.0, lt=1.0)] = 0.05
 
 
+class Footprint(str, Enum):
+    """Plan shape of a procedural house (spare_gen.models.houses)."""
+
+    RECT = "rect"
+    L = "l"
+    T = "t"
+
+
+class RoofType(str, Enum):
+    GABLE = "gable"
+    HIP = "hip"
+    FLAT = "flat"
+    SHED = "shed"
+
+
+class HousesConfig(_Section):
+    """Procedural houses (models.source = "houses"): each index gets every roof in turn, then the next footprint."""
+
+    count: Annotated[int, Field(ge=1, le=10_000_000)] = 24
+    footprints: list[Footprint] = Field(default_factory=lambda: list(Footprint), min_length=1)
+    roofs: list[RoofType] = Field(default_factory=lambda: list(RoofType), min_length=1)
+    dormer_probability: Annotated[float, Field(ge=0.0, le=1.0)] = Field(
+        0.5, description="chance of one or two dormers on the main roof's front slope (not on flat roofs)")
+    chimney_probability: Annotated[float, Field(ge=0.0, le=1.0)] = 0.5
+
+
 class FilesConfig(_Section):
     root: str = Field("", description="folder searched recursively for CAD files")
     list_file: str = Field("", description="optional text file with one CAD path per line (relative to root or the list)")
@@ -51,6 +78,7 @@ class FilesConfig(_Section):
 class ModelsConfig(_Section):
     source: ModelSource = ModelSource.CSG
     csg: CsgConfig = Field(default_factory=CsgConfig)
+    houses: HousesConfig = Field(default_factory=HousesConfig)
     files: FilesConfig = Field(default_factory=FilesConfig)
 
     @model_validator(mode="after")

@@ -4,8 +4,8 @@ These are deliberately small and exact (not the annotation-pool corruptions): ea
 returns ``[gt, step1, step2, ...]`` where every step applies one more perturbation of the same kind, so a
 good dissimilarity should strictly increase along the list. Vertices created by a perturbation are
 CORNER-kind: they are visible bends or loose ends of the perturbed wireframe. Vertex-level perturbations
-(move, delete) pick CORNER vertices when the wireframe has any, since those are the vertices whose
-position or presence matters.
+(move, delete) pick B-rep vertices (every kind but CURVE) when the wireframe has any, since those are
+the vertices whose position or presence matters.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from spare_gen.metrics.sampling import clean_edges, point_segment_distance
-from spare_gen.wireframes.model import CORNER, Wireframe
+from spare_gen.wireframes.model import CORNER, Wireframe, corner_mask
 
 
 def normalise(wf: Wireframe) -> Wireframe:
@@ -75,7 +75,7 @@ def _add_vertex(wf: Wireframe, point: np.ndarray, edges: np.ndarray) -> Wirefram
 
 
 def _vertex_candidates(wf: Wireframe) -> np.ndarray:
-    corners = np.nonzero(wf.kinds == CORNER)[0]
+    corners = np.nonzero(corner_mask(wf.kinds))[0]
     return corners if len(corners) else np.arange(wf.n_vertices)
 
 
@@ -144,7 +144,7 @@ def moving_sequence(
     give fewer than ``steps`` steps. Candidates are the CORNER vertices when there are at least ``steps`` of
     them, else every vertex.
     """
-    corners = np.nonzero(gt.kinds == CORNER)[0]
+    corners = np.nonzero(corner_mask(gt.kinds))[0]
     cand = corners if len(corners) >= steps else np.arange(gt.n_vertices)
     order = rng.permutation(cand)
     edges = clean_edges(gt)

@@ -38,7 +38,7 @@ from spare_gen.metrics.sampling import (
 )
 from spare_gen.metrics.spectral import spectral_distance, spectral_distance_l1, spectral_distances
 from spare_gen.metrics.wed import wed, wed_s23dr
-from spare_gen.wireframes.model import CORNER, Wireframe
+from spare_gen.wireframes.model import Wireframe, corner_mask
 
 __all__ = [
     "CORNER_THRESHOLD", "EDGE_THRESHOLD", "SAMPLE_SPACING", "EMPTY_DISTANCE", "CYLINDER_RADIUS",
@@ -74,7 +74,7 @@ def _selection(kinds: str | VertexSelection) -> VertexSelection:
 def _selected_vertices(wf: Wireframe, kinds: VertexSelection) -> np.ndarray:
     if kinds is VertexSelection.ALL:
         return wf.vertices
-    return wf.vertices[wf.kinds == CORNER]
+    return wf.vertices[corner_mask(wf.kinds)]
 
 
 def corner_prf(

@@ -1,4 +1,4 @@
-"""Model stage driver: make the units (CSG indices or CAD files), run them on Dask, write models.parquet."""
+"""Model stage driver: make the units (CSG or house indices, or CAD files), run them on Dask, write models.parquet."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from spare_gen import shards
 from spare_gen.config.schema import Config, ModelSource
 from spare_gen.models.csg import primitive_counts_for
 from spare_gen.models.files import discover
+from spare_gen.models.houses import house_plan
 from spare_gen.models.schema import MODELS_FILE, MODELS_SCHEMA
 from spare_gen.models.settings import ModelSettings
 from spare_gen.models.task import model_rows, model_task
@@ -21,6 +22,13 @@ def model_units(config: Config) -> list[dict]:
         return [
             {"unit_id": f"csg_{i:06d}", "model_id": f"csg_{i:06d}", "source": "csg", "index": i, "n_primitives": n}
             for i, n in enumerate(primitive_counts_for(csg.count, csg.primitive_counts))
+        ]
+    if config.models.source is ModelSource.HOUSES:
+        houses = config.models.houses
+        return [
+            {"unit_id": f"house_{i:06d}", "model_id": f"house_{i:06d}", "source": ModelSource.HOUSES.value, "index": i,
+             "footprint": footprint.value, "roof": roof.value}
+            for i, (footprint, roof) in enumerate(house_plan(houses.count, houses.footprints, houses.roofs))
         ]
     files = config.models.files
     return [

@@ -17,7 +17,9 @@ import numpy as np
 from spare_gen import cad
 from spare_gen.cad.props import is_valid, solids_and_volume
 from spare_gen.filehash import sha256_file
+from spare_gen.config.schema import Footprint, RoofType
 from spare_gen.models.csg import primitives_volume, random_program
+from spare_gen.models.houses import convex_parts, random_house
 from spare_gen.models.quality import assess
 from spare_gen.models.settings import ModelSettings
 
@@ -125,6 +127,19 @@ def make_csg_model(unit: dict, settings: ModelSettings, rng: np.random.Generator
         f"no valid CSG model with {n_primitives} primitives after {csg.max_attempts} attempts "
         f"(rejections: {dict(sorted(rejections.items()))})"
     )
+
+
+def make_house_model(unit: dict, settings: ModelSettings, rng: np.random.Generator) -> dict:
+    """Draw one house of the unit's footprint and roof type from ``rng``, build it, and check it is one valid solid."""
+    house = random_house(Footprint(unit["footprint"]), RoofType(unit["roof"]), rng, settings.houses)
+    shape = cad.build_house(convex_parts(house))
+    n_solids, volume = solids_and_volume(shape)
+    if n_solids != 1 or volume <= 1e-9 or not is_valid(shape):
+        raise cad.HouseError(f"house {unit['model_id']} ({unit['footprint']}, {unit['roof']} roof) is not one valid "
+                             f"solid ({n_solids} solids, volume {volume:.3g})")
+    stats = cad.shape_stats(shape, known={"n_solids": n_solids, "volume": volume, "valid": True})
+    files = write_model_files(shape, settings.out_dir, unit["model_id"])
+    return {"house": json.dumps(house, sort_keys=True), **files, **stats}
 
 
 def load_file_model(unit: dict, settings: ModelSettings, rng: np.random.Generator) -> dict:

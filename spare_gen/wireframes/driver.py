@@ -19,7 +19,7 @@ from spare_gen import shards
 from spare_gen.atomic import write_parquet, write_text
 from spare_gen.config.schema import Config
 from spare_gen.filehash import sha256_file
-from spare_gen.models.schema import MODELS_FILE
+from spare_gen.models.schema import MODELS_FILE, MODELS_SCHEMA
 from spare_gen.shards import rows_to_table
 from spare_gen.runner.contract import run_in_child
 from spare_gen.runner.isolation import Status
@@ -37,19 +37,30 @@ EXTRACT_TARGET = "spare_gen.wireframes.extract:extract_unit"
 
 
 def pool_models(out: Path, count: int) -> list[dict]:
-    """The first ``count`` usable models (status ok in models.parquet, model_id order); 0 = all."""
-    table = shards.read(out / MODELS_FILE, columns=["model_id", "status", "brep_path"])
+    """The first ``count`` usable models (status ok in models.parquet, model_id order); 0 = all.
+
+    Each has ``house``: its house description (JSON) for a procedural house, else "".
+    """
+    columns = ["model_id", "status", "brep_path"]
+    has_house = "house" in shards.schema(out / MODELS_FILE, MODELS_SCHEMA).names  # tables written before houses
+    table = shards.read(out / MODELS_FILE, columns=columns + ["house"] * has_house)
     usable = sorted((r for r in table.to_pylist() if r["status"] == Status.OK.value), key=lambda r: r["model_id"])
+    usable = [{**r, "house": r.get("house") or ""} for r in usable]
     return usable[:count] if count else usable
 
 
 # ------------------------------------------------------------------------------------------ wireframes
 
 
+def wireframe_unit(out: Path, model: dict) -> dict:
+    """The wireframes unit of one ``pool_models`` row (a house carries its description, for its vertex kinds)."""
+    unit = {"unit_id": model["model_id"], "model_id": model["model_id"],
+            "shape_path": str(out.resolve() / model["brep_path"])}
+    return {**unit, "house": model["house"]} if model["house"] else unit
+
+
 def wireframe_units(out: Path, count: int) -> list[dict]:
-    out_abs = out.resolve()
-    return [{"unit_id": m["model_id"], "model_id": m["model_id"], "shape_path": str(out_abs / m["brep_path"])}
-            for m in pool_models(out, count)]
+    return [wireframe_unit(out, m) for m in pool_models(out, count)]
 
 
 def wireframe_task(unit: dict, settings: WireframeSettings) -> dict:

@@ -15,14 +15,15 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 from scipy.spatial import cKDTree
 
-from spare_gen.wireframes.model import CORNER, CURVE, Wireframe
+from spare_gen.wireframes.houses import house_vertex_kinds
+from spare_gen.wireframes.model import CORNER, CURVE, Wireframe, corner_mask
 
 DEFAULT_DEFLECTION = 0.01  # curved-edge chord tolerance, fraction of the shape's bounding-box diagonal
 MERGE_TOLERANCE = 1e-6  # points closer than this (fraction of the diagonal) are one vertex
@@ -37,7 +38,7 @@ class ExtractedWireframe:
 
     vertices: np.ndarray  # (N, 3) float64, normalised
     edges: np.ndarray  # (M, 2) int64
-    kinds: np.ndarray  # (N,) uint8, CORNER / CURVE
+    kinds: np.ndarray  # (N,) uint8, CORNER / CURVE (houses: CORNER / RIDGE / EAVE)
     centre: np.ndarray  # (3,) model units
     scale: float  # model units per normalised unit (the model-space bounding-box diagonal)
     dropped: dict[str, int] = field(default_factory=dict)
@@ -55,7 +56,8 @@ def merge_close_points(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Merge points closer than ``tolerance`` (transitively), drop unused points, self-loops and repeated edges.
 
-    A merged point takes the position of its first member and is a CORNER if any member is one.
+    A merged point takes the position of its first member and the smallest kind among its members other
+    than CURVE (a CURVE point only if every member is one).
     Vertices are numbered by first use along ``edges`` and edges keep their first occurrence, so the
     output is a pure function of the input order.
     """
@@ -71,7 +73,8 @@ def merge_close_points(
     first = np.full(label.max() + 1, n, dtype=np.int64)
     np.minimum.at(first, label, np.arange(n))
     group_kind = np.full(label.max() + 1, 255, dtype=np.uint8)
-    np.minimum.at(group_kind, label, kinds)
+    np.minimum.at(group_kind, label, np.where(kinds == CURVE, 254, kinds).astype(np.uint8))
+    group_kind[group_kind == 254] = CURVE
 
     e = label[edges]
     e = e[e[:, 0] != e[:, 1]]
@@ -142,24 +145,35 @@ def wireframe_row(model_id: str, extracted: ExtractedWireframe) -> dict:
     return {
         "model_id": model_id,
         **wf.to_row(),
-        "n_corners": int(np.count_nonzero(wf.kinds == CORNER)),
+        "n_corners": int(np.count_nonzero(corner_mask(wf.kinds))),
         "centre": [float(c) for c in extracted.centre],
         "scale": float(extracted.scale),
         "dropped_edges": json.dumps({k: int(v) for k, v in sorted(extracted.dropped.items())}),
     }
 
 
+def with_house_kinds(extracted: ExtractedWireframe, house: dict) -> ExtractedWireframe:
+    """The wireframe of a procedural house with its vertices' roof kinds (ridge, eave, corner)."""
+    kinds = house_vertex_kinds(extracted.to_model_units(), extracted.edges, house)
+    return replace(extracted, kinds=kinds)
+
+
 def extract_unit(unit: dict, settings, rng) -> dict:
     """The wireframes stage's child function (``settings``: ``WireframeSettings``; no randomness)."""
-    return extract_wireframe(unit["model_id"], unit["shape_path"], settings.deflection)
+    house = json.loads(unit["house"]) if unit.get("house") else None
+    return extract_wireframe(unit["model_id"], unit["shape_path"], settings.deflection, house)
 
 
-def extract_wireframe(model_id: str, shape_path: str, deflection: float = DEFAULT_DEFLECTION) -> dict:
-    """Read one BREP file and return its wireframes.parquet row."""
+def extract_wireframe(model_id: str, shape_path: str, deflection: float = DEFAULT_DEFLECTION,
+                      house: dict | None = None) -> dict:
+    """Read one BREP file and return its wireframes.parquet row (``house``: the model's house description, whose
+    vertices then carry roof kinds)."""
     from spare_gen.cad.io import read_shape
 
     start = time.monotonic()
     extracted = brep_wireframe(read_shape(shape_path), deflection)
+    if house is not None:
+        extracted = with_house_kinds(extracted, house)
     row = {**wireframe_row(model_id, extracted), "status": "ok", "error": ""}
     row["seconds"] = round(time.monotonic() - start, 4)
     return row

@@ -13,7 +13,8 @@ KINDS = pa.list_(pa.uint8())
 GRAPH_FIELDS = [
     ("vertices", POINTS),  # normalised coordinates: bbox centre at 0, bbox diagonal of the GT = 1
     ("edges", INDEX_PAIRS),  # undirected, indices into vertices
-    ("vertex_kinds", KINDS),  # 0 CORNER (B-rep vertex), 1 CURVE (inner point of a curved edge)
+    ("vertex_kinds", KINDS),  # 0 CORNER (B-rep vertex), 1 CURVE (inner point of a curved edge); houses: 2 RIDGE,
+    # 3 EAVE (B-rep vertices too; spare_gen.wireframes.model)
     ("n_vertices", pa.int32()),
     ("n_edges", pa.int32()),
 ]
