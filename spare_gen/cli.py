@@ -104,6 +104,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--workers", type=int, default=0, help="Dask workers (0 = one per core)")
     p.add_argument("--scheduler", default="", help="tcp://HOST:PORT of a running Dask scheduler whose workers see OUT "
                                                    "at the same path (default: an embedded cluster of --workers)")
+    p.add_argument("--paper-compat", action="store_true", help="test by the paper's protocol: identity d(x,x)=0 "
+                   "exactly, symmetry by numpy.isclose, chamfer/Hausdorff from random edge samples")
 
     p = sub.add_parser("rank", help="rank pool variants from pairwise judgements; rater reliability; metric agreement",
                        epilog=ANSWERS_FORMAT, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -232,7 +234,7 @@ def main(argv: list[str] | None = None) -> int:
             from pipelines.metric_report import run as report
 
             report(Path(args.out), seed=args.seed, max_models=args.max_models, models=args.models, workers=args.workers,
-                   scheduler=args.scheduler)
+                   scheduler=args.scheduler, paper_compat=args.paper_compat)
             return 0
         if args.command == "rank":
             from pipelines.rank import run as rank

@@ -53,7 +53,7 @@ import numpy as np
 import pandas as pd
 
 from spare_gen.metrics import perturbations as P
-from spare_gen.metrics.paper_table2 import difference_reason, paper_rate
+from spare_gen.metrics.paper_table2 import UNEXPLAINED, diagnose, difference_reason, paper_rate
 from spare_gen.metrics.sampling import clean_segments
 from spare_gen.metrics.wireframe import METRICS, edge_distances_random, evaluate_all, get_metric_names
 from spare_gen.rng import derive_rng
@@ -276,7 +276,8 @@ def wireframe_cases(
             continue
         fn_dissim = (_dissimilarity_fn(names, derive_rng(seed, "properties-sampling", index, test))
                      if paper_compat else dissim)
-        case = Case(gt, others, derive_rng(seed, "properties", index, test), fn_dissim, self_d, normalised, paper_compat)
+        rng = derive_rng(seed, "properties", index, test)
+        case = Case(gt, others, rng, fn_dissim, self_d, normalised, paper_compat)
         outcome = fn(case)
         for k, name in enumerate(names):
             rows.append((index, category.value, test, name, None if outcome is None else bool(outcome[k])))
@@ -467,7 +468,9 @@ def render_markdown(
         "| Pass count | " + ("| " if extra else "") + " | ".join(f"{counts[m]}/{applicable[m]}" for m in metrics) + " |"
     )
     if compare_paper:
-        lines += ["", f"### Verdicts that differ from the paper's Table 2 ({len(differences)})", ""]
+        unexplained = sum(diagnose(str(t), str(m)) is None for t, m, _, _ in differences)
+        lines += ["", f"### Verdicts that differ from the paper's Table 2 ({len(differences)}; "
+                      f"{unexplained} {UNEXPLAINED})", ""]
         lines += [
             f"- {test} / {metric}: ours {ours:.2f}, paper {paper:.2f} — {difference_reason(str(test), str(metric))}"
             for test, metric, ours, paper in differences
