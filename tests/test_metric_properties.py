@@ -330,3 +330,12 @@ def test_moving_vertices_further_worsens_edge_f1_hausdorff_and_the_corner_offset
 
 def test_the_matched_only_corner_offset_misses_a_vertex_moved_past_the_threshold():
     assert bool(run_test("Monotonic (moving vertex)", two_cubes(), metric("corner_offset_matched"))[0]) is False
+
+
+def test_each_delete_vertices_step_removes_at_least_one_more_gt_edge():
+    gt = P.normalise(two_cubes())
+    seq = P.delete_vertices_sequence(gt, rng("del-v-edges"), 10)
+    assert len(seq) == 11
+    assert np.all(np.diff([w.n_edges for w in seq]) < 0)
+    assert [w.n_vertices for w in seq] == list(range(16, 5, -1))
+    assert bool(run_test("Monotonic (delete vertices)", two_cubes(), metric("edge_recall"))[0]) is True

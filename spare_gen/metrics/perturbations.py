@@ -205,9 +205,25 @@ def disconnect_sequence(gt: Wireframe, rng: np.random.Generator, steps: int, gap
 
 
 def delete_vertices_sequence(gt: Wireframe, rng: np.random.Generator, steps: int) -> list[Wireframe]:
-    """Delete one more distinct vertex (and its edges) per step."""
-    picks = rng.permutation(_vertex_candidates(gt))[:steps]
-    return [gt] + [remove_vertices(gt, picks[: k + 1]) for k in range(len(picks))]
+    """Delete one more distinct vertex (and its edges) per step.
+
+    A vertex whose edges all lead to vertices deleted before is skipped (deleting it would remove no edge,
+    invisible to every edge metric), so each step removes at least one more GT edge; a wireframe can give
+    fewer than ``steps`` steps. A wireframe without edges deletes vertices in random order.
+    """
+    edges = clean_edges(gt)
+    deleted = np.zeros(gt.n_vertices, dtype=bool)
+    picks: list[int] = []
+    for v in rng.permutation(_vertex_candidates(gt)):
+        if len(picks) == steps:
+            break
+        own = (edges[:, 0] == v) | (edges[:, 1] == v)
+        others = np.where(edges[own, 0] == v, edges[own, 1], edges[own, 0])
+        if len(edges) and not (~deleted[others]).any():
+            continue
+        deleted[v] = True
+        picks.append(int(v))
+    return [gt] + [remove_vertices(gt, np.array(picks[: k + 1])) for k in range(len(picks))]
 
 
 def delete_edges_sequence(gt: Wireframe, rng: np.random.Generator, steps: int) -> list[Wireframe]:
