@@ -150,6 +150,10 @@ DIAGNOSES: dict[tuple[str, str], Diagnosis] = {
     ("Monotonic (delete vertices)", "jaccard"): Diagnosis(
         Cause.SCHEDULE, "each of our deletions removes at least one GT edge and its cylinder volume; the paper deleted "
         "vertices whose edges were gone", _VERTEX_STEPS),
+    ("Monotonic (delete vertices)", "spectral_l1"): Diagnosis(
+        Cause.METRIC, "W1 compares the spectra as distributions, so a vertex fewer re-weights every eigenvalue; the "
+        "paper's L1 rises like the zero-padded L1 of the sorted spectra (spectral_l1_padded)",
+        _T + "test_the_zero_padded_spectral_l1_rises_with_each_deleted_vertex_where_w1_does_not"),
     ("Monotonic (delete edges)", "corner_offset"): _vertex_only,
     ("Monotonic (delete edges)", "edge_chamfer"): Diagnosis(
         Cause.METRIC, "each deleted edge leaves GT points farther from the prediction, so our length-weighted chamfer "

@@ -343,6 +343,7 @@ METRICS: dict[str, Metric] = dict(
         _metric("jaccard_distance_flat", "cylinder", "jaccard_distance_flat", _DOWN, True),
         _metric("spectral", "spectral", "w2", _DOWN, True),
         _metric("spectral_l1", "spectral", "w1", _DOWN, True),
+        _metric("spectral_l1_padded", "spectral", "l1_padded", _DOWN, True),
     ]
 )
 
