@@ -218,3 +218,28 @@ def test_the_zero_padded_spectral_l1_rises_with_each_deleted_vertex_where_w1_doe
     values = sequence_values(lambda g: P.delete_vertices_sequence(g, derive_rng(0, "del-v"), 10),
                              ["spectral_l1_padded", "spectral_l1"], boxes)
     assert rising(values) == [True, False]
+
+
+def length_scaled_asymmetry(x: Wireframe, y: Wireframe, name: str) -> float:
+    """|d(x, y) L(y) - d(y, x) L(x)|: the asymmetry our symmetry test measures for a GT-length-normalised WED."""
+    from spare_gen.metrics.properties import total_length
+
+    return abs(evaluate_all(x, y, [name])[name] * total_length(y) - evaluate_all(y, x, [name])[name] * total_length(x))
+
+
+def test_the_nearest_wed_turns_asymmetric_under_a_shift_once_two_vertices_are_closer_than_the_shift():
+    """Nearest assignment is many-to-one: shifted by 0.05, a vertex 0.03 from another goes to the other's copy
+    one way and not the other. Parts (curve points) and our houses (dormers, chimneys) have such pairs."""
+    x = two_cubes()
+    close = P.normalise(Wireframe(np.vstack([x.vertices, x.vertices[0] + [0.03, 0, 0]]), np.vstack([x.edges, [[0, 16]]])))
+    shift = 0.05 * np.array([0.6, 0.0, 0.8])
+    assert length_scaled_asymmetry(x, P.translate(x, shift), "wed_nearest") <= 1e-9
+    assert length_scaled_asymmetry(close, P.translate(close, shift), "wed_nearest") > 0.1
+
+
+def test_pre_registration_makes_the_wed_asymmetric_by_the_ratio_of_the_two_spreads():
+    """Each direction rescales the prediction by the other's spread: under 1e-4 noise the two directions
+    differ by ~1e-7, past our 1e-9 and numpy.isclose, within a looser tolerance such as the paper's."""
+    x = two_cubes()
+    y = P.jitter(x, derive_rng(0, "s"), 1e-4, 5e-4)
+    assert 1e-9 < length_scaled_asymmetry(x, y, "wed_prereg") < 1e-6

@@ -175,7 +175,15 @@ DIAGNOSES: dict[tuple[str, str], Diagnosis] = {
     ("Near symmetry (0 mean, weighted)", "spectral"): _symmetric,
     ("Symmetry (shift, weighted)", "edge_hausdorff"): _random_samples,
     ("Symmetry (shift, weighted)", "wed"): _normaliser,
+    ("Symmetry (shift, weighted)", "wed_nearest"): Diagnosis(
+        Cause.DATA, "nearest assignment is many-to-one: shifted by 0.05, a vertex within 0.05 of another goes to the "
+        "other's copy one way only; our parts and houses have such pairs, the paper's houses fewer",
+        _T + "test_the_nearest_wed_turns_asymmetric_under_a_shift_once_two_vertices_are_closer_than_the_shift"),
     ("Near symmetry (shift, weighted)", "wed"): _normaliser,
+    ("Near symmetry (shift, weighted)", "wed_prereg"): Diagnosis(
+        Cause.PROTOCOL, "pre-registration rescales each direction by the other's spread: ~1e-7 apart under 1e-4 noise, "
+        "past our 1e-9 and numpy.isclose; the paper's tolerance was looser",
+        _T + "test_pre_registration_makes_the_wed_asymmetric_by_the_ratio_of_the_two_spreads"),
     ("Quasi-proportionality (shift, far)", "edge_hausdorff"): _random_samples,
     ("Quasi-proportionality (shift, close)", "edge_hausdorff"): _random_samples,
     ("Quasi-proportionality (shift, far)", "spectral"): _shift_blind,
