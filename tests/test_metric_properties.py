@@ -188,6 +188,15 @@ def test_report_pipeline_writes_markdown_and_parquet(report):
     assert table.loc[table["metric"] == "corner_f1", "paper_pass_rate"].notna().all()
     assert table.loc[table["metric"] == "wed", "paper_pass_rate"].isna().all()  # no plain WED in Table 2
     assert md.count("| Pass count |") == 1
+    # every differing cell carries its cause (or "not explained yet"), printed and stored with its experiment
+    differing = table[table["differs_from_paper"]]
+    assert result["differing_cells"] == len(differing) > 0
+    assert result["unexplained_cells"] == int((differing["cause"] == "not explained yet").sum())
+    assert differing["cause"].notna().all() and table.loc[~table["differs_from_paper"], "cause"].isna().all()
+    explained = differing[differing["cause"] != "not explained yet"]
+    assert explained["experiment"].notna().all() and len(explained) > 0
+    for _, row in explained.iterrows():
+        assert f"(experiment: {row['experiment']})" in md
     for name in get_metric_names():
         assert name in md
     assert not list((out / "reports").glob(".*.tmp"))
