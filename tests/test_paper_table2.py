@@ -231,7 +231,8 @@ def test_the_nearest_wed_turns_asymmetric_under_a_shift_once_two_vertices_are_cl
     """Nearest assignment is many-to-one: shifted by 0.05, a vertex 0.03 from another goes to the other's copy
     one way and not the other. Parts (curve points) and our houses (dormers, chimneys) have such pairs."""
     x = two_cubes()
-    close = P.normalise(Wireframe(np.vstack([x.vertices, x.vertices[0] + [0.03, 0, 0]]), np.vstack([x.edges, [[0, 16]]])))
+    close = P.normalise(Wireframe(np.vstack([x.vertices, x.vertices[0] + [0.03, 0, 0]]),
+                                  np.vstack([x.edges, [[0, 16]]])))
     shift = 0.05 * np.array([0.6, 0.0, 0.8])
     assert length_scaled_asymmetry(x, P.translate(x, shift), "wed_nearest") <= 1e-9
     assert length_scaled_asymmetry(close, P.translate(close, shift), "wed_nearest") > 0.1

@@ -146,10 +146,10 @@ DIAGNOSES: dict[tuple[str, str], Diagnosis] = {
     ("Monotonic (disconnect edges)", "spectral"): _gap,
     ("Monotonic (delete vertices)", "wed_prereg"): Diagnosis(
         Cause.SCHEDULE, "each of our deletions removes at least one GT edge, so the pre-registered WED pays more every "
-        "step; the paper deleted vertices whose edges were gone", _VERTEX_STEPS),
+        "step; a deletion that removes no edge (a vertex whose neighbours are gone) changes less", _VERTEX_STEPS),
     ("Monotonic (delete vertices)", "jaccard"): Diagnosis(
-        Cause.SCHEDULE, "each of our deletions removes at least one GT edge and its cylinder volume; the paper deleted "
-        "vertices whose edges were gone", _VERTEX_STEPS),
+        Cause.SCHEDULE, "each of our deletions removes at least one GT edge and its cylinder volume; a deletion that "
+        "removes no edge leaves the cylinders as they were", _VERTEX_STEPS),
     ("Monotonic (delete vertices)", "spectral_l1"): Diagnosis(
         Cause.METRIC, "W1 compares the spectra as distributions, so a vertex fewer re-weights every eigenvalue; the "
         "paper's L1 rises like the zero-padded L1 of the sorted spectra (spectral_l1_padded)",

@@ -3,8 +3,8 @@
 SD(G1, G2) = W2(spectrum(L1), spectrum(L2)) (the paper's "L2" column; "L1" is the same with W1) with
 L = D - A, A_ij = |V_i - V_j| for each edge (i, j) and D the diagonal of summed incident edge lengths.
 ``spectral_l1_padded`` is the L1 distance of the zero-padded sorted spectra, the reading of the paper's
-"L1" under which its delete-vertices rate (0.90) is reproduced (W1 re-weights the eigenvalues instead). Every vertex contributes an eigenvalue (isolated vertices
-give 0); an empty wireframe has the spectrum {0}.
+"L1" under which its delete-vertices rate (0.90) is reproduced (W1 re-weights the eigenvalues instead).
+Every vertex contributes an eigenvalue (isolated vertices give 0); an empty wireframe has the spectrum {0}.
 """
 
 from __future__ import annotations
