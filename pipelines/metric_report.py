@@ -99,7 +99,7 @@ def extra_wireframes(out_dir: Path, have: list[str], count: int, client) -> tupl
     return [str(r["model_id"]) for r in ok], [Wireframe.from_row(r) for r in ok]
 
 
-def _long_table(cases: pd.DataFrame, low: pd.DataFrame, high: pd.DataFrame) -> pd.DataFrame:
+def _long_table(cases: pd.DataFrame, low: pd.DataFrame, high: pd.DataFrame, paper_compat: bool) -> pd.DataFrame:
     """One row per (test, metric): category, pass rate and its bootstrap interval, applicable / passing /
     excluded wireframes, and the paper's rate."""
     category = {t: c.value for t, c, _ in TESTS}
@@ -119,7 +119,7 @@ def _long_table(cases: pd.DataFrame, low: pd.DataFrame, high: pd.DataFrame) -> p
     ours, paper = table["pass_rate"] >= PASS_RATE, table["paper_pass_rate"] >= PASS_RATE
     table["differs_from_paper"] = table["paper_pass_rate"].notna() & table["pass_rate"].notna() & (ours != paper)
     differs = table["differs_from_paper"]
-    found = [diagnose(t, m) if d else None for t, m, d in zip(table["test"], table["metric"], differs)]
+    found = [diagnose(t, m, paper_compat) if d else None for t, m, d in zip(table["test"], table["metric"], differs)]
     table["cause"] = [None if not d else (f.cause.value if f else UNEXPLAINED) for d, f in zip(differs, found)]
     table["why"] = [f.why if f else None for f in found]
     table["experiment"] = [f.experiment if f else None for f in found]
@@ -185,12 +185,13 @@ def run(
         f"Monotonic tests run exactly {STEPS} steps; 'Excluded' counts wireframes with too few "
         "vertices/edges for them.\n\n"
     )
-    markdown = title + render_markdown(rates, low=low, high=high, compare_paper=True, excluded=excluded)
+    markdown = title + render_markdown(rates, low=low, high=high, compare_paper=True, excluded=excluded,
+                                      paper_compat=paper_compat)
     if not quiet:
         print(markdown)
     reports = out_dir / "reports"
     md_path = write_text(reports / MARKDOWN_NAME, markdown)
-    long = _long_table(cases, low, high)
+    long = _long_table(cases, low, high, paper_compat)
     pq_path = write_parquet(reports / PARQUET_NAME, pa.Table.from_pandas(long, preserve_index=False))
     passes = (rates >= PASS_RATE).sum(axis=0)
     return {
@@ -204,5 +205,5 @@ def run(
         "excluded": {t: int(v) for t, v in excluded.items()},
         "paper_compat": bool(paper_compat),
         "differing_cells": len(differing_cells(rates, PASS_RATE)),
-        "unexplained_cells": len(unexplained_cells(rates, PASS_RATE)),
+        "unexplained_cells": len(unexplained_cells(rates, PASS_RATE, paper_compat)),
     }

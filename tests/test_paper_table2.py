@@ -12,6 +12,7 @@ from scipy.spatial.transform import Rotation
 from spare_gen.metrics import perturbations as P
 from spare_gen.metrics.paper_table2 import (
     DIAGNOSES,
+    PAPER_PROTOCOL_DIAGNOSES,
     PAPER_RATES,
     UNEXPLAINED,
     Cause,
@@ -78,7 +79,7 @@ def test_a_planted_cell_with_a_diagnosis_prints_its_cause_and_experiment():
 
 
 def test_every_diagnosis_names_a_known_cell_a_cause_and_an_experiment():
-    for (test, prefix), found in DIAGNOSES.items():
+    for (test, prefix), found in [*DIAGNOSES.items(), *PAPER_PROTOCOL_DIAGNOSES.items()]:
         assert test in PAPER_RATES, test
         assert any(m.startswith(prefix) for m in PAPER_RATES[test]), (test, prefix)
         assert isinstance(found.cause, Cause) and found.why and "\n" not in found.why

@@ -212,15 +212,21 @@ def paper_rate(test: str, metric: str) -> float:
     return PAPER_RATES.get(test, {}).get(metric, math.nan)
 
 
-def diagnose(test: str, metric: str) -> Diagnosis | None:
-    """The longest-prefix diagnosis for a differing verdict of this cell, None when there is none."""
-    known = [(len(p), d.why, d) for (t, p), d in DIAGNOSES.items() if t == test and metric.startswith(p)]
+def _lookup(table: dict[tuple[str, str], Diagnosis], test: str, metric: str) -> Diagnosis | None:
+    known = [(len(p), d.why, d) for (t, p), d in table.items() if t == test and metric.startswith(p)]
     return max(known)[2] if known else None
 
 
-def difference_reason(test: str, metric: str) -> str:
+def diagnose(test: str, metric: str, paper_compat: bool = False) -> Diagnosis | None:
+    """The longest-prefix diagnosis for a differing verdict of this cell (under the paper's protocol
+    :data:`PAPER_PROTOCOL_DIAGNOSES` first), None when there is none."""
+    found = _lookup(PAPER_PROTOCOL_DIAGNOSES, test, metric) if paper_compat else None
+    return found if found is not None else _lookup(DIAGNOSES, test, metric)
+
+
+def difference_reason(test: str, metric: str, paper_compat: bool = False) -> str:
     """The diagnosis of a differing verdict as one line, or 'not explained yet'."""
-    found = diagnose(test, metric)
+    found = diagnose(test, metric, paper_compat)
     return found.line() if found is not None else UNEXPLAINED
 
 
@@ -235,6 +241,11 @@ def differing_cells(rates: pd.DataFrame, threshold: float) -> list[tuple[str, st
     return out
 
 
-def unexplained_cells(rates: pd.DataFrame, threshold: float) -> list[tuple[str, str, float, float]]:
+def unexplained_cells(
+    rates: pd.DataFrame, threshold: float, paper_compat: bool = False
+) -> list[tuple[str, str, float, float]]:
     """The differing cells (:func:`differing_cells`) that have no diagnosis."""
-    return [c for c in differing_cells(rates, threshold) if diagnose(c[0], c[1]) is None]
+    return [c for c in differing_cells(rates, threshold) if diagnose(c[0], c[1], paper_compat) is None]
+
+#: Diagnoses of cells that differ only under the paper's protocol (``--paper-compat``), looked up first there.
+PAPER_PROTOCOL_DIAGNOSES: dict[tuple[str, str], Diagnosis] = {}

@@ -421,6 +421,7 @@ def render_markdown(
     high: pd.DataFrame | None = None,
     compare_paper: bool = False,
     excluded: pd.Series | None = None,
+    paper_compat: bool = False,
 ) -> str:
     """A Table-2-like Markdown table: tests grouped by category, passes (>= threshold) in bold, pass counts.
 
@@ -468,11 +469,11 @@ def render_markdown(
         "| Pass count | " + ("| " if extra else "") + " | ".join(f"{counts[m]}/{applicable[m]}" for m in metrics) + " |"
     )
     if compare_paper:
-        unexplained = sum(diagnose(str(t), str(m)) is None for t, m, _, _ in differences)
+        unexplained = sum(diagnose(str(t), str(m), paper_compat) is None for t, m, _, _ in differences)
         lines += ["", f"### Verdicts that differ from the paper's Table 2 ({len(differences)}; "
                       f"{unexplained} {UNEXPLAINED})", ""]
         lines += [
-            f"- {test} / {metric}: ours {ours:.2f}, paper {paper:.2f} — {difference_reason(str(test), str(metric))}"
+            f"- {test} / {metric}: ours {ours:.2f}, paper {paper:.2f} — {difference_reason(str(test), str(metric), paper_compat)}"
             for test, metric, ours, paper in differences
         ] or ["None."]
     return "\n".join(lines) + "\n"
