@@ -290,3 +290,11 @@ def test_under_the_paper_protocol_a_pure_shift_keeps_the_weds_symmetric_and_rand
     names = ["wed_prereg", "wed_mnn", "wed_nearest", "wed_ap", "edge_chamfer", "edge_hausdorff"]
     paper = run_cell("Symmetry (shift, weighted)", two_cubes(), names, paper_compat=True)
     assert paper.tolist() == [True, True, True, True, False, False]
+
+
+def test_metric_report_takes_a_paper_compat_switch():
+    from spare_gen.cli import build_parser
+
+    parser = build_parser()
+    assert parser.parse_args(["metric-report", "out", "--paper-compat"]).paper_compat is True
+    assert parser.parse_args(["metric-report", "out"]).paper_compat is False
