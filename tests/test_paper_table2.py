@@ -298,3 +298,17 @@ def test_metric_report_takes_a_paper_compat_switch():
     parser = build_parser()
     assert parser.parse_args(["metric-report", "out", "--paper-compat"]).paper_compat is True
     assert parser.parse_args(["metric-report", "out"]).paper_compat is False
+
+
+def test_random_samples_add_noise_larger_than_what_deleting_a_short_edge_adds_to_the_chamfer():
+    """Under the paper's protocol each chamfer value carries sampling noise; deleting a vertex with short
+    edges (curve pieces on parts) raises the chamfer by less, so a step can look like a fall."""
+    from spare_gen.metrics.wireframe import edge_distances_random
+
+    x = two_cubes()
+    tip = x.vertices[0] + 0.01 * P.unit_vectors(x.vertices[0] - x.vertices.mean(axis=0))
+    spur = Wireframe(np.vstack([x.vertices, tip]), np.vstack([x.edges, [[0, 16]]]))
+    rise = evaluate_all(x, spur, ["edge_chamfer"])["edge_chamfer"]  # the short edge deleted
+    rng = derive_rng(0, "noise")
+    draws = [edge_distances_random(spur, spur, rng)["chamfer"] for _ in range(10)]
+    assert 0 < rise < np.std(draws)
