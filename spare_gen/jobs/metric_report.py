@@ -25,7 +25,7 @@ import pyarrow.parquet as pq
 from spare_gen import shards
 from spare_gen.atomic import write_parquet, write_text
 from spare_gen.config.schema import HouseWireframe, PoolConfig, RunnerConfig
-from spare_gen.metrics.paper_table2 import paper_rate
+from spare_gen.metrics.paper_table2 import UNEXPLAINED, diagnose, differing_cells, paper_rate, unexplained_cells
 from spare_gen.models.schema import MODELS_FILE
 from spare_gen.metrics.properties import (
     PASS_RATE,
@@ -101,7 +101,7 @@ def extra_wireframes(out_dir: Path, have: list[str], count: int, client) -> tupl
     return [str(r["model_id"]) for r in ok], [Wireframe.from_row(r) for r in ok]
 
 
-def _long_table(cases: pd.DataFrame, low: pd.DataFrame, high: pd.DataFrame) -> pd.DataFrame:
+def _long_table(cases: pd.DataFrame, low: pd.DataFrame, high: pd.DataFrame, paper_compat: bool) -> pd.DataFrame:
     """One row per (test, metric): category, pass rate and its bootstrap interval, applicable / passing /
     excluded wireframes, and the paper's rate."""
     category = {t: c.value for t, c, _ in TESTS}
@@ -118,15 +118,23 @@ def _long_table(cases: pd.DataFrame, low: pd.DataFrame, high: pd.DataFrame) -> p
     table["pass_rate_low"] = [low.loc[t, m] for t, m in zip(table["test"], table["metric"])]
     table["pass_rate_high"] = [high.loc[t, m] for t, m in zip(table["test"], table["metric"])]
     table["paper_pass_rate"] = [paper_rate(t, m) for t, m in zip(table["test"], table["metric"])]
+    ours, paper = table["pass_rate"] >= PASS_RATE, table["paper_pass_rate"] >= PASS_RATE
+    table["differs_from_paper"] = table["paper_pass_rate"].notna() & table["pass_rate"].notna() & (ours != paper)
+    differs = table["differs_from_paper"]
+    found = [diagnose(t, m, paper_compat) if d else None for t, m, d in zip(table["test"], table["metric"], differs)]
+    table["cause"] = [None if not d else (f.cause.value if f else UNEXPLAINED) for d, f in zip(differs, found)]
+    table["why"] = [f.why if f else None for f in found]
+    table["experiment"] = [f.experiment if f else None for f in found]
     table.insert(0, "category", table["test"].map(category))
     return table
 
 
-def _test(out_dir: Path, ids, wireframes, models: int, seed: int, client):
+def _test(out_dir: Path, ids, wireframes, models: int, seed: int, client, paper_compat: bool):
     """Top the wireframes up to ``models`` from the models table, then run every test on the client."""
     more_ids, more = extra_wireframes(out_dir, ids, models - len(wireframes), client)
     ids, wireframes = ids + more_ids, wireframes + more
-    return ids, wireframes, len(more), property_cases(wireframes, seed=seed, model_ids=ids, client=client)
+    cases = property_cases(wireframes, seed=seed, model_ids=ids, client=client, paper_compat=paper_compat)
+    return ids, wireframes, len(more), cases
 
 
 def run(
@@ -139,10 +147,12 @@ def run(
     workers: int = 0,
     scheduler: str = "",
     quiet: bool = False,
+    paper_compat: bool = False,
 ) -> dict:
     """Run the property report on the pool's GT wireframes (topped up to ``models`` from the models table);
     print and write the results. ``max_models`` caps the pool's wireframes (and then adds none).
 
+    ``paper_compat`` runs the tests by the paper's protocol (:mod:`spare_gen.metrics.properties`).
     Without ``client`` it runs on the Dask scheduler ``scheduler`` (``tcp://host:port``) when given, else on an
     embedded cluster of ``workers`` processes (0 = one per core).
     """
@@ -153,9 +163,9 @@ def run(
     target = 0 if max_models is not None else int(models)
     if client is None:
         with open_client(scheduler, workers=workers, dashboard=False, quiet=quiet or not scheduler) as own:
-            ids, wireframes, n_extracted, cases = _test(out_dir, ids, wireframes, target, seed, own)
+            ids, wireframes, n_extracted, cases = _test(out_dir, ids, wireframes, target, seed, own, paper_compat)
     else:
-        ids, wireframes, n_extracted, cases = _test(out_dir, ids, wireframes, target, seed, client)
+        ids, wireframes, n_extracted, cases = _test(out_dir, ids, wireframes, target, seed, client, paper_compat)
     rates = pass_rates(cases)
     low, high = bootstrap_intervals(cases, seed=seed)
     excluded = excluded_counts(cases)
@@ -169,19 +179,21 @@ def run(
     )
     title = (
         f"# Metric properties\n\nShare of {len(wireframes)} GT wireframes ({len(wireframes) - n_extracted} from "
-        f"the pool, {n_extracted} extracted from further models) passing each test (seed {seed}); "
+        f"the pool, {n_extracted} extracted from further models) passing each test (seed {seed}; "
+        f"{'the paper' if paper_compat else 'our'} protocol{', --paper-compat' if paper_compat else ''}); "
         f"bold = passed (>= {PASS_RATE:.0%}). [low–high] = 95 % bootstrap interval over the wireframes; "
         f"~ = the interval straddles {PASS_RATE:.0%}, so the verdict is not settled ({unsettled} of {n_cells} "
         f"cells).{size_note} P = the paper's Table 2 rate (128 house wireframes); ≠ = our verdict differs. "
         f"Monotonic tests run exactly {STEPS} steps; 'Excluded' counts wireframes with too few "
         "vertices/edges for them.\n\n"
     )
-    markdown = title + render_markdown(rates, low=low, high=high, compare_paper=True, excluded=excluded)
+    markdown = title + render_markdown(rates, low=low, high=high, compare_paper=True, excluded=excluded,
+                                      paper_compat=paper_compat)
     if not quiet:
         print(markdown)
     reports = out_dir / "reports"
     md_path = write_text(reports / MARKDOWN_NAME, markdown)
-    long = _long_table(cases, low, high)
+    long = _long_table(cases, low, high, paper_compat)
     pq_path = write_parquet(reports / PARQUET_NAME, pa.Table.from_pandas(long, preserve_index=False))
     passes = (rates >= PASS_RATE).sum(axis=0)
     return {
@@ -193,4 +205,7 @@ def run(
         "n_tests": len(rates),
         "unsettled_cells": unsettled,
         "excluded": {t: int(v) for t, v in excluded.items()},
+        "paper_compat": bool(paper_compat),
+        "differing_cells": len(differing_cells(rates, PASS_RATE)),
+        "unexplained_cells": len(unexplained_cells(rates, PASS_RATE, paper_compat)),
     }
