@@ -1,12 +1,14 @@
-"""Per-model preparation for hidden-line removal: fuse solids, split risky seams, encode edge continuity."""
+"""Per-model preparation for hidden-line removal: fuse solids, split risky seams, encode edge continuity, sample edges."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 from OCP.Bnd import Bnd_Box
 from OCP.BRep import BRep_Tool
-from OCP.BRepAdaptor import BRepAdaptor_Surface
+from OCP.BRepAdaptor import BRepAdaptor_Curve, BRepAdaptor_Surface
 from OCP.BRepBndLib import BRepBndLib
 from OCP.BRepCheck import BRepCheck_Analyzer
 from OCP.BRepLib import BRepLib
@@ -19,6 +21,7 @@ from OCP.TopoDS import TopoDS_Shape
 
 from spare_gen.cad.build import fuse_all
 from spare_gen.cad.compat import indexed_subshapes, to_edge, to_face
+from spare_gen.cad.sampling import sample_curve
 
 # Faces meeting at an edge within this angle (radians) count as tangent (G1) when encoding regularity.
 REGULARITY_ANGLE = 1e-6
@@ -109,3 +112,19 @@ def quick_bbox(shape: TopoDS_Shape) -> tuple[float, ...]:
         return (0.0,) * 6
     lo, hi = box.CornerMin(), box.CornerMax()
     return (lo.X(), lo.Y(), lo.Z(), hi.X(), hi.Y(), hi.Z())
+
+
+def edge_samples(shape: TopoDS_Shape, tolerance: float) -> np.ndarray:
+    """(n, 3) points along every (non-degenerate) edge of ``shape``, each edge within ``tolerance``.
+
+    Sampled in 3D, independently of any projection: the model's projected extent in a view reaches at
+    least as far as these points do, which is what a drawing's extent is checked against.
+    """
+    chunks = [np.zeros((0, 3))]
+    for edge in indexed_subshapes(shape, TopAbs_EDGE):
+        edge = to_edge(edge)
+        if BRep_Tool.Degenerated_s(edge):
+            continue
+        curve = BRepAdaptor_Curve(edge)
+        chunks.append(sample_curve(curve, curve.FirstParameter(), curve.LastParameter(), tolerance, 3))
+    return np.concatenate(chunks)

@@ -242,6 +242,8 @@ class DebugConfig(_Section):
     sigkill: list[str] = Field(default_factory=list, description="units whose child is SIGKILLed (machine fault)")
     enospc: list[str] = Field(default_factory=list, description="units whose child hits 'no space left' (machine fault)")
     broken_hlr: list[str] = Field(default_factory=list, description="units whose exact HLR gets a far-away point")
+    missing_hlr_line: list[str] = Field(default_factory=list,
+                                        description="units whose exact HLR loses the far tenth of each view's lines")
     slow_boolean: list[str] = Field(default_factory=list,
                                     description="units whose first cut-set boolean burns CPU until its budget stops it")
     transient_attempts: Annotated[int, Field(ge=0, le=1000)] = Field(
