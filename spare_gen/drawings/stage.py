@@ -20,6 +20,7 @@ import numpy as np
 
 from spare_gen.cad import read_shape
 from spare_gen.cad.hlr import HlrMethod, HlrModel, ViewLines
+from spare_gen.cad.props import brep_bounding_box
 from spare_gen.config.schema import RenderConfig
 from spare_gen.drawings.flags import is_usable, model_flags
 from spare_gen.drawings.poses import (
@@ -31,7 +32,7 @@ from spare_gen.drawings.poses import (
     framing_for,
     random_poses,
 )
-from spare_gen.drawings.preset import DrawingRule, drawing_rule
+from spare_gen.drawings.preset import BoxRule, DrawingRule, drawing_rule
 from spare_gen.drawings.render import Style, render_view
 from spare_gen.drawings.settings import DrawSettings
 from spare_gen.runner import testhooks
@@ -160,11 +161,11 @@ def summarize_methods(requested: str, view_methods: dict[str, str]) -> tuple[str
                     "drawn with the mesh algorithm")
 
 
-def estimated_scale(hlr: HlrModel, size: int, margin: float, rule: DrawingRule) -> float:
+def estimated_scale(hlr: HlrModel, size: int, margin: float, rule: DrawingRule, viewbox_box=None) -> float:
     """Canvas px per model unit the drawing will have, estimated before any view from the sampled edges' box."""
     edges = hlr.edge_points
     bbox = (*edges.min(axis=0), *edges.max(axis=0)) if len(edges) else hlr.bbox
-    return framing_for(bbox, size, margin, rule.viewbox_factor).scale
+    return framing_for(bbox, size, margin, rule.viewbox_factor, viewbox_box=viewbox_box).scale
 
 
 def draw_unit(unit: dict, settings: DrawSettings, rng: np.random.Generator) -> dict:
@@ -181,17 +182,19 @@ def draw_model(model_id: str, shape_path: str, out_dir: str, render: RenderConfi
     start = time.perf_counter()
     style = Style.from_render(render)
     rule = drawing_rule(render)
-    hlr = HlrModel(read_shape(shape_path), method, render.deflection, smooth_edges=rule.smooth_edges)
+    shape = read_shape(shape_path)
+    viewbox_box = brep_bounding_box(shape) if rule.box is BoxRule.BREP else None
+    hlr = HlrModel(shape, method, render.deflection, smooth_edges=rule.smooth_edges)
     poses = model_poses(render.random_views, rng)
     projected, problems, seconds = {}, {}, {}
-    px_per_unit = estimated_scale(hlr, style.size, render.margin, rule)
+    px_per_unit = estimated_scale(hlr, style.size, render.margin, rule, viewbox_box)
     for pose in poses:
         t = time.perf_counter()
         projected[pose.name], problems[pose.name] = project_checked(hlr, pose, px_per_unit)
         seconds[pose.name] = round(time.perf_counter() - t, 6)
     drawn = {k: v for k, v in projected.items() if v is not None}
     bbox = bbox_from_three_views({k: v.visible + v.hidden for k, v in drawn.items()}) or hlr.bbox
-    framing = framing_for(bbox, style.size, render.margin, rule.viewbox_factor, rule.per_view_centre)
+    framing = framing_for(bbox, style.size, render.margin, rule.viewbox_factor, rule.per_view_centre, viewbox_box)
     views = []
     for pose in poses:
         lines = projected[pose.name]
