@@ -19,6 +19,8 @@ import re
 
 import numpy as np
 import pytest
+from OCP.Bnd import Bnd_Box
+from OCP.BRepBndLib import BRepBndLib
 from PIL import Image
 from scipy.spatial import cKDTree
 
@@ -228,9 +230,6 @@ TILTED_TORUS = program([prim("torus", {"R": 1.0, "r": 0.35}, "x", 35)])
 
 def original_box(step_path) -> np.ndarray:
     """The box model2svg.py sized the viewBox by: boolean.py's get_boundingbox on the shape read from the STEP file."""
-    from OCP.Bnd import Bnd_Box  # test-only: the original's own OCCT calls
-    from OCP.BRepBndLib import BRepBndLib
-
     box = Bnd_Box()
     box.SetGap(1e-6)
     BRepBndLib.Add_s(cad.read_shape(step_path), box, False)
