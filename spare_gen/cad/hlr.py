@@ -93,6 +93,7 @@ class HlrModel:
         """``deflection`` is the curve discretisation tolerance as a fraction of the bounding-box diagonal;
         ``smooth_edges=False`` draws sharp and silhouette edges only (no G1 edges such as fillet boundaries)."""
         self.method = HlrMethod(method)
+        self.smooth_edges = smooth_edges
         keep = [n for n in VISIBLE_COMPOUNDS + HIDDEN_COMPOUNDS if smooth_edges or n not in SMOOTH_COMPOUNDS]
         self.visible_names = [n for n in VISIBLE_COMPOUNDS if n in keep]
         self.hidden_names = [n for n in HIDDEN_COMPOUNDS if n in keep]
@@ -105,8 +106,8 @@ class HlrModel:
 
     @cached_property
     def edge_points(self) -> np.ndarray:
-        """(n, 3) points along the model's edges within the curve tolerance (what every view must reach)."""
-        return edge_samples(self.prepared.base, self.tolerance)
+        """(n, 3) points along the model's drawn edge classes within the curve tolerance (what every view must reach)."""
+        return edge_samples(self.prepared.base, self.tolerance, self.smooth_edges)
 
     def _mesh(self) -> TopoDS_Shape:
         if not self._meshed:
