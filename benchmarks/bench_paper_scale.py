@@ -75,7 +75,7 @@ def main() -> None:
         config = load_config(REPO / "configs" / "spare3d_csg.toml", overrides)
         from spare_gen.drawings.driver import run_drawings
         from spare_gen.models.driver import run_models
-        from spare_gen.questions.driver import run_questions
+        from spare_gen.questions.stage.driver import run_questions
 
         wall: dict[str, float] = {}
         with open_client(config.runner.scheduler, config.runner.workers, dashboard=False, quiet=True) as client:
@@ -84,7 +84,7 @@ def main() -> None:
                 t0 = time.perf_counter()
                 stage(client, config, out)
                 wall[name] = time.perf_counter() - t0
-            from pipelines.regenerate import _audit  # spare-gen run audits every dataset it writes, on its workers
+            from spare_gen.jobs.regenerate import _audit  # spare-gen run audits every dataset it writes, on its workers
 
             t0 = time.perf_counter()
             audit = _audit(out, config.seed, client)

@@ -20,7 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from pipelines.regenerate import run
+from spare_gen.jobs.regenerate import run
 from spare_gen.config import load_config
 from spare_gen.runner.stage import read_timings
 

@@ -13,7 +13,7 @@ from spare_gen.models.csg import PARAM_RANGES, primitive_counts_for, primitive_v
 from spare_gen.config.schema import CsgConfig
 from spare_gen.models.settings import ModelSettings
 from spare_gen.cad.props import volume
-from spare_gen.models.stage import check_csg, make_csg_model, step_copy_differs, write_model_files
+from spare_gen.models.child import check_csg, make_csg_model, step_copy_differs, write_model_files
 from spare_gen.rng import derive_rng
 
 
