@@ -9,6 +9,7 @@ import pyarrow.parquet as pq
 
 from spare_gen import shards
 from spare_gen.config.schema import Config, TaskName
+from spare_gen.drawings.preset import drawing_rule
 from spare_gen.hub.pack import HF_SPLIT, hf_path
 from spare_gen.models.schema import MODELS_FILE
 from spare_gen.questions.tasks import LAYOUTS, SPLITS, TASKS, describe
@@ -224,7 +225,7 @@ def card_text(config: Config, summary: dict, out: Path | None = None, splits: di
         "",
         f"Drawing preset `{config.render.preset.value}` (`render.preset`), three-view-to-isometric cutters "
         f"`{config.questions.cutters.value}` (`questions.cutters`); `spare3d_csg` / `spare3d_abc` and `spare3d` "
-        "draw and cut like the original SPARE3D generator.",
+        f"draw and cut like the original SPARE3D generator. {drawing_rule(config.render).describe()}",
         "",
         "## Tasks",
         "",

@@ -111,8 +111,10 @@ class DrawingPreset(str, Enum):
     """How drawings are made: spare_gen's own rule, or the original SPARE3D generator's (model2svg.py + svg2png.py)."""
 
     SPARE_GEN = "spare_gen"  # one framing per model (projected 3D box centre, margin rule), smooth edges, butt caps
-    SPARE3D_CSG = "spare3d_csg"  # sharp + silhouette edges, each view centred on its lines, side 1.7 x largest edge
-    SPARE3D_ABC = "spare3d_abc"  # as spare3d_csg with side 1.4 x the largest bounding-box edge
+    # sharp + silhouette edges, each view centred on its lines, viewBox side 1.7 x the largest edge of OCCT's B-rep
+    # box (BRepBndLib::Add without triangulation, as the original computed it on the STEP-read shape; loose on tori)
+    SPARE3D_CSG = "spare3d_csg"
+    SPARE3D_ABC = "spare3d_abc"  # as spare3d_csg with side 1.4 x the largest edge of that B-rep box
 
 
 # Line widths (px) of the spare3d presets unless set: what the original pipeline gives at SPARE3D-CSG's model scale
@@ -281,6 +283,8 @@ class DebugConfig(_Section):
     sigkill: list[str] = Field(default_factory=list, description="units whose child is SIGKILLed (machine fault)")
     enospc: list[str] = Field(default_factory=list, description="units whose child hits 'no space left' (machine fault)")
     broken_hlr: list[str] = Field(default_factory=list, description="units whose exact HLR gets a far-away point")
+    missing_hlr_line: list[str] = Field(default_factory=list,
+                                        description="units whose exact HLR loses the far tenth of each view's lines")
     slow_boolean: list[str] = Field(default_factory=list,
                                     description="units whose first cut-set boolean burns CPU until its budget stops it")
     transient_attempts: Annotated[int, Field(ge=0, le=1000)] = Field(

@@ -20,10 +20,10 @@ from spare_gen.config.schema import DebugConfig
 
 FINAL_HOOKS = ("hang", "crash")  # the geometry's fault: a timeout, a crash
 MACHINE_HOOKS = ("sigkill", "enospc")  # the machine's fault: retried
-# checked by the stage code itself through ``active``: ``broken_hlr`` plants a far-away point in exact HLR results
-# (drawings); ``slow_boolean`` makes a cut set's first boolean burn CPU until its per-step budget
-# (questions.cut_budget_s) stops it (questions: three_view_to_isometric).
-FLAG_HOOKS = ("broken_hlr", "slow_boolean")
+# checked by the stage code itself through ``active``: ``broken_hlr`` plants a far-away point in exact HLR results,
+# ``missing_hlr_line`` cuts the far end off them (drawings); ``slow_boolean`` makes a cut set's first boolean burn
+# CPU until its per-step budget (questions.cut_budget_s) stops it (questions: three_view_to_isometric).
+FLAG_HOOKS = ("broken_hlr", "missing_hlr_line", "slow_boolean")
 
 _UNIT: dict | None = None  # worker side: {stage, unit_id, attempt, debug}
 _ACTIVE: frozenset[str] = frozenset()  # child side: hook names matched by the call in progress
