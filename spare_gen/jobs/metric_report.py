@@ -40,7 +40,8 @@ from spare_gen.metrics.properties import (
 )
 from spare_gen.runner.cluster import open_client
 from spare_gen.runner.isolation import Status
-from spare_gen.pool.driver import pool_models, wireframe_task, wireframe_unit
+from spare_gen.pool.driver import pool_models, wireframe_unit
+from spare_gen.pool.worker import wireframe_task
 from spare_gen.pool.settings import WIREFRAMES_STAGE, WireframeSettings
 from spare_gen.wireframe import Wireframe
 

@@ -22,24 +22,20 @@ from spare_gen.config.schema import Config
 from spare_gen.filehash import sha256_file
 from spare_gen.models.schema import MODELS_FILE, MODELS_SCHEMA
 from spare_gen.shards import rows_to_table
-from spare_gen.runner.contract import RunOptions, run_in_child
+from spare_gen.runner.contract import RunOptions
 from spare_gen.runner.isolation import Status
 from spare_gen.runner.stage import run_stage, status_summary
 from spare_gen.pool.corruptions import SEVERITIES, get_corruption_names
 from spare_gen.pool.pairs import ANNOTATION_FORMAT, export_annotation_csv, make_pairs, pairs_to_arrow
 from spare_gen.pool.pictures import GEOMETRY_FORMAT, contact_sheet
 from spare_gen.pool.predictions import PREDICTIONS_FORMAT, discover
-from spare_gen.pool.schema import CORRUPTIONS_SCHEMA, WIREFRAMES_SCHEMA
+from spare_gen.pool.schema import (
+    ANNOTATION_CSV, CORRUPTIONS_FILE, CORRUPTIONS_SCHEMA, PAIRS_FILE, POOL_README, WIREFRAMES_FILE,
+    WIREFRAMES_SCHEMA,
+)
 from spare_gen.pool.settings import CorruptionSettings, WireframeSettings
-from spare_gen.pool.variants import model_corruption_rows
+from spare_gen.pool.worker import corruption_task, wireframe_task
 
-POOL_DIR = "pool"
-WIREFRAMES_FILE = "wireframes.parquet"
-CORRUPTIONS_FILE = "corruptions.parquet"
-PAIRS_FILE = "pairs.parquet"
-ANNOTATION_CSV = f"{POOL_DIR}/annotation_pairs.csv"
-POOL_README = f"{POOL_DIR}/README.md"
-EXTRACT_TARGET = "spare_gen.pool.child:extract_unit"
 
 
 def pool_models(out: Path, count: int) -> list[dict]:
@@ -69,18 +65,6 @@ def wireframe_units(out: Path, count: int) -> list[dict]:
     return [wireframe_unit(out, m) for m in pool_models(out, count)]
 
 
-def wireframe_task(unit: dict, settings: WireframeSettings) -> dict:
-    """Worker side: extract one ground truth in the killable OCCT child and make its row."""
-    outcome = run_in_child(EXTRACT_TARGET, unit, settings)
-    if outcome.status is Status.TRANSIENT:
-        return {"status": Status.TRANSIENT.value, "error": outcome.error}
-    row = {"model_id": unit["model_id"], "status": outcome.status.value, "error": outcome.error}
-    if outcome.status is Status.OK:
-        row.update(outcome.value)
-    row["seconds"] = round(outcome.seconds, 4)
-    return row
-
-
 def run_wireframes(client, config: Config, out: Path) -> pa.Table:
     rows = run_stage(client, wireframe_task, wireframe_units(out, config.pool.models),
                      WireframeSettings.from_config(config, out), RunOptions.from_config(config))
@@ -90,20 +74,6 @@ def run_wireframes(client, config: Config, out: Path) -> pa.Table:
 
 
 # ----------------------------------------------------------------------------------------- corruptions
-
-
-def corruption_task(unit: dict, settings: CorruptionSettings) -> dict:
-    """Worker side (pure Python, no child process): every variant of one ground truth.
-
-    Each variant draws from its own generator derived from (seed, "corruption", model, kind, severity)
-    (``spare_gen.pool.variants``), so adding a kind or severity leaves the others unchanged.
-    """
-    rows = model_corruption_rows(
-        unit["gt"], settings.seed, corner_threshold=settings.corner_threshold,
-        edge_threshold=settings.edge_threshold, image_size=settings.image_size, out_dir=settings.out_dir,
-        predictions=unit.get("predictions", []), prediction_units=settings.prediction_units.value,
-    )
-    return {"model_id": unit["model_id"], "status": Status.OK.value, "error": "", "rows": rows}
 
 
 def run_corruptions(client, config: Config, out: Path, wireframes: pa.Table) -> pa.Table:

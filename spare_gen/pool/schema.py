@@ -1,10 +1,17 @@
-"""Schemas of wireframes.parquet and corruptions.parquet, declared once."""
+"""The pool stage's file names and the schemas of wireframes.parquet and corruptions.parquet, declared once."""
 
 from __future__ import annotations
 
 import pyarrow as pa
 
 from spare_gen.metrics.wireframe import get_metric_names
+
+POOL_DIR = "pool"
+WIREFRAMES_FILE = "wireframes.parquet"
+CORRUPTIONS_FILE = "corruptions.parquet"
+PAIRS_FILE = "pairs.parquet"
+ANNOTATION_CSV = f"{POOL_DIR}/annotation_pairs.csv"
+POOL_README = f"{POOL_DIR}/README.md"
 
 POINTS = pa.list_(pa.list_(pa.float64(), 3))
 INDEX_PAIRS = pa.list_(pa.list_(pa.int64(), 2))
