@@ -13,6 +13,7 @@ from spare_gen.wireframes.answers_format import ANSWERS_FORMAT
 from spare_gen import __version__
 from spare_gen.cli_help import EPILOGS
 from spare_gen.config import ConfigError, load_config
+from spare_gen.config.schema import ClusterKind
 
 DEFAULT_CONFIG = "configs/default.toml"
 STAGES = ("models", "drawings", "questions", "pool")
@@ -54,6 +55,9 @@ def _config_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", "-o", default=None, help="output folder (overrides the config's 'out')")
     p.add_argument("--scheduler", default=None, help="tcp://HOST:PORT of a Dask scheduler (default: embedded)")
     p.add_argument("--workers", type=int, default=None, help="embedded LocalCluster workers (default: cores)")
+    p.add_argument("--cluster", default=None, choices=[k.value for k in ClusterKind],
+                   help="where the workers come from: local (default), scheduler, or batch jobs (slurm, pbs, sge, lsf) "
+                        "set up by [runner.jobqueue]")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
 
 
@@ -65,7 +69,9 @@ def _resolve_config(args):
     if args.out:
         overrides.append(f"out={json.dumps(args.out)}")
     if args.scheduler:
-        overrides.append(f"runner.scheduler={json.dumps(args.scheduler)}")
+        overrides += [f"runner.scheduler={json.dumps(args.scheduler)}", f"runner.cluster={ClusterKind.SCHEDULER.value}"]
+    if args.cluster:
+        overrides.append(f"runner.cluster={args.cluster}")
     if args.workers is not None:
         overrides.append(f"runner.workers={args.workers}")
     if args.no_progress:
