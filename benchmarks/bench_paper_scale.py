@@ -91,12 +91,16 @@ def main() -> None:
         with open_client(config.runner.scheduler, config.runner.workers, dashboard=False, quiet=True) as client:
             n_workers = len(client.scheduler_info()["workers"])
             meter = CpuMeter(client)
-            meter.measure("models", n_models, "model", lambda: run_models(client, config, out))
-            meter.measure("drawings", 11 * n_models, "view", lambda: run_drawings(client, config, out))
-            meter.measure("questions", n_questions, "question", lambda: run_questions(client, config, out))
+            full_models, full_questions = base.models.csg.count, sum(base.questions.counts.values())
+            meter.measure("models", n_models, "model", lambda: run_models(client, config, out), full_models)
+            meter.measure("drawings", 11 * n_models, "view", lambda: run_drawings(client, config, out),
+                          11 * full_models)
+            meter.measure("questions", n_questions, "question", lambda: run_questions(client, config, out),
+                          full_questions)
             from pipelines.regenerate import _audit  # spare-gen run audits every dataset it writes, on its workers
 
-            audit = meter.measure("audit", n_questions, "question", lambda: _audit(out, config.seed, client))
+            audit = meter.measure("audit", n_questions, "question", lambda: _audit(out, config.seed, client),
+                                  full_questions)
         wall = {s.name: s.wall for s in meter.stages}
         q_timings = json.loads((out / "questions" / "timings.json").read_text())["tasks"]
         cut_units = read_timings(out, f"questions_{TaskName.THREE_VIEW_TO_ISOMETRIC.value}")
@@ -109,7 +113,7 @@ def main() -> None:
     total = sum(wall.values())
     print(f"spare3d_csg at {f:g} scale: {n_models} models, questions {counts}, {n_workers} workers")
     print("CPU by process kind, measured in this run (getrusage of the client, every worker, their OCCT children):")
-    for line in meter.lines(f, n_workers):
+    for line in meter.lines(n_workers):
         print(line)
     by_name = {s.name: s for s in meter.stages}
     whole = sum(s.total for s in meter.stages)

@@ -22,7 +22,10 @@ from pathlib import Path
 
 from pipelines.regenerate import run
 from spare_gen.config import load_config
+from spare_gen.runner.cluster import open_client
 from spare_gen.runner.stage import read_timings
+
+from cpu_account import CpuMeter
 
 SLOWEST = 5
 PART_GROUPS = {"boolean": ("boolean",), "hlr": ("hlr",), "render+write": ("render_write",),
@@ -64,13 +67,24 @@ def main(argv: list[str] | None = None) -> int:
     upstream = time.monotonic() - t0
     for stale in (out / ".units").glob("questions_*"):
         shutil.rmtree(stale)
-    t0 = time.monotonic()
-    run(cfg, stages=("questions",))
-    stage_wall = time.monotonic() - t0
+    from spare_gen.questions.driver import run_questions
+
+    paper = load_config("configs/spare3d_csg.toml")
+    n_questions = sum(cfg.questions.counts.values())
+    with open_client("", args.workers, dashboard=False, quiet=True) as client:
+        meter = CpuMeter(client)
+        t0 = time.monotonic()
+        meter.measure("questions", n_questions, "question", lambda: run_questions(client, cfg, out),
+                      sum(paper.questions.counts.values()))
+        stage_wall = time.monotonic() - t0
     timings = json.loads((out / "questions" / "timings.json").read_text())
 
     print(f"\nmodels + drawings: {upstream:.1f} s (not part of the numbers below); workers {args.workers}")
-    print(f"question stage wall time (incl. Dask start-up): {stage_wall:.1f} s\n")
+    print(f"question stage wall time: {stage_wall:.1f} s; CPU by process kind, projected to the paper config's "
+          f"{sum(paper.questions.counts.values())} questions:")
+    for line in meter.lines(args.workers):
+        print(line)
+    print()
     print(f"{'task':28s} {'questions':>9s} {'models':>7s} {'wall s':>8s} {'q/s':>8s}")
     totals = {g: 0.0 for g in PART_GROUPS}
     for task, t in timings["tasks"].items():

@@ -5,27 +5,34 @@ On a shared machine a wall clock measures the other jobs as much as spare_gen; C
 depend on the load. Measured with ``resource.getrusage``:
 
 * client: ``RUSAGE_SELF`` of this process (the client and, on an embedded cluster, the scheduler);
+* scheduler: a separate scheduler process's ``RUSAGE_SELF`` (``client.run_on_scheduler``);
 * workers: every Dask worker's own ``RUSAGE_SELF`` (asked through ``client.run``, so a remote cluster counts too);
 * OCCT children: every worker's ``RUSAGE_CHILDREN`` (children that ended) plus its live children (from /proc);
 * nannies: the nanny processes' ``RUSAGE_SELF`` (``client.run(nanny=True)``);
 * ended: this process's ``RUSAGE_CHILDREN`` (process pools and clusters that already stopped).
 
-The projection to full scale on N workers assumes the client's work is serial and everything else spreads:
-``client CPU / fraction + (workers + nannies + OCCT children) CPU / fraction / N``.
+The projection to full scale (``full_units`` of a stage, e.g. the paper config's 12,000 models) on N workers assumes
+the client's work is serial and everything else spreads: with ``scale = full_units / units``,
+``client CPU x scale + (workers + nannies + OCCT children) CPU x scale / N``.
 """
 
 from __future__ import annotations
 
 import os
 import resource
+import sys
 from dataclasses import dataclass, field
 
+import cloudpickle
 import psutil
 
-KINDS = ("client", "nanny", "worker", "child", "ended")
-LABELS = {"client": "client+scheduler", "nanny": "nannies", "worker": "Dask workers", "child": "OCCT children",
+KINDS = ("client", "scheduler", "nanny", "worker", "child", "ended")
+SERIAL = ("client", "scheduler")  # the work that does not spread over workers
+LABELS = {"client": "client", "scheduler": "separate scheduler", "nanny": "nannies", "worker": "Dask workers", "child": "OCCT children",
           "ended": "ended processes"}
 PROJECT_WORKERS = (2, 8, 16, 64)
+# the functions below run on workers that may not have benchmarks/ on their path: send them by value
+cloudpickle.register_pickle_by_value(sys.modules[__name__])
 
 
 def _cpu(usage: resource.struct_rusage) -> float:
@@ -35,6 +42,11 @@ def _cpu(usage: resource.struct_rusage) -> float:
 def own_cpu() -> float:
     """Runs on a worker or nanny: CPU seconds of this process."""
     return _cpu(resource.getrusage(resource.RUSAGE_SELF))
+
+
+def scheduler_cpu() -> tuple[int, float]:
+    """Runs in the scheduler's process: (its pid, its CPU seconds)."""
+    return os.getpid(), own_cpu()
 
 
 def worker_cpu() -> tuple[float, float]:
@@ -55,6 +67,9 @@ def cpu_now(client=None) -> dict[str, float]:
     now["client"] = _cpu(resource.getrusage(resource.RUSAGE_SELF))
     now["ended"] = _cpu(resource.getrusage(resource.RUSAGE_CHILDREN))
     if client is not None:
+        pid, cpu = client.run_on_scheduler(scheduler_cpu)
+        if pid != os.getpid():  # an embedded scheduler is part of "client"
+            now["scheduler"] = cpu
         for own, children in client.run(worker_cpu).values():
             now["worker"] += own
             now["child"] += children
@@ -74,15 +89,20 @@ class StageCost:
     unit: str
     wall: float
     cpu: dict[str, float] = field(default_factory=dict)
+    full_units: int = 0  # units at full scale (0: as measured)
+
+    @property
+    def scale(self) -> float:
+        return (self.full_units or self.units) / max(1, self.units)
 
     @property
     def serial(self) -> float:
         """CPU that does not spread over workers: the client and scheduler."""
-        return self.cpu.get("client", 0.0)
+        return sum(self.cpu.get(k, 0.0) for k in SERIAL)
 
     @property
     def parallel(self) -> float:
-        return sum(v for k, v in self.cpu.items() if k != "client")
+        return sum(v for k, v in self.cpu.items() if k not in SERIAL)
 
     @property
     def total(self) -> float:
@@ -98,19 +118,21 @@ class CpuMeter:
         self.load_start = os.getloadavg()
         self.load_end = self.load_start
 
-    def measure(self, name: str, units: int, unit: str, work) -> object:
-        """Run ``work()`` and record its wall and CPU seconds; returns what ``work`` returns."""
+    def measure(self, name: str, units: int, unit: str, work, full_units: int = 0) -> object:
+        """Run ``work()`` and record its wall and CPU seconds; returns what ``work`` returns. ``full_units``: the
+        stage's units at full scale, for the projections."""
         import time
 
         before, t0 = cpu_now(self.client), time.perf_counter()
         result = work()
         wall, after = time.perf_counter() - t0, cpu_now(self.client)
-        self.stages.append(StageCost(name, units, unit, wall, {k: max(0.0, after[k] - before[k]) for k in KINDS}))
+        self.stages.append(StageCost(name, units, unit, wall, {k: max(0.0, after[k] - before[k]) for k in KINDS},
+                                     full_units))
         self.load_end = os.getloadavg()
         return result
 
-    def lines(self, fraction: float = 1.0, workers: int = 0) -> list[str]:
-        """Per stage CPU per unit by kind; the client's share; projections to 1/fraction from CPU for
+    def lines(self, workers: int = 0) -> list[str]:
+        """Per stage CPU per unit by kind; the client's share; projections to full scale from CPU for
         PROJECT_WORKERS workers beside the wall-clock projection (measured on ``workers``)."""
         out = [f"load average at start {_load(self.load_start)}, at end {_load(self.load_end)} "
                f"({os.cpu_count()} CPUs)"]
@@ -118,23 +140,24 @@ class CpuMeter:
             per = "  ".join(f"{LABELS[k]} {1e3 * v / max(1, s.units):.2f}" for k, v in s.cpu.items() if v > 0)
             share = 100 * s.serial / s.total if s.total else 0.0
             out.append(f"  {s.name:24s} {s.units:7d} {s.unit}s  wall {s.wall:8.1f} s  CPU {s.total:8.1f} s "
-                       f"(client {share:.1f}%); ms CPU per {s.unit}: {per}")
+                       f"(client+scheduler {share:.1f}%); ms CPU per {s.unit}: {per}")
         for s in self.stages + ([_total(self.stages)] if len(self.stages) > 1 else []):
-            proj = "  ".join(f"{n}: {projected(s, fraction, n) / 60:7.1f}" for n in PROJECT_WORKERS)
-            wall = f"wall-clock projection {s.wall / fraction / 60:7.1f} min on {workers} workers" if workers else ""
-            out.append(f"  {s.name:24s} full scale (x{1 / fraction:g}) from CPU, min on N workers: {proj}   {wall}")
+            proj = "  ".join(f"{n}: {projected(s, n) / 60:7.1f}" for n in PROJECT_WORKERS)
+            wall = f"wall-clock projection {s.wall * s.scale / 60:7.1f} min on {workers} workers" if workers else ""
+            out.append(f"  {s.name:24s} x{s.scale:.4g} from CPU, min on N workers: {proj}   {wall}")
         return out
 
 
-def projected(stage: StageCost, fraction: float, n_workers: int) -> float:
-    """Seconds at 1/fraction scale on ``n_workers`` workers: the serial client CPU plus the rest spread."""
-    return (stage.serial + stage.parallel / n_workers) / fraction
+def projected(stage: StageCost, n_workers: int) -> float:
+    """Seconds at full scale on ``n_workers`` workers: the serial client CPU plus the rest spread over them."""
+    return (stage.serial + stage.parallel / n_workers) * stage.scale
 
 
 def _total(stages: list[StageCost]) -> StageCost:
-    cpu = {k: sum(s.cpu.get(k, 0.0) for s in stages) for k in KINDS}
-    return StageCost("whole run", stages[0].units, stages[0].unit,
-                     sum(s.wall for s in stages), cpu)
+    # each stage scaled to its own full size, expressed per unit of the first stage
+    scaled = {k: sum(s.cpu.get(k, 0.0) * s.scale for s in stages) / stages[0].scale for k in KINDS}
+    return StageCost("whole run", stages[0].units, stages[0].unit, sum(s.wall * s.scale for s in stages)
+                     / stages[0].scale, scaled, stages[0].full_units)
 
 
 def _load(load: tuple[float, float, float]) -> str:
