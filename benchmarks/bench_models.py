@@ -98,8 +98,8 @@ def report(run: dict, count: int) -> None:
     phases: dict[str, float] = defaultdict(float)
     unit_cpu = 0.0
     for t in run["timings"].values():
-        unit_cpu += t.get("cpu_seconds", 0.0)
-        for k, v in (t.get("timing") or {}).items():
+        unit_cpu += t.get("child_cpu_s", 0.0)
+        for k, v in (t.get("steps_cpu_s") or {}).items():
             phases[k] += v
     cpu = run["cpu"]
     child_other = unit_cpu - sum(phases.values())

@@ -43,7 +43,7 @@ FLOOR_SAMPLE = 30  # models and cut sets of the run whose bare OCCT calls are ti
 
 def _slowest(out: Path, stage: str) -> list[tuple[str, float]]:
     rows = read_timings(out, stage)
-    times = [(uid, float(t.get("task_seconds", 0.0))) for uid, t in rows.items()]
+    times = [(uid, float(t.get("task_wall_s", 0.0))) for uid, t in rows.items()]
     return sorted(times, key=lambda x: -x[1])[:SLOWEST]
 
 
@@ -65,7 +65,7 @@ def _model_phase_cpu(out: Path) -> float:
     """CPU s per model of the OCCT work the model stage's child records: the accepted model's booleans and checks,
     the rejected attempts', the STEP and BREP writes and hashing (``spare_gen.models.stage`` timing)."""
     rows = read_timings(out, "models")
-    return sum(sum((t.get("timing") or {}).values()) for t in rows.values()) / max(1, len(rows))
+    return sum(sum((t.get("steps_cpu_s") or {}).values()) for t in rows.values()) / max(1, len(rows))
 
 
 def main() -> None:
@@ -104,7 +104,7 @@ def main() -> None:
         wall = {s.name: s.wall for s in meter.stages}
         q_timings = json.loads((out / "questions" / "timings.json").read_text())["tasks"]
         cut_units = read_timings(out, f"questions_{TaskName.THREE_VIEW_TO_ISOMETRIC.value}")
-        cut_cpu = sum(float((u.get("timings") or {}).get("cpu", 0.0)) for u in cut_units.values())
+        cut_cpu = sum(float((u.get("steps_cpu_s") or {}).get("cpu", 0.0)) for u in cut_units.values())
         slow = {s: _slowest(out, s) for s in ("models", "drawings", *[f"questions_{t}" for t in counts])}
         model_floor, view_floor = model_and_view_floor(out, FLOOR_SAMPLE)
         model_phases = _model_phase_cpu(out)
@@ -126,7 +126,7 @@ def main() -> None:
     print(f"  drawings  {wall['drawings']:8.1f} s  {11 * n_models / wall['drawings']:7.1f} views/s    "
           f"projected {wall['drawings'] / f / 60:6.1f} min")
     for task, t in q_timings.items():
-        seconds = t.get("wall_s", t.get("wall_seconds", 0.0))
+        seconds = t["wall_s"]
         print(f"  {task:28s} {t['questions']:5d} q in {seconds:7.1f} s wall   projected {seconds / f / 60:6.1f} min")
     print(f"  audit     {wall['audit']:8.1f} s   projected {wall['audit'] / f / 60:6.1f} min   ({audit.splitlines()[0]})")
     print(f"  whole run {total:8.1f} s   projected full scale {total / f / 60:6.1f} min on {n_workers} workers")

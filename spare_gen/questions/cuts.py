@@ -114,14 +114,14 @@ class _Drawer:
         self.rows: dict[str, dict] = {}
         self.drawings: dict[str, Drawing] = {}
         mark(_HLR)
-        t = time.perf_counter()
+        t = time.process_time()
         try:
             self.hlr = self._model(method)
         except Exception:
             if method == "poly":
                 raise
             self.hlr = self._model("poly")  # stage fallback
-        timings["hlr"] += time.perf_counter() - t
+        timings["hlr"] += time.process_time() - t
 
     def _model(self, method: str):
         from spare_gen.cad.hlr import HlrModel
@@ -132,7 +132,7 @@ class _Drawer:
         from spare_gen.drawings.poses import pose
 
         self.mark(_HLR)
-        t = time.perf_counter()
+        t = time.process_time()
         try:
             lines = self.hlr.project(pose(view).direction, pose(view).x_direction)
         except Exception:
@@ -143,7 +143,7 @@ class _Drawer:
             for v in drawn:
                 self.view(v)
             lines = self.hlr.project(pose(view).direction, pose(view).x_direction)
-        self.timings["hlr"] += time.perf_counter() - t
+        self.timings["hlr"] += time.process_time() - t
         return lines
 
     def view(self, view: str) -> dict:
@@ -153,10 +153,10 @@ class _Drawer:
             from spare_gen.drawings.render import render_view
 
             lines = self._project(view)
-            t = time.perf_counter()
+            t = time.process_time()
             self.rows[view] = render_view(self.name, pose(view), lines.visible, lines.hidden, self.frame,
                                           self.style, "", getattr(lines, "method", self.hlr.method).value)  # packed: no file
-            self.timings["render_write"] += time.perf_counter() - t
+            self.timings["render_write"] += time.process_time() - t
         return self.rows[view]
 
     def drawing(self, view: str) -> Drawing:
@@ -223,14 +223,14 @@ def _attempt(job: dict, k: int, attempt: int, cutter: dict, accepted: list[dict]
     mark(_BOOLEAN)
     if k == 0 and attempt == 0 and job["slow_boolean"]:
         _burn()
-    t = time.perf_counter()
+    t = time.process_time()
     try:
         cut = cut_with(job["shape"], cutter)
         removed = removed_fraction(job["model_volume"], cut)
         rule = spare3d_cut_rule(cut) if job["original"] else _cut_rule(cut, removed)
     except Exception:
         rule = QuestionRejection.CUT_FAILED
-    timings["boolean"] += time.perf_counter() - t
+    timings["boolean"] += time.process_time() - t
     if rule is None:
         try:
             d = _Drawer(cut.shape, f"cut{k}", job["render"], job["framing"], job["hlr_method"], timings, mark)
@@ -241,14 +241,14 @@ def _attempt(job: dict, k: int, attempt: int, cutter: dict, accepted: list[dict]
     if rule is not None:
         return {"rule": rule.value, "timings": dict(timings)}
     mark(_WRITE)
-    t = time.perf_counter()
+    t = time.process_time()
     out, rel = Path(job["out_dir"]), job["rel"]
     views = _write_views(d, CUT_VIEWS if k == 0 else (TARGET,), out, rel, job["framing"])  # cut 0 gives F, R, T
     # the STEP is named after its candidate drawing: STEP bytes of multi-body shapes are not reproducible
     step = f"{rel}/{content_name(d.view(TARGET)[SVG_TEXT].encode('utf-8'), '.step', salt='step')}"
     cad.write_step(cut.shape, out / step, name=job["model_id"])
     settle(out / step)
-    timings["render_write"] += time.perf_counter() - t
+    timings["render_write"] += time.process_time() - t
     return {"rule": None, "timings": dict(timings),
             "cut": {"cutter": cutter, "step": step, "attempt": attempt, "removed": removed, "views": views,
                     "drawings": {} if job["original"] else {v: d.drawing(v) for v in d.rows}}}
