@@ -93,3 +93,15 @@ def test_a_run_on_slurm_jobs_writes_the_same_bytes_as_the_embedded_cluster_and_e
     proc = spare_gen_cli("run", "--workers", "1", "--out", str(tmp_path / "out-local"), *common)
     assert proc.returncode == 0, proc.stderr
     assert differing_files(tmp_path / "out-slurm", tmp_path / "out-local") == []
+
+
+def test_a_partition_slurm_refuses_stops_the_run_in_one_line_with_exit_2(tmp_path, single_node_slurm):
+    out = tmp_path / "out"
+    proc = spare_gen_cli("run", "--cluster", "slurm", "--out", str(out), "--no-progress", "--stages", "models",
+                         "--set", 'runner.jobqueue.queue="nosuch"', "--set", "runner.jobqueue.wait_s=120")
+    assert proc.returncode == 2
+    lines = [line for line in proc.stderr.strip().splitlines() if "waiting for the first worker" not in line]
+    assert lines == ["spare-gen: error: SLURM cluster: sbatch refused the job: sbatch: error: invalid partition "
+                     "specified: nosuch; sbatch: error: Batch job submission failed: Invalid partition name "
+                     "specified (see runner.jobqueue)"], proc.stderr
+    assert not out.exists()

@@ -11,6 +11,7 @@ import signal
 import socket
 import sys
 import sysconfig
+import time
 from pathlib import Path
 from typing import Iterator
 
@@ -273,6 +274,72 @@ def submit_command(kind: ClusterKind) -> str:
     return _jobqueue_class(kind).job_cls.submit_command
 
 
+class _SubmitRefusals(logging.Handler):
+    """Collects the queue system's refusals of a job (bad partition, account, limits), which dask-jobqueue only
+    logs from its event loop; they become one line instead of a traceback."""
+
+    LOGGERS = ("tornado.application", "distributed.deploy.spec", "distributed.deploy.adaptive")
+
+    def __init__(self, say) -> None:
+        super().__init__(logging.ERROR)
+        self.say, self.refusals = say, []
+        self._saved: list[tuple[logging.Logger, bool, list[logging.Handler]]] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        exc = record.exc_info[1] if record.exc_info else None
+        text = str(exc) if exc is not None else record.getMessage()
+        if "Command exited with non-zero exit code" not in text:
+            return
+        stderr = text.partition("stderr:")[2]
+        reason = "; ".join(line.strip() for line in stderr.splitlines() if line.strip()) or text.splitlines()[0]
+        if reason not in self.refusals:
+            self.refusals.append(reason)
+            if len(self.refusals) == 1 and self.attached_during_run:
+                self.say(f"spare-gen: the queue system refused a job: {reason}")
+
+    attached_during_run = False
+
+    def __enter__(self) -> "_SubmitRefusals":
+        for name in self.LOGGERS:  # Dask gives some of these loggers their own stream handler: ours only
+            logger = logging.getLogger(name)
+            self._saved.append((logger, logger.propagate, list(logger.handlers)))
+            for handler in list(logger.handlers):
+                logger.removeHandler(handler)
+            logger.addHandler(self)
+            logger.propagate = False
+        return self
+
+    def __exit__(self, *exc) -> None:
+        for logger, propagate, handlers in self._saved:
+            logger.removeHandler(self)
+            for handler in handlers:
+                logger.addHandler(handler)
+            logger.propagate = propagate
+
+
+def _wait_for_first_worker(first, refusals: _SubmitRefusals, where: str, command: str, wait_s: float) -> None:
+    deadline = time.monotonic() + wait_s
+    while True:
+        try:
+            first.result(timeout=1)
+            return
+        except TimeoutError:
+            pass
+        if refusals.refusals:
+            raise ClusterError(f"{where}: {command} refused the job: {refusals.refusals[0]} (see runner.jobqueue)")
+        if time.monotonic() > deadline:
+            raise ClusterError(f"{where}: no worker started within {wait_s:.0f} s (runner.jobqueue.wait_s); "
+                               f"check the queue (e.g. squeue/qstat) and the jobs' log files")
+
+
+def _close_quietly(cluster) -> None:
+    """Cancel the jobs and stop the scheduler; a job the queue system refused has nothing to cancel."""
+    try:
+        cluster.close()
+    except (AssertionError, RuntimeError, OSError, TimeoutError):
+        pass
+
+
 @contextlib.contextmanager
 def _open_jobqueue(runner: RunnerConfig, shared: Path | None, dashboard: bool, say) -> Iterator:
     from distributed import Client
@@ -282,34 +349,32 @@ def _open_jobqueue(runner: RunnerConfig, shared: Path | None, dashboard: bool, s
     if shutil.which(command) is None:  # before any job or work: this is not a login node of that system
         raise ClusterError(f"runner.cluster = {kind.value!r}: the submit command {command!r} is not on PATH; "
                            f"run spare-gen on a login node of the {kind.value.upper()} cluster")
-    cluster = jobqueue_cluster(runner, dashboard=dashboard and dashboard_available())
-    try:
-        client = Client(cluster)
+    with _SubmitRefusals(say) as refusals:
+        cluster = jobqueue_cluster(runner, dashboard=dashboard and dashboard_available())
         try:
-            if jq.jobs:
-                cluster.scale(jobs=jq.jobs)
-                plan = f"{jq.jobs} job(s)"
-            else:
-                cluster.adapt(minimum_jobs=jq.adaptive_min, maximum_jobs=jq.adaptive_max)
-                plan = f"adaptive {jq.adaptive_min}-{jq.adaptive_max} job(s)"
-            where = f"{kind.value.upper()} cluster"
-            say(f"spare-gen: {where}: {plan} of {jq.cores} worker(s) with 1 thread each; waiting for the first "
-                f"worker (up to {jq.wait_s:.0f} s); scheduler {cluster.scheduler_address}")
-            # a task, not client.run: an adaptive cluster starts a job for it
-            first = client.submit(socket.gethostname, pure=False)
+            client = Client(cluster)
             try:
-                first.result(timeout=jq.wait_s)
-            except Exception:
-                raise ClusterError(f"{where}: no worker started within {jq.wait_s:.0f} s (runner.jobqueue.wait_s); "
-                                   f"check the queue (e.g. squeue/qstat) and the jobs' log files") from None
-            _check_spare_gen(client, where)
-            if shared is not None:
-                check_shared_folder(client, shared, where)
-            yield client
+                if jq.jobs:
+                    cluster.scale(jobs=jq.jobs)
+                    plan = f"{jq.jobs} job(s)"
+                else:
+                    cluster.adapt(minimum_jobs=jq.adaptive_min, maximum_jobs=jq.adaptive_max)
+                    plan = f"adaptive {jq.adaptive_min}-{jq.adaptive_max} job(s)"
+                where = f"{kind.value.upper()} cluster"
+                say(f"spare-gen: {where}: {plan} of {jq.cores} worker(s) with 1 thread each; waiting for the first "
+                    f"worker (up to {jq.wait_s:.0f} s); scheduler {cluster.scheduler_address}")
+                # a task, not client.run: an adaptive cluster starts a job for it
+                _wait_for_first_worker(client.submit(socket.gethostname, pure=False), refusals, where, command,
+                                       jq.wait_s)
+                _check_spare_gen(client, where)
+                if shared is not None:
+                    check_shared_folder(client, shared, where)
+                refusals.attached_during_run = True  # later refusals (more jobs): one line, the run goes on
+                yield client
+            finally:
+                client.close()
         finally:
-            client.close()
-    finally:
-        cluster.close()
+            _close_quietly(cluster)
 
 
 @contextlib.contextmanager
