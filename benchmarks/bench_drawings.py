@@ -30,9 +30,9 @@ from spare_gen.cad.hlr_shape import prepare_shape
 from spare_gen.config.schema import RenderConfig
 from spare_gen.drawings.poses import bbox_from_three_views, fixed_poses, framing_for
 from spare_gen.drawings.render import Style, render_view
-from spare_gen.drawings.stage import draw_model, project_checked
+from spare_gen.drawings.child import draw_model, project_checked
 from spare_gen.models.csg import primitive_counts_for, random_program
-from spare_gen.models.stage import check_csg
+from spare_gen.models.child import check_csg
 from spare_gen.rng import derive_rng
 
 from cpu_account import CpuMeter

@@ -31,7 +31,7 @@ TARGET_S = 60.0  # issue 11: 126 wireframes in 60 s
 
 def build_set(out_dir: Path, dest: Path, count: int) -> int:
     """Write ``count`` GT wireframes (the pool's, topped up from the models) to ``dest/wireframes.parquet``."""
-    from pipelines.metric_report import extra_wireframes, load_wireframes
+    from spare_gen.jobs.metric_report import extra_wireframes, load_wireframes
     from spare_gen.runner.cluster import open_client
 
     path = dest / "wireframes.parquet"
@@ -56,7 +56,7 @@ def build_set(out_dir: Path, dest: Path, count: int) -> int:
 
 def extra_attempts(out_dir: Path, have: list[str], count: int) -> list[str]:
     """Ids of the next ``count`` usable models not in ``have`` (what :func:`extra_wireframes` tries)."""
-    from spare_gen.wireframes.driver import pool_models
+    from spare_gen.pool.driver import pool_models
 
     known = set(have)
     return [m["model_id"] for m in pool_models(out_dir, 0) if m["model_id"] not in known][:count]
@@ -70,7 +70,7 @@ def children_cpu() -> float:
 def time_report(dest: Path, count: int, workers: int) -> tuple[float, int]:
     """One metric-report run on the set; wall, worker CPU, load and report hashes. Returns (worker CPU, workers)."""
     from cpu_account import CpuMeter
-    from pipelines.metric_report import run
+    from spare_gen.jobs.metric_report import run
     from spare_gen.runner.cluster import open_client
 
     load_before = os.getloadavg()
@@ -104,7 +104,7 @@ def profile_models(dest: Path, k: int, worker_cpu: float, workers: int) -> None:
     workers if that metric were free."""
     from threadpoolctl import threadpool_limits
 
-    from pipelines.metric_report import load_wireframes
+    from spare_gen.jobs.metric_report import load_wireframes
     from spare_gen.metrics import perturbations as P
     from spare_gen.metrics import wireframe as W
     from spare_gen.metrics.properties import model_cases

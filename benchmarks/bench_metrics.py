@@ -20,7 +20,7 @@ import pyarrow.parquet as pq
 from spare_gen.metrics.perturbations import drop_edge_fraction, jitter, normalise, wrong_edges_sequence
 from spare_gen.metrics.wireframe import FAMILIES
 from spare_gen.rng import derive_rng
-from spare_gen.wireframes.model import CORNER, CURVE, Wireframe
+from spare_gen.wireframe import CORNER, CURVE, Wireframe
 
 GRAPH_COLUMNS = ["model_id", "vertices", "edges", "vertex_kinds"]
 
@@ -119,7 +119,7 @@ def bench_report(out_dir: Path | None, n: int, workers: int) -> None:
     from spare_gen.runner.cluster import open_client
 
     if out_dir is not None and (out_dir / "wireframes.parquet").exists():
-        from pipelines.metric_report import load_wireframes
+        from spare_gen.jobs.metric_report import load_wireframes
 
         wireframes = load_wireframes(out_dir / "wireframes.parquet", n)[1]
     else:

@@ -6,7 +6,7 @@ Usage: python benchmarks/bench_models.py [COUNT] [--config FILE] [--workers N [N
 Per run: wall time and models/s (cluster start-up excluded: the cluster is up before the clock starts), and
 the CPU seconds per accepted model of every process of the run, measured in that same run:
 
-* in the OCCT child, from the stage's own ``timing`` (``spare_gen.models.stage.make_csg_model``): booleans of
+* in the OCCT child, from the stage's own ``timing`` (``spare_gen.models.child.make_csg_model``): booleans of
   the accepted model, its checks (solids, volume, BRepCheck, statistics), rejected attempts (their booleans and
   checks), STEP write, BREP write, hashing; ``child other`` is the rest of the child's CPU during its calls
   (unpickling, the unit's generator) and ``child start`` its CPU outside calls (importing OCP);

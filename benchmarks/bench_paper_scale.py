@@ -63,7 +63,7 @@ def _floor_ratio(n: int = 12) -> tuple[float, float]:
 
 def _model_phase_cpu(out: Path) -> float:
     """CPU s per model of the OCCT work the model stage's child records: the accepted model's booleans and checks,
-    the rejected attempts', the STEP and BREP writes and hashing (``spare_gen.models.stage`` timing)."""
+    the rejected attempts', the STEP and BREP writes and hashing (``spare_gen.models.child`` timing)."""
     rows = read_timings(out, "models")
     return sum(sum((t.get("steps_cpu_s") or {}).values()) for t in rows.values()) / max(1, len(rows))
 
@@ -84,7 +84,7 @@ def main() -> None:
         config = load_config(REPO / "configs" / "spare3d_csg.toml", overrides)
         from spare_gen.drawings.driver import run_drawings
         from spare_gen.models.driver import run_models
-        from spare_gen.questions.driver import run_questions
+        from spare_gen.questions.stage.driver import run_questions
 
         n_models = config.models.csg.count
         n_questions = sum(counts.values())
@@ -97,7 +97,7 @@ def main() -> None:
                           11 * full_models)
             meter.measure("questions", n_questions, "question", lambda: run_questions(client, config, out),
                           full_questions)
-            from pipelines.regenerate import _audit  # spare-gen run audits every dataset it writes, on its workers
+            from spare_gen.jobs.regenerate import _audit  # spare-gen run audits every dataset it writes, on its workers
 
             audit = meter.measure("audit", n_questions, "question", lambda: _audit(out, config.seed, client),
                                   full_questions)

@@ -21,7 +21,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from pipelines.regenerate import run
+from spare_gen.jobs.regenerate import run
 from spare_gen.config import load_config
 from spare_gen.runner.cluster import open_client
 from spare_gen.runner.stage import read_timings
@@ -68,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
     upstream = time.monotonic() - t0
     for stale in (out / ".units").glob("questions_*"):
         shutil.rmtree(stale)
-    from spare_gen.questions.driver import run_questions
+    from spare_gen.questions.stage.driver import run_questions
 
     paper = load_config("configs/spare3d_csg.toml")
     n_questions = sum(cfg.questions.counts.values())

@@ -21,7 +21,7 @@ from spare_gen.cad.hlr import run_exact
 from spare_gen.cad.hlr_shape import prepare_shape
 from spare_gen.drawings.poses import fixed_poses, pose
 from spare_gen.models.schema import MODELS_FILE
-from spare_gen.questions.cuts import SOURCE_VIEWS, TARGET
+from spare_gen.questions.tasks.three_view_to_isometric.job import SOURCE_VIEWS, TARGET
 
 CUT_SET_DIR = ".units/questions_three_view_to_isometric"
 

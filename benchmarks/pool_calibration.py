@@ -16,13 +16,13 @@ from collections import defaultdict
 import numpy as np
 
 from spare_gen import cad
-from spare_gen.wireframes.extract import brep_wireframe
+from spare_gen.pool.child import brep_wireframe
 from spare_gen.models.csg import random_program
-from spare_gen.models.stage import check_csg
+from spare_gen.models.child import check_csg
 from spare_gen.rng import derive_rng
-from spare_gen.wireframes.calibration import TARGETED_METRIC, check_variants
-from spare_gen.wireframes.corruptions import SEVERITIES, get_corruption_names
-from spare_gen.wireframes.variants import make_variants
+from spare_gen.pool.calibration import TARGETED_METRIC, check_variants
+from spare_gen.pool.corruptions import SEVERITIES, get_corruption_names
+from spare_gen.pool.variants import make_variants
 
 IMAGE_SIZE, THRESHOLD = 384, 0.02
 

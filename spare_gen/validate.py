@@ -13,7 +13,7 @@ from pathlib import Path
 from spare_gen import inventory
 from spare_gen.manifest import read_manifest
 from spare_gen.questions import validate as questions_validate
-from spare_gen.questions.outputs import QUESTIONS_DIR, SUMMARY_NAME
+from spare_gen.questions.schema import QUESTIONS_DIR, SUMMARY_NAME
 
 
 def validate(out: str | Path) -> list[str]:

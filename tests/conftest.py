@@ -37,7 +37,7 @@ def small_dataset(tmp_path_factory) -> Path:
 
     Tests that only read a dataset share this one; tests that damage a dataset copy it first.
     """
-    from pipelines.regenerate import run
+    from spare_gen.jobs.regenerate import run
     from spare_gen.config import load_config
 
     out = tmp_path_factory.mktemp("small_dataset") / "out"
@@ -112,7 +112,7 @@ def tiny_dataset(tmp_path_factory) -> Path:
 
     No pool. Tests that damage it copy it first.
     """
-    from pipelines.regenerate import run
+    from spare_gen.jobs.regenerate import run
     from spare_gen.config import load_config
 
     out = tmp_path_factory.mktemp("tiny_dataset") / "out"

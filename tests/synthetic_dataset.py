@@ -17,7 +17,7 @@ from PIL import Image, ImageDraw
 
 from spare_gen.config.schema import TaskName
 from spare_gen.drawings.poses import random_poses
-from spare_gen.questions.schema import question_schema
+from spare_gen.questions.tasks import question_schema
 from spare_gen.questions.layout import POSE_CHOICES
 from spare_gen.rng import derive_rng
 

@@ -11,12 +11,13 @@ import pytest
 from synthetic_dataset import make_dataset
 
 from spare_gen.audit import logit
-from spare_gen.audit.card import BEGIN, END, replace_section
+from spare_gen.card.audit import BEGIN, END
+from spare_gen.card.dataset import replace_marked
 from spare_gen.audit.features import line_stats
-from spare_gen.audit.probes import audit, judge, main
+from spare_gen.audit.probes import audit, judge
 from spare_gen.cli import main as cli_main
 from spare_gen.config.schema import TaskName
-from spare_gen.questions.schema import question_schema
+from spare_gen.questions.tasks import question_schema
 from spare_gen.rng import derive_rng
 
 MC_TASKS = ("three_view_to_isometric", "isometric_to_pose", "pose_to_isometric")
@@ -96,7 +97,7 @@ def test_every_probe_is_within_chance_on_fair_data(fair):
 
 def test_a_planted_shortcut_is_flagged(biased, capsys):
     (biased / "README.md").write_text("# Card\n\nSome text.\n")
-    assert main(biased, seed=1) == 1
+    assert cli_main(["audit", str(biased), "--seed", "1"]) == 1
     captured = capsys.readouterr()
     assert "WARNING: three_view_to_isometric/line_stats (test) picks the answer" in captured.err
     report = json.loads((biased / "reports" / "audit.json").read_text())
@@ -125,13 +126,13 @@ def test_probes_fitted_on_dask_workers_give_the_same_report(biased):
 
 def test_card_section_replacement():
     section = f"{BEGIN}\nnew\n{END}"
-    assert replace_section("", section) == section + "\n"
+    assert replace_marked("", BEGIN, END, section) == section + "\n"
     text = f"# T\n\n{BEGIN}\nold\n{END}\n\n## Later\n"
-    assert replace_section(text, section) == f"# T\n\n{section}\n\n## Later\n"
+    assert replace_marked(text, BEGIN, END, section) == f"# T\n\n{section}\n\n## Later\n"
 
 
 def test_audit_errors_without_questions(tmp_path, capsys):
-    assert main(tmp_path) == 2
+    assert cli_main(["audit", str(tmp_path)]) == 2
     assert "no multiple-choice question sets" in capsys.readouterr().err
 
 
@@ -150,7 +151,7 @@ def test_real_dataset_pixels_are_within_chance(small_dataset, tmp_path):
     (copy / "questions").symlink_to(small_dataset / "questions")
     (copy / "drawings").symlink_to(small_dataset / "drawings")
     (copy / "views.parquet").symlink_to(small_dataset / "views.parquet")
-    assert main(copy) in (0, 1)
+    assert cli_main(["audit", str(copy)]) in (0, 1)
     report = json.loads((copy / "reports" / "audit.json").read_text())
     assert [r["verdict"] for r in report["results"] if r["probe"] in PIXEL_PROBES] == ["within_chance"] * 9
     assert report["not_audited"] == [] and len(report["results"]) == 21

@@ -13,11 +13,11 @@ import pyarrow.parquet as pq
 import pytest
 from synthetic_dataset import make_dataset
 
-from pipelines.regenerate import _audit
-from spare_gen.audit.probes import EXIT_NOT_AUDITED, audit, main
+from spare_gen.jobs.regenerate import _audit
+from spare_gen.audit.probes import EXIT_NOT_AUDITED, audit
 from spare_gen.audit.surface import TokenLookup, tokens
 from spare_gen.cli import main as cli_main
-from spare_gen.questions.outputs import split_path
+from spare_gen.questions.schema import split_path
 from spare_gen.questions.tasks import SPLITS
 from spare_gen.rng import derive_rng
 
@@ -157,7 +157,7 @@ def test_planted_cut0_naming_is_flagged(renamed, tmp_path, capsys):
 def test_an_empty_split_is_not_audited_with_its_own_exit_code(tmp_path, capsys):
     out = make_dataset(tmp_path / "out", split_sizes={"train": 24, "val": 4, "test": 8})
     split_path(out, "pose_to_isometric", "test").unlink()  # the question stage writes no file for an empty split
-    assert main(out) == EXIT_NOT_AUDITED == 3
+    assert cli_main(["audit", str(out)]) == EXIT_NOT_AUDITED == 3
     captured = capsys.readouterr()
     assert "split pose_to_isometric/test is EMPTY" in captured.err
     assert "NOT AUDITED" in captured.out and "pose_to_isometric/line_stats" in captured.out

@@ -9,7 +9,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from pipelines.regenerate import run
+from spare_gen.jobs.regenerate import run
 from spare_gen import cad
 from spare_gen.config import load_config
 from spare_gen.models.quality import Quality, assess

@@ -5,15 +5,13 @@ from __future__ import annotations
 import pyarrow.parquet as pq
 from test_pool_pipeline import N_MODELS, N_VARIANTS, run_a  # noqa: F401  (run_a: the module's pool fixture)
 
-from spare_gen.questions.card import CARD_NAME, POOL_BEGIN, POOL_END, write_pool_section
-from spare_gen.wireframes.corruptions import SEVERITIES, get_corruption_names
+from spare_gen.card.dataset import POOL_BEGIN, POOL_END, pool_section, replace_marked
+from spare_gen.pool.corruptions import SEVERITIES, get_corruption_names
 
 
 def test_pool_section_counts_the_pool_and_is_replaced_in_place(run_a):  # noqa: F811
-    card = run_a / CARD_NAME
-    card.write_text("---\nlicense: mit\n---\n\n# Card\n\n" + POOL_BEGIN + "\nSTALE TEXT\n" + POOL_END + "\n\n## Citation\n")
-    write_pool_section(run_a)
-    text = card.read_text()
+    stale = "---\nlicense: mit\n---\n\n# Card\n\n" + POOL_BEGIN + "\nSTALE TEXT\n" + POOL_END + "\n\n## Citation\n"
+    text = replace_marked(stale, POOL_BEGIN, POOL_END, pool_section(run_a))
     assert text.startswith("---\nlicense: mit\n---\n\n# Card\n\n" + POOL_BEGIN) and text.endswith("\n\n## Citation\n")
     assert "STALE TEXT" not in text and text.count(POOL_BEGIN) == 1
     ok = sum(r["status"] == "ok" for r in pq.read_table(run_a / "corruptions.parquet", columns=["status"]).to_pylist())

@@ -9,7 +9,7 @@ from scipy.sparse.csgraph import connected_components
 
 from spare_gen.metrics.wireframe import corner_prf, edge_prf
 from spare_gen.rng import derive_rng
-from spare_gen.wireframes.corruptions import (
+from spare_gen.pool.corruptions import (
     NEW_VERTEX,
     SEVERITIES,
     SEVERITY_TABLE,
@@ -21,7 +21,7 @@ from spare_gen.wireframes.corruptions import (
     SHIFT_SPREAD,
     model_size,
 )
-from spare_gen.wireframes.model import CORNER, CURVE, Wireframe
+from spare_gen.wireframe import CORNER, CURVE, Wireframe
 
 NAMES = ("deform", "perturb", "add", "remove")
 seeds = st.integers(0, 2**32 - 1)

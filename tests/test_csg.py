@@ -12,7 +12,7 @@ from spare_gen import cad
 from spare_gen.models.csg import PARAM_RANGES, primitive_counts_for, primitive_volume, random_program
 from spare_gen.config.schema import CsgConfig
 from spare_gen.models.settings import ModelSettings
-from spare_gen.models.stage import check_csg, make_csg_model
+from spare_gen.models.child import check_csg, make_csg_model
 from spare_gen.rng import derive_rng
 
 

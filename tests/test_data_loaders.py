@@ -10,7 +10,7 @@ import pyarrow.parquet as pq
 import pytest
 from synthetic_dataset import make_dataset
 
-from pipelines.export import export
+from spare_gen.jobs.export_npz import export
 from spare_gen.data import DrawingVectors, iter_questions, load_split, load_split_pandas, read_image
 from spare_gen.data.tables import three_view_columns
 

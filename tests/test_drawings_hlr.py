@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from drawings_shapes import BOX, HOLED_BOX, program, prim, render_config, write_model
-from spare_gen.drawings.stage import draw_model
+from spare_gen.drawings.child import draw_model
 
 SIZE = 200
 

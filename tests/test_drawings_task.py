@@ -10,8 +10,8 @@ from drawings_shapes import BOX, EMPTY, L_BLOCK, NEEDLE, render_config, write_mo
 from spare_gen.drawings.flags import assign_duplicate_flags
 from spare_gen.drawings.schema import DRAWINGS_SCHEMA, VIEWS_SCHEMA, rows_to_table
 from spare_gen.drawings.settings import DrawSettings
-from spare_gen.drawings.stage import draw_model
-from spare_gen.drawings.task import draw_task as _draw_task
+from spare_gen.drawings.child import draw_model
+from spare_gen.drawings.worker import draw_task as _draw_task
 from spare_gen.runner import testhooks
 
 

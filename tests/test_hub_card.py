@@ -9,7 +9,7 @@ import yaml
 
 from spare_gen.config import load_config
 from spare_gen.config.schema import SPARE3D_CITATION, TaskName
-from spare_gen.questions.card import CARD_NAME, card_text
+from spare_gen.card.dataset import CARD_NAME, card_text
 
 HF_SPLITS = ("train", "validation", "test")
 IMAGE_COLUMNS = {

@@ -1,4 +1,5 @@
-"""The import-linter contracts in .importlinter: layers (cad lowest) and "OCP only in spare_gen/cad/"."""
+"""The import-linter contracts in .importlinter: layers (cad lowest), "OCP only in spare_gen/cad/", and the layers
+inside spare_gen.questions (stage above task rules above shared declarations)."""
 
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ def _lint(root: Path) -> subprocess.CompletedProcess:
 
 def _copy_packages(tmp_path: Path) -> Path:
     root = tmp_path / "repo"
-    for name in ("spare_gen", "pipelines"):
+    for name in ("spare_gen",):
         shutil.copytree(REPO / name, root / name, ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copy(REPO / ".importlinter", root / ".importlinter")
     return root
@@ -31,7 +32,7 @@ def _copy_packages(tmp_path: Path) -> Path:
 def test_contracts_hold_on_the_package():
     result = _lint(REPO)
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "2 kept, 0 broken" in result.stdout
+    assert "3 kept, 0 broken" in result.stdout
 
 
 def test_ocp_contract_lists_every_package_but_cad():
@@ -41,7 +42,7 @@ def test_ocp_contract_lists_every_package_but_cad():
     listed = set(config[OCP_CONTRACT]["source_modules"].split())
     present = {f"spare_gen.{p.stem}" for p in (REPO / "spare_gen").iterdir()
                if (p.suffix == ".py" and p.stem != "__init__") or (p / "__init__.py").is_file()}
-    assert present - {"spare_gen.cad"} == listed - {"pipelines"}
+    assert present - {"spare_gen.cad", "spare_gen.__main__"} == listed
 
 
 def test_ocp_import_outside_cad_breaks_the_contract(tmp_path):
@@ -58,8 +59,27 @@ def test_ocp_import_outside_cad_breaks_the_contract(tmp_path):
 def test_cad_importing_a_higher_layer_breaks_the_layers(tmp_path):
     root = _copy_packages(tmp_path)
     path = root / "spare_gen" / "cad" / "props.py"
-    path.write_text(path.read_text() + "\n\ndef _kinds():\n    from spare_gen.wireframes.model import CORNER\n\n"
-                    "    return CORNER\n")
+    path.write_text(path.read_text() + "\n\ndef _kinds():\n    from spare_gen.pool.corruptions import SEVERITIES\n\n"
+                    "    return SEVERITIES\n")
     result = _lint(root)
     assert result.returncode != 0
-    assert "spare_gen.cad is not allowed to import spare_gen.wireframes" in result.stdout
+    assert "spare_gen.cad is not allowed to import spare_gen.pool" in result.stdout
+
+
+def test_every_layer_is_one_package_or_independent_siblings():
+    """No ':' in the layers: packages that share a layer may not import each other ('|'), so no cycle hides there."""
+    config = configparser.ConfigParser()
+    config.read(REPO / ".importlinter")
+    layers = [line.strip() for line in config["importlinter:contract:layers"]["layers"].splitlines() if line.strip()]
+    assert layers and not [line for line in layers if ":" in line]
+
+
+
+def test_a_task_rule_importing_the_question_stage_breaks_the_questions_layers(tmp_path):
+    root = _copy_packages(tmp_path)
+    path = root / "spare_gen" / "questions" / "tasks" / "isometric_view_generation.py"
+    path.write_text(path.read_text() + "\n\ndef _advice():\n    from spare_gen.questions.stage.plan import ADVICE\n\n"
+                    "    return ADVICE\n")
+    result = _lint(root)
+    assert result.returncode != 0
+    assert "spare_gen.questions.tasks is not allowed to import spare_gen.questions.stage" in result.stdout

@@ -10,7 +10,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from pipelines import metric_report
+from spare_gen.jobs import metric_report
 from spare_gen.metrics import perturbations as P
 from spare_gen.metrics.properties import (
     TESTS,
@@ -24,7 +24,7 @@ from spare_gen.metrics.properties import (
 )
 from spare_gen.metrics.wireframe import evaluate_all, get_metric_names
 from spare_gen.rng import derive_rng
-from spare_gen.wireframes.model import CORNER, CURVE, Wireframe
+from spare_gen.wireframe import CORNER, CURVE, Wireframe
 
 
 def cube() -> Wireframe:

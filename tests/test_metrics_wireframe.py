@@ -27,7 +27,7 @@ from spare_gen.metrics.wireframe import (
     wed_s23dr,
 )
 from spare_gen.rng import derive_rng
-from spare_gen.wireframes.model import CORNER, CURVE, Wireframe
+from spare_gen.wireframe import CORNER, CURVE, Wireframe
 
 SQUARE = Wireframe([[0, 0, 0], [1, 0, 0], [1, 1, 0], [0, 1, 0]], [[0, 1], [1, 2], [2, 3], [3, 0]])
 # the same square with edge 0-1 split at its midpoint (a CORNER-kind vertex)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
-from pipelines.regenerate import run
+from spare_gen.jobs.regenerate import run
 from spare_gen import shards
 from spare_gen.config import load_config
 from spare_gen.models.schema import TIMING_COLUMNS

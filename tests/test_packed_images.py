@@ -36,7 +36,7 @@ OVERRIDES = [
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory) -> dict[str, Path]:
     """{"files": out, "parquet": out}: the same config with each store."""
-    from pipelines.regenerate import run
+    from spare_gen.jobs.regenerate import run
     from spare_gen.config import load_config
 
     outs = {}

@@ -17,14 +17,14 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 
-from pipelines.regenerate import POOL_STAGES, run
+from spare_gen.jobs.regenerate import POOL_STAGES, run
 from spare_gen import cad
-from spare_gen.wireframes.extract import brep_wireframe
+from spare_gen.pool.child import brep_wireframe
 from spare_gen.config import load_config
-from spare_gen.wireframes.calibration import check_variants
-from spare_gen.wireframes.corruptions import SEVERITIES, get_corruption_names
-from spare_gen.wireframes.model import Wireframe
-from spare_gen.wireframes.variants import make_variants
+from spare_gen.pool.calibration import check_variants
+from spare_gen.pool.corruptions import SEVERITIES, get_corruption_names
+from spare_gen.wireframe import Wireframe
+from spare_gen.pool.variants import make_variants
 
 REPO = Path(__file__).resolve().parents[1]
 

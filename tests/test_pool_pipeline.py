@@ -11,8 +11,8 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 
-from pipelines.pool import run_pool
-from pipelines.regenerate import POOL_STAGES, run
+from spare_gen.pool.driver import run_pool
+from spare_gen.jobs.regenerate import POOL_STAGES, run
 from spare_gen import cad
 from spare_gen.atomic import write_parquet
 from spare_gen.config import load_config
@@ -20,13 +20,13 @@ from spare_gen.metrics.wireframe import corner_prf, edge_prf
 from spare_gen.models.csg import random_program
 from spare_gen.models.schema import MODELS_SCHEMA
 from spare_gen.shards import rows_to_table
-from spare_gen.models.stage import check_csg
+from spare_gen.models.child import check_csg
 from spare_gen.rng import derive_rng, derive_seed
 from spare_gen.runner.cluster import open_client
-from spare_gen.wireframes.corruptions import SEVERITIES, get_corruption_names
-from spare_gen.wireframes.extract import brep_wireframe
-from spare_gen.wireframes.schema import CORRUPTIONS_SCHEMA, METRIC_COLUMNS, PICTURE_COLUMNS, WIREFRAMES_SCHEMA
-from spare_gen.wireframes.variants import corruption_id, make_variants
+from spare_gen.pool.corruptions import SEVERITIES, get_corruption_names
+from spare_gen.pool.child import brep_wireframe
+from spare_gen.pool.schema import CORRUPTIONS_SCHEMA, METRIC_COLUMNS, PICTURE_COLUMNS, WIREFRAMES_SCHEMA
+from spare_gen.pool.variants import corruption_id, make_variants
 
 N_MODELS = 3
 N_VARIANTS = len(get_corruption_names()) * len(SEVERITIES)

@@ -13,11 +13,11 @@ import pyarrow.parquet as pq
 import pytest
 from PIL import Image
 
-from pipelines.regenerate import run
+from spare_gen.jobs.regenerate import run
 from spare_gen import shards
 from spare_gen.config import load_config
-from spare_gen.questions.candidates import Drawing, near_duplicate
-from spare_gen.questions.files import row_paths, sha256_file
+from spare_gen.questions.near_duplicate import Drawing, near_duplicate
+from spare_gen.questions.publish.files import row_paths, sha256_file
 from spare_gen.questions.select import split_sizes
 from spare_gen.questions.layout import SPLITS, pose_view
 from spare_gen.validate import main as validate_main
@@ -289,7 +289,7 @@ def test_validate_catches_a_flagged_model(dataset, tmp_path):
 
 
 def test_too_many_questions_stop_before_any_work(dataset, tmp_path):
-    from spare_gen.questions.driver import run_questions
+    from spare_gen.questions.stage.driver import run_questions
     from spare_gen.questions.select import NotEnoughModels
 
     out = _copy(dataset, tmp_path)

@@ -1,4 +1,4 @@
-"""End-to-end `pipelines.rank.run` on a small hand-made pool with simulated annotations."""
+"""End-to-end `spare_gen.jobs.rank.run` on a small hand-made pool with simulated annotations."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 from PIL import Image
 from scipy.stats import kendalltau
 
-from pipelines.rank import run
+from spare_gen.jobs.rank import run
 from spare_gen.ranking import simulate_judgements
 
 KINDS = ("deform", "perturb", "add", "remove")

@@ -19,7 +19,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from pipelines.regenerate import run
+from spare_gen.jobs.regenerate import run
 from spare_gen.config import load_config
 from spare_gen.runner.cluster import open_client
 from spare_gen.validate import validate
@@ -195,7 +195,7 @@ def test_ctrl_c_is_a_clean_stop_and_the_rerun_equals_an_uninterrupted_run(tmp_pa
 
 
 def test_a_broken_exact_hlr_result_falls_back_and_no_ok_view_leaves_its_box(tmp_path, shared_cluster):
-    from spare_gen.drawings.stage import BOX_MARGIN
+    from spare_gen.drawings.child import BOX_MARGIN
 
     out = _run(tmp_path / "out", "models.csg.count=4", 'debug.broken_hlr=["drawings:csg_000001"]',
                scheduler=shared_cluster, stages=("models", "drawings"))
@@ -216,7 +216,7 @@ def test_plausibility_check_on_real_hlr_output(tmp_path):
     from spare_gen.cad import read_shape
     from spare_gen.cad.hlr import HlrModel
     from spare_gen.drawings.poses import fixed_poses
-    from spare_gen.drawings.stage import _plant_far_point, plausible_lines, projected_box
+    from spare_gen.drawings.child import _plant_far_point, plausible_lines, projected_box
 
     hlr = HlrModel(read_shape(write_model(L_BLOCK, tmp_path, "l")), "exact")
     for pose in fixed_poses():
@@ -281,7 +281,7 @@ def test_bad_cad_inputs_become_rows_and_loose_edges_are_drawn(public_tmp, shared
         "from spare_gen.models.files import discover\n"
         "from spare_gen.config.schema import CsgConfig\n"
         "from spare_gen.models.settings import ModelSettings\n"
-        "from spare_gen.models.stage import load_file_model\n"
+        "from spare_gen.models.child import load_file_model\n"
         f"items = discover({str(folder)!r}, ['.step'], 50.0)\n"
         "item = next(i for i in items if i.model_id == 'secret')\n"
         f"settings = ModelSettings(stage='models', seed=0, out_dir={str(public_tmp / 'out2')!r}, timeout_s=60, "

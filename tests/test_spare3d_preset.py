@@ -27,9 +27,13 @@ from spare_gen.cad.cut import cut_with, removed_fraction
 from spare_gen.cad.hlr import run_exact
 from spare_gen.cad.hlr_shape import prepare_shape
 from spare_gen.cad.props import volume
+from spare_gen.config import load_config
+from spare_gen.config.schema import TaskName
 from spare_gen.drawings.poses import fixed_poses
-from spare_gen.drawings.stage import draw_model
-from spare_gen.questions.cutters_spare3d import spare3d_cutter
+from spare_gen.drawings.child import draw_model
+from spare_gen.questions.settings import QuestionSettings
+from spare_gen.questions.tasks.three_view_to_isometric.child import make_cut_set
+from spare_gen.questions.tasks.three_view_to_isometric.cutters_spare3d import spare3d_cutter
 from spare_gen.rng import derive_rng
 
 CANVAS = 200
@@ -184,13 +188,16 @@ def test_cut_removal_matches_the_original_rule(drawn):
 
 
 def test_cut_sets_use_the_original_family_and_acceptance(drawn, tmp_path):
-    from spare_gen.questions.cuts import make_cut_set
-
     _, result = drawn
     _, _, drawing, path = result["union"]
     render = render_config(preset="spare3d_csg", visible_width=2.0, hidden_width=1.0)
-    framing = {"scale": drawing["model"]["scale"], "center": drawing["model"]["center"]}
-    cuts = make_cut_set("union", path, str(tmp_path), 0, render, framing, "exact", 1.5, 12, cutters="spare3d")
+    config = load_config(None, ["questions.cutters=spare3d", "questions.max_cut_attempts=12",
+                                "questions.duplicate_tolerance_px=1.5"])
+    settings = QuestionSettings.from_config(config, tmp_path, TaskName.THREE_VIEW_TO_ISOMETRIC).model_copy(
+        update={"render": render})
+    unit = {"model_id": "union", "shape_path": path, "hlr_method": "exact",
+            "framing": {"scale": drawing["model"]["scale"], "center": drawing["model"]["center"]}}
+    cuts = make_cut_set(unit, settings)
     assert cuts["accepted"], cuts
     specs = [c["cutter"] for c in cuts["cuts"]]
     assert {s["type"] for s in specs} <= {"box", "sphere", "cone", "cylinder"}

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from spare_gen.config.schema import TaskName
-from spare_gen.questions.columns import ANSWER_COLUMN
+from spare_gen.questions.schema import ANSWER_COLUMN
 from spare_gen.questions.layout import AnswerSide
-from spare_gen.questions.schema import question_schema
+from spare_gen.questions.tasks import question_schema
 from spare_gen.questions.spec import TargetKind
 from spare_gen.questions.tasks import TASK_SPECS
 

@@ -9,14 +9,14 @@ import numpy as np
 import pytest
 
 from spare_gen import cad
-from spare_gen.wireframes.extract import (
+from spare_gen.pool.child import (
     brep_wireframe,
     denormalise,
     extract_wireframe,
     merge_close_points,
     normalise,
 )
-from spare_gen.wireframes.model import CORNER, CURVE, Wireframe
+from spare_gen.wireframe import CORNER, CURVE, Wireframe
 
 
 def solid(kind: str, params: dict, translation=(0.0, 0.0, 0.0)):

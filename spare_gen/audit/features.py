@@ -19,7 +19,7 @@ from spare_gen.config.schema import TaskName
 from spare_gen.data.tables import DrawingVectors, Kind, load_split
 from spare_gen.packed import drawing_bytes
 from spare_gen.questions.layout import AnswerSide
-from spare_gen.questions.outputs import split_path
+from spare_gen.questions.schema import split_path
 from spare_gen.questions.tasks import TASK_SPECS
 
 THUMBNAIL_SIDE = 16

@@ -31,7 +31,6 @@ are reported too. Randomness (folds) comes from derive_rng(seed, "audit", task, 
 
 from __future__ import annotations
 
-import sys
 from enum import Enum
 from pathlib import Path
 
@@ -213,28 +212,7 @@ def exit_code(report: dict) -> int:
     return EXIT_NOT_AUDITED if report["not_audited"] else EXIT_OK
 
 
-def audit_and_record(out: Path, seed: int = 0, client=None) -> tuple[dict, Path, Path]:
-    """Run the audit (its fits on ``client``'s workers when given), write ``reports/audit.json`` and the dataset
-    card's audit section; (report, json, card)."""
-    from spare_gen.audit.card import write_audit_section
-
+def audit_and_record(out: Path, seed: int = 0, client=None) -> tuple[dict, Path]:
+    """Run the audit (its fits on ``client``'s workers when given) and write ``reports/audit.json``; (report, json)."""
     report = audit(Path(out), seed, client)
-    json_path = write_json(Path(out) / REPORTS_DIR / REPORT_NAME, report)
-    return report, json_path, write_audit_section(Path(out), report)
-
-
-def main(out: Path, seed: int = 0) -> int:
-    """CLI entry: 0 every probe ran and is within chance, 1 one is not, 3 one could not run, 2 on errors."""
-    from spare_gen.audit.text import format_report, summary, warnings
-
-    try:
-        report, json_path, card_path = audit_and_record(Path(out), seed)
-    except (ValueError, FileNotFoundError, KeyError) as exc:
-        print(f"spare-gen audit: error: {exc}", file=sys.stderr)
-        return EXIT_ERROR
-    print(format_report(report))
-    for w in warnings(report):
-        print(f"spare-gen audit: WARNING: {w}", file=sys.stderr)
-    print(f"report: {json_path}; dataset card section: {card_path}")
-    print(f"audit: {summary(report)}")
-    return exit_code(report)
+    return report, write_json(Path(out) / REPORTS_DIR / REPORT_NAME, report)

@@ -39,7 +39,7 @@ import pyarrow.parquet as pq
 from spare_gen.audit.features import LAYOUT, Layout
 from spare_gen.config.schema import TaskName
 from spare_gen.packed import drawing_bytes
-from spare_gen.questions.outputs import split_path
+from spare_gen.questions.schema import split_path
 from spare_gen.questions.tasks import LAYOUTS
 
 ANSWER_COLUMN = "answer"

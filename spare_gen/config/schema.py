@@ -283,7 +283,7 @@ class QuestionsConfig(_Section):
 
 
 class PredictionUnits(str, Enum):
-    """Coordinates of imported predictions (spare_gen.wireframes.predictions)."""
+    """Coordinates of imported predictions (spare_gen.pool.predictions)."""
 
     MODEL = "model"  # the CAD model's own (wireframes.parquet: vertices * scale + centre)
     NORMALISED = "normalised"  # the ground truth's normalised ones (bounding-box centre 0, diagonal 1)
@@ -301,7 +301,7 @@ class PoolConfig(_Section):
     max_pairs_per_model: Annotated[int, Field(ge=0)] = Field(0, description="0 = all pairs")
     repeat_fraction: Annotated[float, Field(ge=0, le=0.5)] = 0.05
     predictions: str = Field("", description="folder of methods' predicted wireframes, <method>/<model_id>.json|.obj "
-                             "(spare_gen.wireframes.predictions); empty = corruptions only")
+                             "(spare_gen.pool.predictions); empty = corruptions only")
     prediction_units: PredictionUnits = Field(PredictionUnits.MODEL, description="coordinates of the predictions: "
                                               "model (the CAD model's) or normalised (the ground truth's, diagonal 1)")
 

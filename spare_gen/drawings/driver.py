@@ -11,7 +11,7 @@ from spare_gen.config.schema import Config, DrawingStore
 from spare_gen.drawings.flags import apply_duplicates, duplicate_map
 from spare_gen.drawings.schema import DRAWINGS_FILE, DRAWINGS_SCHEMA, VIEWS_FILE, VIEWS_SCHEMA, views_schema
 from spare_gen.drawings.settings import DrawSettings
-from spare_gen.drawings.task import draw_task, drawings_rows, views_rows
+from spare_gen.drawings.worker import draw_task, drawings_rows, views_rows
 from spare_gen.models.schema import MODELS_FILE
 from spare_gen.runner.sharded import TableOut, run_sharded_stage
 from spare_gen.runner.stage import status_summary

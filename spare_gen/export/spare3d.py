@@ -39,7 +39,7 @@ from spare_gen.data.tables import (
 from spare_gen.drawings.raster import png_bytes
 from spare_gen.filehash import sha256_file
 from spare_gen.packed import drawing_bytes
-from spare_gen.questions.outputs import split_path
+from spare_gen.questions.schema import split_path
 from spare_gen.questions.tasks import SPLITS, task_name
 
 EXPORT_SIZE = 200  # the released SPARE3D PNGs are 200 x 200

@@ -17,7 +17,7 @@ import pyarrow.parquet as pq
 
 from spare_gen.atomic import write_parquet
 from spare_gen.packed import IMAGE_TYPE, drawing_bytes
-from spare_gen.questions.outputs import split_path
+from spare_gen.questions.schema import split_path
 from spare_gen.questions.tasks import SPLITS
 
 HF_DIR = "hf"

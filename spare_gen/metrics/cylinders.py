@@ -29,7 +29,7 @@ from scipy.spatial import cKDTree
 
 from spare_gen.metrics.sampling import clean_segments, sample_segments
 from spare_gen.rng import derive_rng
-from spare_gen.wireframes.model import Wireframe
+from spare_gen.wireframe import Wireframe
 
 CYLINDER_RADIUS = 0.02
 

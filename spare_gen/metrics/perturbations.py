@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from spare_gen.metrics.sampling import clean_edges
-from spare_gen.wireframes.model import CORNER, Wireframe
+from spare_gen.wireframe import CORNER, Wireframe
 
 
 def normalise(wf: Wireframe) -> Wireframe:

@@ -48,7 +48,7 @@ from spare_gen.metrics.paper_table2 import difference_reason, paper_rate
 from spare_gen.metrics.sampling import clean_segments
 from spare_gen.metrics.wireframe import METRICS, evaluate_all, get_metric_names
 from spare_gen.rng import derive_rng
-from spare_gen.wireframes.model import Wireframe
+from spare_gen.wireframe import Wireframe
 
 STEPS = 10
 STRICT_EPS = 1e-12

@@ -11,7 +11,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from spare_gen.wireframes.model import Wireframe
+from spare_gen.wireframe import Wireframe
 
 #: Edges not longer than this (in normalised units) have no geometry and are ignored by every metric.
 MIN_EDGE_LENGTH = 1e-12

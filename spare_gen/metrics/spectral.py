@@ -16,7 +16,7 @@ from scipy.sparse.csgraph import connected_components, laplacian
 from scipy.stats import wasserstein_distance
 
 from spare_gen.metrics.sampling import clean_edges
-from spare_gen.wireframes.model import Wireframe
+from spare_gen.wireframe import Wireframe
 
 
 def laplacian_spectrum(wf: Wireframe) -> np.ndarray:

@@ -22,7 +22,7 @@ from scipy.spatial.distance import cdist
 
 from spare_gen.metrics.matching import match_candidates
 from spare_gen.metrics.sampling import clean_edges
-from spare_gen.wireframes.model import Wireframe
+from spare_gen.wireframe import Wireframe
 
 VERTEX_INSERT_COST = 0.5  # S23DR defaults: half / quarter of the GT diameter, here 1 = bbox diagonal
 VERTEX_DELETE_COST = 0.25

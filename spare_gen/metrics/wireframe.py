@@ -38,7 +38,7 @@ from spare_gen.metrics.sampling import (
 )
 from spare_gen.metrics.spectral import spectral_distance, spectral_distance_l1, spectral_distances
 from spare_gen.metrics.wed import wed, wed_s23dr
-from spare_gen.wireframes.model import CORNER, Wireframe
+from spare_gen.wireframe import CORNER, Wireframe
 
 __all__ = [
     "CORNER_THRESHOLD", "EDGE_THRESHOLD", "SAMPLE_SPACING", "EMPTY_DISTANCE", "CYLINDER_RADIUS",

@@ -10,7 +10,7 @@ from spare_gen.models.csg import primitive_counts_for
 from spare_gen.models.files import discover
 from spare_gen.models.schema import MODELS_FILE, MODELS_SCHEMA
 from spare_gen.models.settings import ModelSettings
-from spare_gen.models.task import model_rows, model_task
+from spare_gen.models.worker import model_rows, model_task
 from spare_gen.runner.sharded import TableOut, run_sharded_stage
 from spare_gen.runner.stage import status_summary
 

@@ -1,1 +1,9 @@
-"""SPARE3D question sets: the five tasks, bias-free by construction (see driver.py for the stage)."""
+"""SPARE3D question sets: the five tasks, bias-free by construction.
+
+``tasks/`` holds each task's rule (one module or folder per task, each with its ``TaskSpec``); ``stage/`` the
+stage's orchestration (``stage.driver.run_questions``); ``validate/`` the rules ``spare-gen validate`` checks;
+``publish/`` the content-named files, the manifest and the contact sheets. The modules at this level are the
+declarations they share: ``schema`` (columns, tables, file names), ``spec``, ``layout``, ``settings``,
+``rejections``, ``near_duplicate``, ``select``, ``row_parts``, ``dataset``, ``sheet_cells`` and ``worker`` (a
+task's OpenCASCADE work run in the Dask worker's isolated child).
+"""

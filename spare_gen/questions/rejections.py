@@ -26,7 +26,7 @@ class QuestionRejection(str, Enum):
     CUT_AMBIGUOUS = "cut_ambiguous"  # F, R and T drawings all the same as the source cut's
     CUT_BOOLEAN_OVER_BUDGET = "cut_boolean_over_budget"  # the boolean used more than questions.cut_budget_s CPU s
     CUT_HLR_OVER_BUDGET = "cut_hlr_over_budget"  # one view's hidden-line removal used more than that
-    CUT_TOO_SLOW = "cut_too_slow"  # model-level: too many attempts over their budget (cuts.MAX_OVER_BUDGET)
+    CUT_TOO_SLOW = "cut_too_slow"  # model-level: too many attempts over their budget (job.MAX_OVER_BUDGET)
     CUT_ATTEMPTS_EXHAUSTED = "cut_attempts_exhausted"  # model-level: a cut slot found no good cutter
     NO_VOLUME = "no_volume"  # model-level: a shell or wire model has no volume to cut
     # point clouds and unit failures

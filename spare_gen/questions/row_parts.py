@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from spare_gen.questions.columns import THREE_VIEW_PREFIXES
+from spare_gen.questions.schema import THREE_VIEW_PREFIXES
 from spare_gen.questions.select import Stratum
 
 

@@ -1,24 +1,53 @@
-"""Schemas of the question Parquet files (common columns + each task's own), the file manifest and cut views."""
+"""Tables and file names of the question stage, declared once: shared columns, fixed tables, output paths.
+
+Each task module declares its own columns with ``field``; the full table of a task (these common columns
+and its own) is ``spare_gen.questions.tasks.question_schema``.
+"""
 
 from __future__ import annotations
 
+import hashlib
+import os
+from pathlib import Path
+
 import pyarrow as pa
 
-from spare_gen.config.schema import TaskName
-from spare_gen.questions.columns import COMMON_FIELDS, PATHS, field
-from spare_gen.questions.tasks import TASK_SPECS
+PATHS = "paths relative to the dataset root"
+# Column names and prefixes that loaders read by role; a drawing column is <prefix>_svg / <prefix>_png.
+THREE_VIEW_PREFIXES = {"f": "front", "r": "right", "t": "top"}  # the F, R, T inputs, in channel order
+ISO_PREFIX = "iso"  # isometric_to_pose: the isometric drawing whose pose is asked
+TARGET_PREFIX = "target"  # isometric_view_generation: the drawing to generate
+CANDIDATE_PREFIX = "candidate"  # candidate_svg / candidate_png: lists of 4, in answer order
+POSE_COLUMN = "pose"  # pose_to_isometric: the query pose 1..8
+POINTS_COLUMN = "points"  # point_cloud_generation: (n, 3) float32 target
+ANSWER_COLUMN = "answer"
 
-TASK_FIELDS: dict[TaskName, list[pa.Field]] = {t: list(spec.fields) for t, spec in TASK_SPECS.items()}
+
+def field(name: str, typ: pa.DataType, doc: str) -> pa.Field:
+    """A Parquet field with its description (shown in the dataset card)."""
+    return pa.field(name, typ, metadata={"description": doc})
 
 
-def question_schema(task: TaskName) -> pa.Schema:
-    return pa.schema(COMMON_FIELDS + TASK_FIELDS[TaskName(task)])
+COMMON_FIELDS = [
+    field("question_id", pa.string(), "unique id: <task>-<split>-<index>"),
+    field("task", pa.string(), "task name"),
+    field("split", pa.string(), "train, val or test"),
+    field("model_id", pa.string(), "the model (row of models.parquet) the question is made from"),
+    field("n_primitives", pa.int32(), "primitives in the CSG model (difficulty stratum); null for file models"),
+    field("seed", pa.uint64(), "derive_seed(config seed, 'questions', task, model_id): the question's own randomness"),
+    field("front_svg", pa.string(), f"input F drawing, SVG ({PATHS})"),
+    field("front_png", pa.string(), "input F drawing, PNG"),
+    field("right_svg", pa.string(), "input R drawing, SVG"),
+    field("right_png", pa.string(), "input R drawing, PNG"),
+    field("top_svg", pa.string(), "input T drawing, SVG"),
+    field("top_png", pa.string(), "input T drawing, PNG"),
+]
 
-
-# Per task: the columns holding file paths (single paths or lists of paths).
-def path_columns(task: TaskName) -> list[str]:
-    return [f.name for f in question_schema(task) if f.name.endswith(("_svg", "_png", "_step"))]
-
+CANDIDATE_FIELDS = [
+    field("candidate_svg", pa.list_(pa.string()), "the 4 candidate isometric drawings, SVG, in answer order"),
+    field("candidate_png", pa.list_(pa.string()), "the 4 candidate isometric drawings, PNG, in answer order"),
+]
+ANSWER_FIELD = field(ANSWER_COLUMN, pa.int32(), "index (0-3) of the correct candidate / pose choice")
 
 MANIFEST_SCHEMA = pa.schema([
     field("path", pa.string(), f"a file referenced by some question ({PATHS})"),
@@ -42,7 +71,45 @@ CUT_VIEWS_SCHEMA = pa.schema([
     field("hidden", POLYLINES, "hidden polylines, canvas px"),
 ])
 
+FILE_SOURCES_SCHEMA = pa.schema([
+    field("path", pa.string(), f"a per-question copy ({PATHS})"),
+    field("source", pa.string(), "the drawing-stage file it copies (its name says the pose)"),
+])
 
-def describe(task: TaskName) -> list[tuple[str, str, str]]:
-    """(name, type, description) of every column, for the dataset card."""
-    return [(f.name, str(f.type), (f.metadata or {}).get(b"description", b"").decode()) for f in question_schema(task)]
+# Output file and folder names (relative to the dataset root).
+QUESTIONS_DIR = "questions"
+MANIFEST_NAME = "files.parquet"
+SUMMARY_NAME = "summary.json"
+TIMINGS_NAME = "timings.json"
+CUT_VIEWS_NAME = "cut_views.parquet"
+CUTS_DIR = f"{QUESTIONS_DIR}/cuts"  # cut objects (STEP) and their drawings, one folder per model
+PREVIEW_DIR = "preview"  # contact sheets <task>.png
+
+
+def split_path(out: Path, task: str, split: str) -> Path:
+    """``<out>/questions/<task>/<split>.parquet``."""
+    return Path(out) / QUESTIONS_DIR / task / f"{split}.parquet"
+
+
+FILE_SOURCES_NAME = "file_sources.parquet"  # per-question file -> the drawing it copies
+
+
+def question_files_dir(task: str) -> str:
+    """Folder of a task's per-question file copies (content-named), relative to the dataset root."""
+    return f"{QUESTIONS_DIR}/{task}/files"
+
+
+# Content-named files (``spare_gen.questions.publish.files``): no name or modification time tells the answer.
+NAME_HEX = 32  # hex digits of the SHA-256 in a file name (128 bits)
+FIXED_MTIME = 946684800  # 2000-01-01T00:00:00Z for every content-named file
+
+
+def content_name(data: bytes, suffix: str, salt: str = "") -> str:
+    """``<first NAME_HEX hex digits of SHA-256(salt + data)><suffix>``; a salt keeps equal drawings of two
+    views apart (it must never depend on the answer)."""
+    return hashlib.sha256(salt.encode() + data).hexdigest()[:NAME_HEX] + suffix
+
+
+def settle(path: Path) -> None:
+    """Give ``path`` the fixed modification time."""
+    os.utime(path, (FIXED_MTIME, FIXED_MTIME))

@@ -26,6 +26,13 @@ class TargetKind(str, Enum):
     POINTS = "points"  # an (n, 3) float32 column
 
 
+class UnitInput(Enum):
+    """What a task's per-model unit reads besides its model id (the stage adds it before sending the unit)."""
+
+    ISOMETRIC_POLYLINES = "isometric_polylines"  # ``views``: the isometric drawings as polylines (symmetry checks)
+    SHAPE_AND_FRAMING = "shape_and_framing"  # ``shape_path``, ``framing``, ``hlr_method``: work in the child
+
+
 @dataclass(frozen=True)
 class LoaderKeys:
     """The item keys a loader hands out besides the F, R, T views (and ``answer`` for multiple-choice tasks).
@@ -56,7 +63,7 @@ class TaskSpec:
     sheet_cells: Callable[..., list]  # (out, row) -> the task's contact-sheet cells after F, R, T
     loader: LoaderKeys
     run_unit: Callable[..., dict] | None = None  # (unit, QuestionSettings) -> {accepted, rule, ...}; None: accept all
-    unit_inputs: Callable[..., None] | None = None  # (units, inputs, out): add what run_unit reads to each unit
+    unit_inputs: UnitInput | None = None  # what run_unit reads besides the model id
     split_extras: Callable[..., list[dict]] | None = None  # (seed, split, items) -> per-item build_row kwargs
     cut_view_rows: Callable[..., list[dict]] | None = None  # (item) -> rows of questions/cut_views.parquet
     answer_side: AnswerSide | None = None  # what the bias audit's question-blind probes read

@@ -20,7 +20,7 @@ from spare_gen.config.schema import TaskName
 from spare_gen.data.tables import available_tasks, check_split, load_split
 from spare_gen.drawings.poses import pose
 from spare_gen.packed import drawing_bytes
-from spare_gen.questions.outputs import split_path
+from spare_gen.questions.schema import split_path
 from spare_gen.questions.tasks import task_name
 from spare_gen.rng import derive_rng
 from spare_gen.viewer.pose_cube import pose_cube_svg

@@ -1,26 +1,39 @@
-"""isometric_to_pose: given F, R, T and one isometric drawing, choose its pose among 1, 2, 5, 6."""
+"""isometric_to_pose: given F, R, T and one isometric drawing, choose its pose among 1, 2, 5, 6.
+
+Rule 3 for this task: a model is used only when its drawings from poses 1, 2, 5 and 6 are pairwise distinct
+(a pure function of the model's isometric polylines; the result travels as JSON).
+"""
 
 from __future__ import annotations
 
 import time
 from pathlib import Path
 
+import numpy as np
 import pyarrow as pa
 
 from spare_gen.config.schema import TaskName
-from spare_gen.questions.columns import ANSWER_FIELD, ISO_PREFIX, field
-from spare_gen.questions.layout import POSE_CHOICES, AnswerSide, pose_view
-from spare_gen.questions.loaded import (
+from spare_gen.questions.dataset import (
     LoadedDataset, check_model_three_views, distinct_candidates, model_view, question_id,
 )
+from spare_gen.questions.layout import POSE_CHOICES, AnswerSide, pose_view
+from spare_gen.questions.near_duplicate import duplicate_matrix, pose_drawings
+from spare_gen.questions.rejections import QuestionRejection
 from spare_gen.questions.row_parts import Accepted, three_view_fields
-from spare_gen.questions.sheet_cells import Cell, drawing_image
+from spare_gen.questions.schema import ANSWER_FIELD, ISO_PREFIX, field
 from spare_gen.questions.settings import QuestionSettings
-from spare_gen.questions.spec import LoaderKeys, TaskSpec
-from spare_gen.questions.symmetry import check_isometric_to_pose
-from spare_gen.questions.unit_inputs import isometric_polylines
+from spare_gen.questions.sheet_cells import Cell, drawing_image
+from spare_gen.questions.spec import LoaderKeys, TaskSpec, UnitInput
 
 TASK = TaskName.ISOMETRIC_TO_POSE
+
+
+def check_isometric_to_pose(views: dict[str, dict], tolerance_px: float) -> dict:
+    """Accept when the drawings from poses 1, 2, 5 and 6 are pairwise distinct."""
+    dup = duplicate_matrix(pose_drawings(views, POSE_CHOICES), tolerance_px)
+    pairs = [[POSE_CHOICES[i], POSE_CHOICES[j]] for i, j in zip(*np.nonzero(np.triu(dup)))]
+    return {"accepted": not pairs, "rule": QuestionRejection.POSES_COINCIDE.value if pairs else None,
+            "coinciding": pairs}
 
 
 def run_unit(unit: dict, settings: QuestionSettings) -> dict:
@@ -70,7 +83,7 @@ SPEC = TaskSpec(
     sheet_cells=sheet_cells,
     loader=LoaderKeys(drawing={"iso": ISO_PREFIX}),
     run_unit=run_unit,
-    unit_inputs=isometric_polylines,
+    unit_inputs=UnitInput.ISOMETRIC_POLYLINES,
     answer_side=AnswerSide.CLASSES,
     answer_side_prefix=ISO_PREFIX,
     content_named_columns=(f"{ISO_PREFIX}_svg", f"{ISO_PREFIX}_png"),

@@ -7,10 +7,10 @@ from pathlib import Path
 import pyarrow as pa
 
 from spare_gen.config.schema import TaskName
-from spare_gen.questions.columns import TARGET_PREFIX, field
+from spare_gen.questions.dataset import LoadedDataset, check_model_three_views, is_model_view, question_id
 from spare_gen.questions.layout import TARGET_POSE, pose_view
-from spare_gen.questions.loaded import LoadedDataset, check_model_three_views, is_model_view, question_id
 from spare_gen.questions.row_parts import Accepted, three_view_fields
+from spare_gen.questions.schema import TARGET_PREFIX, field
 from spare_gen.questions.sheet_cells import Cell, drawing_image
 from spare_gen.questions.spec import LoaderKeys, TargetKind, TaskSpec
 

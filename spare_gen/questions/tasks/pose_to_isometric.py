@@ -1,28 +1,60 @@
-"""pose_to_isometric: given F, R, T and a pose 1..8, choose that pose's drawing among 4 poses of the model."""
+"""pose_to_isometric: given F, R, T and a pose 1..8, choose that pose's drawing among 4 poses of the model.
+
+Rule 3 for this task: a model is used only when some query pose has 3 other poses whose drawings are distinct
+from it and from each other (a pure function of the model's isometric polylines; the result travels as JSON).
+"""
 
 from __future__ import annotations
 
 import time
 from pathlib import Path
 
+import numpy as np
 import pyarrow as pa
 
 from spare_gen.config.schema import TaskName
-from spare_gen.questions.columns import ANSWER_FIELD, CANDIDATE_FIELDS, CANDIDATE_PREFIX, POSE_COLUMN, field
-from spare_gen.questions.layout import ALL_POSES, N_CANDIDATES, AnswerSide, pose_view
-from spare_gen.questions.loaded import (
+from spare_gen.questions.dataset import (
     LoadedDataset, check_model_three_views, distinct_candidates, is_model_view, question_id,
 )
+from spare_gen.questions.layout import ALL_POSES, N_CANDIDATES, AnswerSide, pose_view
+from spare_gen.questions.near_duplicate import distinct_triples, duplicate_matrix, pose_drawings
+from spare_gen.questions.rejections import QuestionRejection
 from spare_gen.questions.row_parts import Accepted, arrange, three_view_fields
+from spare_gen.questions.schema import ANSWER_FIELD, CANDIDATE_FIELDS, CANDIDATE_PREFIX, POSE_COLUMN, field
 from spare_gen.questions.select import balanced_choice
-from spare_gen.questions.sheet_cells import Cell, drawing_image
 from spare_gen.questions.settings import QuestionSettings
-from spare_gen.questions.spec import LoaderKeys, TaskSpec
-from spare_gen.questions.symmetry import candidate_poses, check_pose_to_isometric
-from spare_gen.questions.unit_inputs import isometric_polylines
+from spare_gen.questions.sheet_cells import Cell, drawing_image
+from spare_gen.questions.spec import LoaderKeys, TaskSpec, UnitInput
 from spare_gen.rng import derive_rng
 
 TASK = TaskName.POSE_TO_ISOMETRIC
+
+
+def check_pose_to_isometric(views: dict[str, dict], tolerance_px: float) -> dict:
+    """Accept when some query pose has 3 other poses whose drawings are distinct from it and each other.
+
+    Returns the 8x8 near-duplicate matrix (poses 1..8) and the feasible query poses, from which the
+    driver picks a balanced query pose and the candidate poses.
+    """
+    dup = duplicate_matrix(pose_drawings(views, ALL_POSES), tolerance_px)
+    feasible = [p for i, p in enumerate(ALL_POSES) if distinct_triples(dup, i)]
+    return {
+        "accepted": bool(feasible),
+        "rule": None if feasible else QuestionRejection.NO_DISTINCT_POSES.value,
+        "duplicates": dup.astype(int).tolist(),
+        "feasible_poses": feasible,
+    }
+
+
+def candidate_poses(duplicates: list[list[int]], query: int, rng: np.random.Generator) -> list[int]:
+    """The query pose and 3 distractor poses (a random distinct triple), query first."""
+    dup = np.asarray(duplicates, dtype=bool)
+    q = ALL_POSES.index(query)
+    triples = distinct_triples(dup, q)
+    if not triples:
+        raise ValueError(f"pose {query} has no 3 distinct other poses for this model")
+    chosen = triples[int(rng.integers(len(triples)))]
+    return [query] + [ALL_POSES[i] for i in chosen]
 
 
 def run_unit(unit: dict, settings: QuestionSettings) -> dict:
@@ -88,7 +120,7 @@ SPEC = TaskSpec(
     sheet_cells=sheet_cells,
     loader=LoaderKeys(candidates=CANDIDATE_PREFIX, pose=POSE_COLUMN),
     run_unit=run_unit,
-    unit_inputs=isometric_polylines,
+    unit_inputs=UnitInput.ISOMETRIC_POLYLINES,
     split_extras=split_extras,
     answer_side=AnswerSide.CANDIDATES,
     answer_side_prefix=CANDIDATE_PREFIX,

@@ -1,0 +1,72 @@
+"""The "## Bias audit" section of the dataset card, between markers so a rerun replaces it."""
+
+from __future__ import annotations
+
+
+from spare_gen.audit.text import interval, pct
+
+BEGIN = "<!-- spare-gen audit: begin (rewritten by `spare-gen audit`) -->"
+END = "<!-- spare-gen audit: end -->"
+
+
+def _cells(e) -> list[str]:
+    if e is None:
+        return ["-", "-", "-"]
+    return [f"{e['correct']}/{e['total']}", pct(e["accuracy"]), interval(e["ci_family"], " - ")]
+
+
+def section_text(report: dict) -> str:
+    rows = []
+    for r in report["results"]:
+        t, c = _cells(r["evaluations"]["test"]), _cells(r["evaluations"]["cv"])
+        rows.append(f"| `{r['task']}` | `{r['probe']}` | {' | '.join(t)} | {' | '.join(c)} | "
+                    f"{r['verdict'].replace('_', ' ')} |")
+    flagged, missing, empty = report["flagged"], report.get("not_audited", []), report.get("empty_splits", [])
+    lines = []
+    if flagged:
+        lines.append(f"**Not within chance: {', '.join(f'`{f}`' for f in flagged)}.**")
+    if missing:
+        lines.append(f"**Not audited (the probe could not run: empty split or too few questions): "
+                     f"{', '.join(f'`{f}`' for f in missing)}.** These are not evidence of a fair dataset.")
+    if empty:
+        lines.append(f"**WARNING: empty splits: {', '.join(f'`{e}`' for e in empty)}.**")
+    if not lines:
+        lines.append("**Every probe ran and is within chance.**")
+    summary = "\n\n".join(lines)
+    keys = {t: c for t, c in report.get("answer_key_columns", {}).items() if c}
+    key_note = ("" if not keys else " Columns holding the answer mapping on purpose (not model input) are left "
+                "out of `metadata`: " + "; ".join(f"`{t}`: {', '.join(f'`{c}`' for c in cs)}"
+                                                   for t, cs in keys.items()) + ".")
+    return "\n".join([
+        BEGIN,
+        "## Bias audit",
+        "",
+        "Question-blind probes try to pick the answer without the question (no F, R, T drawings, no query pose): "
+        "`line_stats` (conditional logistic regression on per-drawing ink, line counts and lengths, hidden-line "
+        "shares, extent and bbox aspect), `pixels_16` (the same on 16 x 16 grey thumbnails) and `answer_position` "
+        "(always the most frequent training answer; test split only). Beyond pixels, what any loader hands a model: "
+        "`paths` (tokens of each choice's file paths and their matches with the question's values, e.g. a pose "
+        "number as a file name), `file_order` (where a choice's file sorts among the question's files or in its "
+        "folder, and the question's row position), `metadata` (every exposed non-path column, e.g. per-candidate "
+        "lists), `file_bytes` (log size, mean byte and byte entropy of each choice's PNG, SVG and STEP files); "
+        "token probes are a smoothed per-token lookup learned on the training questions." + key_note +
+        " Candidates are scored one by one with "
+        "shared weights and the best of the 4 is chosen; for `isometric_to_pose` the probe classifies the "
+        "isometric drawing alone. *test*: fitted on the train split, scored on the test split; "
+        f"*cv*: {report['cv_folds']}-fold cross-validation over the questions of all splits, stratified by "
+        "answer. A probe is *within chance* when the Wilson interval of each accuracy at a family-wise "
+        f"{100 * report['family_confidence']:.0f}% level "
+        f"({100 * report['per_evaluation_confidence']:.2f}% per evaluation, Bonferroni) contains the chance level "
+        f"25%. A probe that could not run (an empty split, fewer than {report['min_train']} training questions) is "
+        "*not audited*, never within chance, and `spare-gen audit` exits with code 3. "
+        f"Seed {report['seed']}; 95% intervals and details in `reports/audit.json`. Few questions give wide "
+        "intervals: the audit can then only rule out large biases.",
+        "",
+        summary,
+        "",
+        "| task | probe | test correct | test accuracy | test family CI | cv correct | cv accuracy | cv family CI "
+        "| verdict |",
+        "|---|---|---|---|---|---|---|---|---|",
+        *rows,
+        END,
+    ])

@@ -1,0 +1,37 @@
+"""Write the dataset card once, from the question summary, the pool tables and the bias audit report."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from spare_gen.atomic import write_text
+from spare_gen.audit.probes import REPORT_NAME
+from spare_gen.card.audit import BEGIN, END, section_text
+from spare_gen.card.dataset import CARD_NAME, card_text, replace_marked
+from spare_gen.config.schema import Config
+from spare_gen.data.evaluate import REPORTS_DIR
+from spare_gen.hub.pack import write_hf_tables
+from spare_gen.questions.schema import QUESTIONS_DIR, SUMMARY_NAME
+
+
+def write_card(out: Path, config: Config) -> Path | None:
+    """The card and the image-embedded Hugging Face tables it declares; None where no question stage has run."""
+    out = Path(out)
+    summary_path = out / QUESTIONS_DIR / SUMMARY_NAME
+    if not summary_path.is_file():
+        return None
+    summary = json.loads(summary_path.read_text(encoding="utf-8"))
+    splits = write_hf_tables(out, list(summary["produced"]))
+    text = card_text(config, summary, out, splits)
+    report_path = out / REPORTS_DIR / REPORT_NAME
+    if report_path.is_file():
+        text = replace_marked(text, BEGIN, END, section_text(json.loads(report_path.read_text(encoding="utf-8"))))
+    return write_text(out / CARD_NAME, text)
+
+
+def write_audit_section(out: Path, report: dict) -> Path:
+    """Replace (or append) the card's bias-audit section, keeping the rest of the card as it is."""
+    path = Path(out) / CARD_NAME
+    text = path.read_text(encoding="utf-8") if path.is_file() else ""
+    return write_text(path, replace_marked(text, BEGIN, END, section_text(report)))

@@ -1,0 +1,97 @@
+"""The ``spare-gen`` command line: one module per command, registered in ``COMMANDS``.
+
+Each command module declares ``EPILOG`` (its input formats, with an example), optionally
+``DESCRIPTION``, ``add_arguments(parser)`` and ``run(args) -> exit code``. ``main`` imports only the module of
+the command it runs, so ``spare-gen --help`` and light commands start fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from types import ModuleType
+
+from spare_gen import __version__
+from spare_gen.config import ConfigError
+
+# command name -> (module in spare_gen.cli, one-line help for `spare-gen --help`)
+COMMANDS: dict[str, tuple[str, str]] = {
+    "run": ("run", "regenerate a dataset: models, drawings, questions (and the pool if enabled)"),
+    "pool": ("pool", "build a corrupted-wireframe pool for annotation (models + wireframes + pairs)"),
+    "config": ("config", "print the resolved, validated config as JSON"),
+    "validate": ("validate", "check every dataset rule and file hash; exit 1 on any violation"),
+    "metric-report": ("metric_report", "run the metric property ('unit test') report on a pool"),
+    "rank": ("rank", "rank pool variants from pairwise judgements; rater reliability; metric agreement"),
+    "annotate": ("annotate", "serve the rater web app on a pool; answers go to OUT/annotations/<rater>.csv"),
+    "simulate-raters": ("simulate_raters", "write an answers CSV of simulated raters (dry-run a study)"),
+    "learn-metric": ("learn_metric", "learn which metric combination predicts the raters; cross-validated"),
+    "evaluate": ("evaluate", "score a baseline's predictions on a task split"),
+    "evaluate-poses": ("evaluate_poses", "score camera-pose predictions on the random views (TAS/RAS/PAS, ATE)"),
+    "audit": ("audit", "question-blind bias probes per task; writes the result into the dataset card"),
+    "export-spare3d": ("export_spare3d", "write a dataset in the folder layout the published SPARE3D loaders read"),
+    "train-baseline": ("train_baseline", "train a small CNN from scratch on a multiple-choice task; predict test"),
+    "export": ("export", "one task split as a compressed .npz of fixed-size arrays"),
+    "show": ("show", "write an HTML page of sample questions (drawings, pose cube, answer toggle)"),
+}
+DESCRIPTION = "Regenerate SPARE3D-style datasets and corrupted-wireframe pools; validate, score, rank and export them."
+EXIT_BAD_INPUT = 2
+# optional dependencies a command may need, and the extra that installs each
+EXTRAS = {"torch": "torch", "transformers": "torch", "dask_jobqueue": "cluster"}
+
+
+def command_module(name: str) -> ModuleType:
+    """The module of command ``name`` (imported now: it pulls in the job it runs)."""
+    return importlib.import_module(f"spare_gen.cli.{COMMANDS[name][0]}")
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The whole argparse tree; with ``only``, that command's full parser and the others' names and help."""
+    parser = argparse.ArgumentParser(prog="spare-gen", description=DESCRIPTION)
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+    for name, (_, help_text) in COMMANDS.items():
+        if only is not None and name != only:
+            sub.add_parser(name, help=help_text)
+            continue
+        module = command_module(name)
+        p = sub.add_parser(name, help=help_text, description=getattr(module, "DESCRIPTION", help_text),
+                           epilog=module.EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+        module.add_arguments(p)
+    return parser
+
+
+def _command_in(argv: list[str]) -> str | None:
+    """The command ``argv`` names (its first word that is not an option), or None (argparse then explains)."""
+    word = next((w for w in argv if not w.startswith("-")), None)
+    return word if word in COMMANDS else None
+
+
+def _missing_extra(name: str | None, exc: ModuleNotFoundError) -> int | None:
+    """Exit code 2 and one line naming the extra to install, when ``exc`` is an optional dependency's absence."""
+    extra = EXTRAS.get((exc.name or "").split(".")[0])
+    if extra is None:
+        return None
+    print(f"spare-gen {name}: needs the optional dependency {exc.name!r}: pip install 'spare-gen[{extra}]'",
+          file=sys.stderr)
+    return EXIT_BAD_INPUT
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    name = _command_in(argv)
+    try:
+        module = command_module(name) if name else None
+        args = build_parser(only=name).parse_args(argv)
+        return module.run(args)
+    except ModuleNotFoundError as exc:
+        code = _missing_extra(name, exc)
+        if code is None:
+            raise
+        return code
+    except ConfigError as exc:
+        print(f"spare-gen: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except (FileNotFoundError, ValueError) as exc:  # incl. an unusable output folder, an unreachable scheduler
+        print(f"spare-gen: error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT

@@ -1,0 +1,43 @@
+"""`spare-gen audit OUT`: question-blind bias probes per task, recorded in the dataset card."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from spare_gen.audit.probes import EXIT_ERROR, audit_and_record, exit_code
+from spare_gen.audit.text import format_report, summary, warnings
+from spare_gen.card.compose import write_audit_section
+from spare_gen.cli.common import DATASET_INPUT
+
+EPILOG = DATASET_INPUT + """
+
+exit codes: 0 every probe ran and is within chance; 1 a probe is not within chance (a shortcut);
+3 a probe could not run (empty split, too few questions): "not audited", never "within chance"; 2 bad input.
+Writes reports/audit.json and the "Bias audit" section of OUT/README.md; prints a table and a summary line.
+Example:
+
+  spare-gen audit outputs/default"""
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("out")
+    p.add_argument("--seed", type=int, default=0)
+
+
+def run(args: argparse.Namespace) -> int:
+    """0 every probe ran and is within chance, 1 one is not, 3 one could not run, 2 on errors."""
+    out = Path(args.out)
+    try:
+        report, json_path = audit_and_record(out, args.seed)
+    except (ValueError, FileNotFoundError, KeyError) as exc:
+        print(f"spare-gen audit: error: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+    card_path = write_audit_section(out, report)
+    print(format_report(report))
+    for w in warnings(report):
+        print(f"spare-gen audit: WARNING: {w}", file=sys.stderr)
+    print(f"report: {json_path}; dataset card section: {card_path}")
+    print(f"audit: {summary(report)}")
+    return exit_code(report)

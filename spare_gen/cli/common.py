@@ -1,0 +1,99 @@
+"""What several commands share: exit codes, the config options, running the main job, the input texts of --help."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import signal
+import sys
+from pathlib import Path
+
+from spare_gen.config import load_config
+from spare_gen.config.schema import ClusterKind, Config
+from spare_gen.jobs.regenerate import run
+from spare_gen.runner.stage import MachineFailure
+
+DEFAULT_CONFIG = "configs/default.toml"
+EXIT_BAD_INPUT = 2
+EXIT_MACHINE = 75  # EX_TEMPFAIL: the machine failed (disk full, killed processes); rerun to finish
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report Ctrl-C
+
+CONFIG_INPUT = """input: a TOML recipe (every key, type, range and default in spare_gen/config/schema.py), e.g.
+
+  seed = 0
+  out = "outputs/default"
+  [models.csg]
+  count = 240
+  [questions]
+  split = [0.8, 0.1, 0.1]        # train, val, test fractions, summing to 1
+  [questions.counts]
+  three_view_to_isometric = 40
+  [card]
+  license = "cc-by-4.0"
+
+  --set KEY=VALUE takes a TOML literal: --set render.size=256 --set models.csg.primitive_counts=[3,4]
+  A bad config stops before any work: one line naming the file or --set argument, key and value; exit 2."""
+
+DATASET_INPUT = """input: OUT is a dataset folder written by `spare-gen run` (dataset.json, models.parquet, questions/<task>/
+{train,val,test}.parquet, drawings/...), e.g. outputs/default"""
+
+
+def add_config_arguments(p: argparse.ArgumentParser) -> None:
+    """The options of the commands that run or show a config: -c, --set, --out, --scheduler, --workers, --cluster,
+    --no-progress."""
+    p.add_argument("--config", "-c", default=None, help=f"TOML recipe (default: {DEFAULT_CONFIG} if present)")
+    p.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
+                   help="override a config value, e.g. --set render.size=256 (repeatable)")
+    p.add_argument("--out", "-o", default=None, help="output folder (overrides the config's 'out')")
+    p.add_argument("--scheduler", default=None, help="tcp://HOST:PORT of a Dask scheduler (default: embedded)")
+    p.add_argument("--workers", type=int, default=None, help="embedded LocalCluster workers (default: cores)")
+    p.add_argument("--cluster", default=None, choices=[k.value for k in ClusterKind],
+                   help="where the workers come from: local (default), scheduler, or batch jobs (slurm, pbs, sge, lsf) "
+                        "set up by [runner.jobqueue]")
+    p.add_argument("--no-progress", action="store_true", help="no progress bars")
+
+
+def resolve_config(args: argparse.Namespace) -> Config:
+    """The config the options name, with --out/--scheduler/--workers/--cluster/--no-progress applied as overrides."""
+    path = args.config
+    if path is None and Path(DEFAULT_CONFIG).is_file():
+        path = DEFAULT_CONFIG
+    overrides = list(args.overrides)
+    if args.out:
+        overrides.append(f"out={json.dumps(args.out)}")
+    if args.scheduler:
+        overrides += [f"runner.scheduler={json.dumps(args.scheduler)}", f"runner.cluster={ClusterKind.SCHEDULER.value}"]
+    if args.cluster:
+        overrides.append(f"runner.cluster={args.cluster}")
+    if args.workers is not None:
+        overrides.append(f"runner.workers={args.workers}")
+    if args.no_progress:
+        overrides.append("runner.progress=false")
+    if getattr(args, "predictions", None):  # spare-gen pool --predictions DIR
+        overrides.append(f"pool.predictions={json.dumps(args.predictions)}")
+    return load_config(path, overrides)
+
+
+def _stop_on_first_sigint(signum, frame):
+    """The first Ctrl-C stops the run; further ones must not interrupt its clean shutdown."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    logging.getLogger("distributed").setLevel(logging.CRITICAL)  # workers going away is expected now
+    raise KeyboardInterrupt
+
+
+def run_job(config: Config, stages: tuple[str, ...]) -> int:
+    """Run the main job's ``stages``; an interruption or a machine failure is one line and its exit code."""
+    previous = signal.signal(signal.SIGINT, _stop_on_first_sigint)
+    try:
+        run(config, stages=stages)
+    except KeyboardInterrupt:
+        print(f"spare-gen: interrupted; finished units are kept: rerun the same command to resume "
+              f"(output in {config.out})", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except MachineFailure as exc:
+        print(f"spare-gen: {exc}", file=sys.stderr)
+        return EXIT_MACHINE
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    return 0

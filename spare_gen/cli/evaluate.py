@@ -1,0 +1,30 @@
+"""`spare-gen evaluate OUT PRED.csv --task T`: accuracy of a baseline's predictions on a task split."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from spare_gen.cli.common import DATASET_INPUT
+from spare_gen.data.evaluate import main
+
+EPILOG = DATASET_INPUT + """
+
+PRED.csv: a header and the columns question_id,answer (more columns are ignored); answer is the chosen
+index 0..3, one row per question of the split, e.g.
+
+  question_id,answer
+  three_view_to_isometric-test-00000,2
+  three_view_to_isometric-test-00001,0"""
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("out")
+    p.add_argument("predictions", help="CSV: question_id,answer")
+    p.add_argument("--task", required=True)
+    p.add_argument("--split", default="test")
+    p.add_argument("--lenient", action="store_true", help="count unknown/missing/invalid predictions as wrong (warn)")
+
+
+def run(args: argparse.Namespace) -> int:
+    return main(Path(args.out), args.task, args.split, Path(args.predictions), lenient=args.lenient)

@@ -1,0 +1,30 @@
+"""`spare-gen export OUT --task T`: one task split as a compressed .npz of fixed-size arrays."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from spare_gen.cli.common import DATASET_INPUT
+from spare_gen.jobs.export_npz import DEFAULT_SIZE, export
+
+EPILOG = DATASET_INPUT + """
+
+writes OUT/exports/<task>_<split>_<size>.npz (or --dest): question_id, n_primitives, views (N, 3, H, W, 3)
+uint8 F, R, T, and by task iso, pose, candidates (N, 4, H, W, 3), answer, target. Example:
+
+  spare-gen export outputs/default --task pose_to_isometric --split train --size 64"""
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("out")
+    p.add_argument("--task", required=True)
+    p.add_argument("--split", default="train")
+    p.add_argument("--size", type=int, default=DEFAULT_SIZE, help="square image side in pixels")
+    p.add_argument("--dest", default=None, help="output .npz (default: <out>/exports/<task>_<split>_<size>.npz)")
+
+
+def run(args: argparse.Namespace) -> int:
+    path = export(Path(args.out), args.task, args.split, args.size, Path(args.dest) if args.dest else None)
+    print(f"exported {args.task}/{args.split} at {args.size} px to {path}")
+    return 0

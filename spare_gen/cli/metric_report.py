@@ -1,0 +1,30 @@
+"""`spare-gen metric-report OUT`: the metric property ("unit test") table of the ICCV 2025 study on a pool."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from spare_gen.jobs.metric_report import run as report
+
+EPILOG = """input: OUT is a folder with a corrupted-wireframe pool (`spare-gen run` or `spare-gen pool`):
+models.parquet, wireframes.parquet, corruptions.parquet, e.g.
+
+  spare-gen metric-report outputs/default --max-models 4"""
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("out")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--max-models", type=int, default=None, help="use only the pool's first N wireframes")
+    p.add_argument("--models", type=int, default=64,
+                   help="top the pool's wireframes up to N from further models (0 = the pool's only)")
+    p.add_argument("--workers", type=int, default=0, help="Dask workers (0 = one per core)")
+    p.add_argument("--scheduler", default="", help="tcp://HOST:PORT of a running Dask scheduler whose workers see OUT "
+                                                   "at the same path (default: an embedded cluster of --workers)")
+
+
+def run(args: argparse.Namespace) -> int:
+    report(Path(args.out), seed=args.seed, max_models=args.max_models, models=args.models, workers=args.workers,
+           scheduler=args.scheduler)
+    return 0

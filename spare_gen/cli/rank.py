@@ -1,0 +1,28 @@
+"""`spare-gen rank OUT ANSWERS`: rank pool variants from pairwise judgements."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from spare_gen.jobs.rank import run as rank
+from spare_gen.pool.answers_format import ANSWERS_FORMAT
+
+EPILOG = ANSWERS_FORMAT + "\n\n" + """input: OUT is a pool folder (pairs.parquet, corruptions.parquet); ANSWERS.csv has a header and the columns
+pair_id,rater_id,choice where choice is left, right or equal (pair ids from OUT/pool/annotation_pairs.csv), e.g.
+
+  pair_id,rater_id,choice
+  csg_000007-p0000,rater_a,left
+  csg_000007-p0001,rater_a,equal"""
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("out")
+    p.add_argument("annotations", help="answers CSV (pair_id,rater_id,choice[,is_repeat,...]) or a folder of them, "
+                                       "e.g. OUT/annotations (format below)")
+    p.add_argument("--item", choices=("type", "variant"), default="type")
+
+
+def run(args: argparse.Namespace) -> int:
+    rank(Path(args.out), Path(args.annotations), item=args.item)
+    return 0

@@ -1,0 +1,25 @@
+"""`spare-gen run`: regenerate a dataset (models, drawings, questions, and the pool if enabled)."""
+
+from __future__ import annotations
+
+import argparse
+
+from spare_gen.cli.common import CONFIG_INPUT, add_config_arguments, resolve_config, run_job
+from spare_gen.config import ConfigError
+from spare_gen.jobs.regenerate import STAGES
+
+EPILOG = CONFIG_INPUT
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    add_config_arguments(p)
+    p.add_argument("--stages", default=",".join(STAGES), help=f"comma-separated subset of {','.join(STAGES)}")
+
+
+def run(args: argparse.Namespace) -> int:
+    config = resolve_config(args)
+    stages = tuple(s.strip() for s in args.stages.split(",") if s.strip())
+    bad = [s for s in stages if s not in STAGES]
+    if bad:
+        raise ConfigError(f"--stages: unknown stage {bad[0]!r}; choose from {', '.join(STAGES)}")
+    return run_job(config, stages)

@@ -1,0 +1,84 @@
+"""Drawings stage, worker side: exact HLR in the killable child, the mesh algorithm if that hangs or fails.
+
+Exact HLR can run for minutes on some models (helical threads) and can crash; the child process is
+killed after ``render.exact_timeout_s`` seconds of CPU time (not wall time: the choice must not depend
+on the machine's load) and the model is drawn again with the mesh-based algorithm (``HLRBRep_PolyAlgo``)
+within ``runner.timeout_s``. ``render.hlr = exact | poly`` forces one method. A machine failure (a killed
+child, a full disk) is not a reason to fall back: it is returned as ``transient`` and retried.
+"""
+
+from __future__ import annotations
+
+from spare_gen.config.schema import HlrMethod
+from spare_gen.drawings.poses import FIXED_VIEWS, RANDOM_VIEW_PREFIX
+from spare_gen.drawings.settings import DrawSettings
+from spare_gen.runner.contract import run_in_child
+from spare_gen.runner.isolation import Outcome, Status
+
+DRAW_TARGET = "spare_gen.drawings.child:draw_unit"
+
+
+def view_names(random_views: int) -> list[str]:
+    return list(FIXED_VIEWS) + [f"{RANDOM_VIEW_PREFIX}{i:03d}" for i in range(random_views)]
+
+
+def failed_result(model_id: str, status: str, error: str, random_views: int, fallback_reason: str = "",
+                  seconds: float = 0.0) -> dict:
+    """A model that was not drawn: its drawings row and one views row per expected view, with the reason."""
+    model = {
+        "model_id": model_id, "status": status, "error": error, "hlr_method": None,
+        "fallback_reason": fallback_reason, "blank": None, "tiny": None, "duplicate": False,
+        "duplicate_of": None, "usable": False,
+    }
+    views = [
+        {"model_id": model_id, "view": v, "status": status, "error": error} for v in view_names(random_views)
+    ]
+    return {"status": status, "model": model, "views": views, "seconds": round(seconds, 4)}
+
+
+def _attempts(settings: DrawSettings) -> list[tuple[HlrMethod, float]]:
+    """(method, CPU budget) to try in order."""
+    mode = settings.render.hlr
+    if mode is HlrMethod.AUTO:
+        return [(HlrMethod.EXACT, settings.render.exact_timeout_s), (HlrMethod.POLY, settings.timeout_s)]
+    return [(mode, settings.timeout_s)]
+
+
+def _reason(method: str, outcome: Outcome) -> str:
+    return f"{method} HLR {outcome.status.value}: {outcome.error}"
+
+
+def draw_task(unit: dict, settings: DrawSettings) -> dict:
+    """``unit``: {unit_id, model_id, shape_path[, skip_reason]}; returns {status, model: row, views: [rows]}."""
+    model_id, random_views = unit["model_id"], settings.render.random_views
+    if unit.get("skip_reason"):
+        return failed_result(model_id, Status.SKIPPED.value, unit["skip_reason"], random_views)
+    reasons, seconds, outcome = [], 0.0, None
+    for method, timeout in _attempts(settings):
+        outcome = run_in_child(DRAW_TARGET, {**unit, "method": method.value}, settings, timeout=timeout,
+                               phase=method.value)
+        seconds += outcome.seconds
+        if outcome.status is Status.TRANSIENT:
+            return {"status": Status.TRANSIENT.value, "error": outcome.error}
+        if outcome.status is Status.OK:
+            break
+        reasons.append(_reason(method.value, outcome))
+    assert outcome is not None
+    if outcome.status is not Status.OK:
+        return failed_result(model_id, outcome.status.value, "; ".join(reasons), random_views,
+                             fallback_reason="; ".join(reasons[:-1]), seconds=seconds)
+    model, views = outcome.value["model"], outcome.value["views"]
+    if reasons:  # an earlier method failed: say why, before any per-view reason from the child
+        model["fallback_reason"] = "; ".join(reasons + ([model["fallback_reason"]] if model["fallback_reason"] else []))
+    return {"status": model["status"], "model": model, "views": views, "timing": outcome.value["timing"],
+            "seconds": round(seconds, 4)}
+
+
+def views_rows(result: dict) -> list[dict]:
+    """The views.parquet rows of one model's result."""
+    return result.get("views", [])
+
+
+def drawings_rows(result: dict) -> list[dict]:
+    """The drawings.parquet row of one model's result."""
+    return [result["model"]]

@@ -1,0 +1,196 @@
+"""Metric property report: run the paper's metric "unit tests" on the GT wireframes of an output folder.
+
+Reads ``<out>/wireframes.parquet``, writes ``<out>/reports/metric_properties.md`` (a Table-2-like Markdown
+table with each cell's bootstrap interval and the paper's rate beside it) and
+``<out>/reports/metric_properties.parquet`` (one row per test and metric) atomically. The wireframes are
+tested in parallel on a Dask client (one task per wireframe, a large one split over several): an embedded
+cluster, or a running Dask scheduler (``scheduler="tcp://host:port"``, ``spare-gen metric-report --scheduler``)
+whose workers see the output folder at the same path, as ``spare-gen run --scheduler`` needs.
+
+The pool usually holds few ground truths (4 by default), too few for stable verdicts. When the output folder
+has more usable models (``models.parquet``), the report tops the set up to ``models`` wireframes (default
+:data:`DEFAULT_MODELS`) by extracting them with the pool's own extraction and deflection (read from
+``dataset.json`` when present), in parallel on the same client; ``models = 0`` keeps the pool's alone.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from spare_gen import shards
+from spare_gen.atomic import write_parquet, write_text
+from spare_gen.config.schema import PoolConfig, RunnerConfig
+from spare_gen.metrics.paper_table2 import paper_rate
+from spare_gen.models.schema import MODELS_FILE
+from spare_gen.metrics.properties import (
+    PASS_RATE,
+    RECOMMENDED_MODELS,
+    STEPS,
+    TESTS,
+    bootstrap_intervals,
+    excluded_counts,
+    pass_rates,
+    property_cases,
+    render_markdown,
+)
+from spare_gen.runner.cluster import open_client
+from spare_gen.runner.isolation import Status
+from spare_gen.pool.driver import pool_models, wireframe_task
+from spare_gen.pool.settings import WIREFRAMES_STAGE, WireframeSettings
+from spare_gen.wireframe import Wireframe
+
+WIREFRAME_COLUMNS = ["model_id", "vertices", "edges", "vertex_kinds"]
+DEFAULT_MODELS = RECOMMENDED_MODELS  # GT wireframes the report aims for (pool's first, then extracted)
+MARKDOWN_NAME = "metric_properties.md"
+PARQUET_NAME = "metric_properties.parquet"
+
+
+def load_wireframes(path: Path, max_models: int | None = None) -> tuple[list[str], list[Wireframe]]:
+    """(model ids, wireframes) of the usable rows (status ok when there is a status column, vertices present),
+    sorted by model id so the report does not depend on row order."""
+    if not path.exists():
+        raise FileNotFoundError(f"no wireframes table at {path}; run the wireframe stage first")
+    present = set(pq.read_schema(path).names)
+    columns = WIREFRAME_COLUMNS + (["status"] if "status" in present else [])
+    rows = [
+        r
+        for r in pq.read_table(path, columns=columns).to_pylist()
+        if r.get("status", "ok") == "ok" and r["vertices"] is not None and r["edges"] is not None
+    ]
+    rows.sort(key=lambda r: str(r["model_id"]))
+    if max_models is not None:
+        rows = rows[: max(0, int(max_models))]
+    return [str(r["model_id"]) for r in rows], [Wireframe.from_row(r) for r in rows]
+
+
+def _pool_settings(out_dir: Path) -> tuple[float, float]:
+    """(deflection, per-model timeout) the pool used: from dataset.json's config when present, else defaults."""
+    deflection, timeout = PoolConfig().deflection, RunnerConfig().timeout_s
+    path = out_dir / "dataset.json"
+    if path.is_file():
+        try:
+            config = json.loads(path.read_text()).get("config", {})
+            deflection = float(config.get("pool", {}).get("deflection", deflection))
+            timeout = float(config.get("runner", {}).get("timeout_s", timeout))
+        except (ValueError, AttributeError):
+            pass  # an unreadable card: the defaults are what a default pool used
+    return deflection, timeout
+
+
+def extra_wireframes(out_dir: Path, have: list[str], count: int, client) -> tuple[list[str], list[Wireframe]]:
+    """Up to ``count`` more GT wireframes, extracted from usable models not in ``have`` (model id order)."""
+    if count <= 0 or not shards.exists(out_dir / MODELS_FILE):
+        return [], []
+    known = set(have)
+    models = [m for m in pool_models(out_dir, 0) if m["model_id"] not in known][:count]
+    if not models:
+        return [], []
+    deflection, timeout = _pool_settings(out_dir)
+    units = [{"unit_id": m["model_id"], "model_id": m["model_id"], "shape_path": str(out_dir.resolve() / m["brep_path"])}
+             for m in models]
+    settings = WireframeSettings(stage=WIREFRAMES_STAGE, seed=0, out_dir=str(out_dir.resolve()), timeout_s=timeout,
+                                 deflection=deflection)
+    rows = client.gather([client.submit(wireframe_task, u, settings, pure=False) for u in units])
+    ok = [r for r in rows if r["status"] == Status.OK.value and r.get("vertices") is not None]
+    return [str(r["model_id"]) for r in ok], [Wireframe.from_row(r) for r in ok]
+
+
+def _long_table(cases: pd.DataFrame, low: pd.DataFrame, high: pd.DataFrame) -> pd.DataFrame:
+    """One row per (test, metric): category, pass rate and its bootstrap interval, applicable / passing /
+    excluded wireframes, and the paper's rate."""
+    category = {t: c.value for t, c, _ in TESTS}
+    grouped = cases.groupby(["test", "metric"], sort=False)["passed"]
+    table = pd.DataFrame(
+        {
+            "n_cases": grouped.count().astype("int64"),
+            "n_passed": grouped.sum().astype("int64"),
+        }
+    ).reset_index()
+    table["pass_rate"] = table["n_passed"] / table["n_cases"].where(table["n_cases"] > 0)
+    table["passed"] = table["pass_rate"] >= PASS_RATE
+    table["n_excluded"] = table["test"].map(excluded_counts(cases)).astype("int64")
+    table["pass_rate_low"] = [low.loc[t, m] for t, m in zip(table["test"], table["metric"])]
+    table["pass_rate_high"] = [high.loc[t, m] for t, m in zip(table["test"], table["metric"])]
+    table["paper_pass_rate"] = [paper_rate(t, m) for t, m in zip(table["test"], table["metric"])]
+    table.insert(0, "category", table["test"].map(category))
+    return table
+
+
+def _test(out_dir: Path, ids, wireframes, models: int, seed: int, client):
+    """Top the wireframes up to ``models`` from the models table, then run every test on the client."""
+    more_ids, more = extra_wireframes(out_dir, ids, models - len(wireframes), client)
+    ids, wireframes = ids + more_ids, wireframes + more
+    return ids, wireframes, len(more), property_cases(wireframes, seed=seed, model_ids=ids, client=client)
+
+
+def run(
+    out_dir: Path,
+    *,
+    seed: int = 0,
+    max_models: int | None = None,
+    models: int = DEFAULT_MODELS,
+    client=None,
+    workers: int = 0,
+    scheduler: str = "",
+    quiet: bool = False,
+) -> dict:
+    """Run the property report on the pool's GT wireframes (topped up to ``models`` from the models table);
+    print and write the results. ``max_models`` caps the pool's wireframes (and then adds none).
+
+    Without ``client`` it runs on the Dask scheduler ``scheduler`` (``tcp://host:port``) when given, else on an
+    embedded cluster of ``workers`` processes (0 = one per core).
+    """
+    out_dir = Path(out_dir)
+    ids, wireframes = load_wireframes(out_dir / "wireframes.parquet", max_models)
+    if not wireframes:
+        raise ValueError(f"no wireframes to test in {out_dir / 'wireframes.parquet'}")
+    target = 0 if max_models is not None else int(models)
+    if client is None:
+        with open_client(scheduler, workers=workers, dashboard=False, quiet=quiet or not scheduler,
+                         shared=out_dir if scheduler else None) as own:
+            ids, wireframes, n_extracted, cases = _test(out_dir, ids, wireframes, target, seed, own)
+    else:
+        ids, wireframes, n_extracted, cases = _test(out_dir, ids, wireframes, target, seed, client)
+    rates = pass_rates(cases)
+    low, high = bootstrap_intervals(cases, seed=seed)
+    excluded = excluded_counts(cases)
+    unsettled = int(((low < PASS_RATE) & (high >= PASS_RATE)).to_numpy().sum())
+    n_cells = int(rates.notna().to_numpy().sum())
+    size_note = (
+        f" **Only {len(wireframes)} wireframes: below the {RECOMMENDED_MODELS} we recommend, so many verdicts are "
+        f"not settled; build the pool with `pool.models = 0` (every model) or at least {RECOMMENDED_MODELS}.**"
+        if len(wireframes) < RECOMMENDED_MODELS
+        else ""
+    )
+    title = (
+        f"# Metric properties\n\nShare of {len(wireframes)} GT wireframes ({len(wireframes) - n_extracted} from "
+        f"the pool, {n_extracted} extracted from further models) passing each test (seed {seed}); "
+        f"bold = passed (>= {PASS_RATE:.0%}). [low–high] = 95 % bootstrap interval over the wireframes; "
+        f"~ = the interval straddles {PASS_RATE:.0%}, so the verdict is not settled ({unsettled} of {n_cells} "
+        f"cells).{size_note} P = the paper's Table 2 rate (128 house wireframes); ≠ = our verdict differs. "
+        f"Monotonic tests run exactly {STEPS} steps; 'Excluded' counts wireframes with too few "
+        "vertices/edges for them.\n\n"
+    )
+    markdown = title + render_markdown(rates, low=low, high=high, compare_paper=True, excluded=excluded)
+    if not quiet:
+        print(markdown)
+    reports = out_dir / "reports"
+    md_path = write_text(reports / MARKDOWN_NAME, markdown)
+    long = _long_table(cases, low, high)
+    pq_path = write_parquet(reports / PARQUET_NAME, pa.Table.from_pandas(long, preserve_index=False))
+    passes = (rates >= PASS_RATE).sum(axis=0)
+    return {
+        "n_models": len(wireframes),
+        "n_extracted": n_extracted,
+        "markdown_path": str(md_path),
+        "parquet_path": str(pq_path),
+        "pass_counts": {m: int(passes[m]) for m in rates.columns},
+        "n_tests": len(rates),
+        "unsettled_cells": unsettled,
+        "excluded": {t: int(v) for t, v in excluded.items()},
+    }

@@ -1,0 +1,110 @@
+"""The main job: regenerate a dataset (models, drawings, question sets, and the corrupted pool if enabled).
+
+``spare-gen run`` runs the enabled stages in order; ``spare-gen pool`` is the same job with the models and
+pool stages. Before any work the output folder must be writable; after the stages, files that no table
+references any more (left by a run with other settings) are removed, and dataset.json records every
+table's hash for ``spare-gen validate``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import shutil
+import sys
+import time
+from pathlib import Path
+
+from spare_gen.audit.probes import REPORT_NAME, audit_and_record
+from spare_gen.audit.text import summary as audit_summary
+from spare_gen.audit.text import warnings as audit_warnings
+from spare_gen.card.compose import write_card
+from spare_gen.config.schema import Config
+from spare_gen.data.evaluate import REPORTS_DIR
+from spare_gen.drawings.driver import run_drawings
+from spare_gen.drawings.driver import summary as drawings_summary
+from spare_gen.pool.driver import run_pool
+from spare_gen.inventory import remove_unreferenced
+from spare_gen.manifest import now, stage_summaries, write_manifest, write_run_record
+from spare_gen.models.driver import run_models
+from spare_gen.models.driver import summary as models_summary
+from spare_gen.preflight import check_output_folder
+from spare_gen.questions.stage.driver import run_questions
+from spare_gen.runner.cluster import open_cluster
+
+STAGES = ("models", "drawings", "questions", "pool")
+POOL_STAGES = ("models", "pool")
+
+
+def say(msg: str) -> None:
+    print(f"spare-gen: {msg}", file=sys.stderr)
+
+
+def run(config: Config, *, stages: tuple[str, ...] = STAGES) -> dict:
+    """Run the enabled stages in order on the configured Dask cluster; return per-stage summaries."""
+    out = Path(config.out)
+    if "pool" in stages and config.pool.enabled and config.pool.predictions \
+            and not Path(config.pool.predictions).is_dir():  # before any work
+        raise FileNotFoundError(f"pool.predictions: folder {config.pool.predictions!r} does not exist")
+    created = not out.exists()
+    check_output_folder(out)
+    started, t0 = now(), time.monotonic()
+    try:
+        client_cm = open_cluster(config.runner, shared=out)
+        client = client_cm.__enter__()
+    except BaseException:
+        if created:  # nothing was written: leave no empty folder behind
+            shutil.rmtree(out, ignore_errors=True)
+        raise
+    summaries = stage_summaries(out)  # keep what earlier runs recorded for stages not run now
+    write_manifest(out, config, summaries, complete=False)
+    write_run_record(out, config, started, None, None, "running")
+    outcome = "interrupted"
+    try:
+        with contextlib.ExitStack() as stack:
+            stack.push(client_cm)
+            _run_stages(client, config, out, stages, summaries)
+        write_card(out, config)  # once, from every stage's outputs (questions, audit, pool)
+        stale = remove_unreferenced(out)
+        if stale:
+            say(f"removed {len(stale)} file(s) no table names (left by an earlier run with other settings, or made "
+                f"for candidates no question uses), e.g. {stale[0]}")
+        write_manifest(out, config, summaries, complete=True)
+        outcome = "complete"
+    except BaseException as exc:
+        outcome = f"stopped: {type(exc).__name__}"
+        raise
+    finally:
+        seconds = round(time.monotonic() - t0, 3)
+        write_run_record(out, config, started, now(), seconds, outcome)
+    say(f"done in {time.monotonic() - t0:.1f} s; output in {out}")
+    return summaries
+
+
+def _run_stages(client, config: Config, out: Path, stages: tuple[str, ...], summaries: dict) -> None:
+    def record(name: str, text: str) -> None:
+        summaries[name] = text
+        say(text)
+        write_manifest(out, config, summaries, complete=False)
+
+    if "models" in stages:
+        record("models", models_summary(run_models(client, config, out)))
+    if "drawings" in stages and config.render.enabled:
+        record("drawings", drawings_summary(run_drawings(client, config, out)))
+    if "questions" in stages and config.questions.enabled and config.render.enabled:
+        record("questions", run_questions(client, config, out))
+        record("audit", _audit(out, config.seed, client))
+    if "pool" in stages and config.pool.enabled:
+        record("pool", run_pool(client, config, out))
+
+
+def _audit(out: Path, seed: int, client=None) -> str:
+    """The bias audit of the questions just made, so every dataset card carries it; its fits on the run's Dask
+    workers. An audit that cannot run leaves no earlier report behind for the card to show."""
+    try:
+        report, _ = audit_and_record(out, seed, client)
+    except (ValueError, FileNotFoundError) as exc:
+        (out / REPORTS_DIR / REPORT_NAME).unlink(missing_ok=True)
+        return f"audit: NOT RUN ({exc})"
+    if report["flagged"] or report["not_audited"] or report["empty_splits"]:  # loud: never "within chance"
+        return "audit: WARNING: " + audit_summary(report) + "".join(f"\n  WARNING: {w}" for w in audit_warnings(report))
+    return f"audit: {audit_summary(report)}"

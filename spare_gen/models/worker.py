@@ -1,0 +1,41 @@
+"""Model stage, worker side: run one model in the isolated child and turn the outcome into a row."""
+
+from __future__ import annotations
+
+from spare_gen.models.quality import assess
+from spare_gen.models.settings import ModelSettings
+from spare_gen.runner.contract import run_in_child
+from spare_gen.runner.isolation import Status
+
+CSG_TARGET = "spare_gen.models.child:make_csg_model"
+FILE_TARGET = "spare_gen.models.child:load_file_model"
+
+
+def model_task(unit: dict, settings: ModelSettings) -> dict:
+    """``unit``: {unit_id, model_id, source, ...}; returns a models.parquet row (plus bookkeeping)."""
+    base = {
+        "model_id": unit["model_id"],
+        "source": unit["source"],
+        "source_path": unit.get("source_path", ""),
+        "sha256": unit.get("sha256", ""),
+        "n_primitives": unit.get("n_primitives"),
+    }
+    if unit.get("skip_reason"):
+        return {**base, "status": Status.SKIPPED.value, "error": unit["skip_reason"], "seconds": 0.0}
+    outcome = run_in_child(CSG_TARGET if unit["source"] == "csg" else FILE_TARGET, unit, settings)
+    if outcome.status is Status.TRANSIENT:
+        return {"status": Status.TRANSIENT.value, "error": outcome.error}
+    row = {**base, "status": outcome.status.value, "error": outcome.error, "seconds": round(outcome.seconds, 4),
+           "cpu_seconds": round(outcome.cpu_seconds, 4)}
+    if outcome.status is Status.OK:
+        row.update(outcome.value)
+        if "quality" not in row:  # CSG: the attempt rules already require one valid solid
+            row["quality"], row["quality_reason"] = assess(row["valid"], row["n_solids"], row["n_solids"])
+        if row["source"] == "csg":  # a CSG model's content hash is that of the STEP file it was written to
+            row["sha256"] = row["step_sha256"]
+    return row
+
+
+def model_rows(result: dict) -> list[dict]:
+    """The models.parquet rows of one unit's result: the result itself."""
+    return [result]

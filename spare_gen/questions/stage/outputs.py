@@ -1,0 +1,112 @@
+"""What the question stage writes: each task's split tables, the cut views, the summary and the timings."""
+
+from __future__ import annotations
+
+import shutil
+from collections import Counter
+from pathlib import Path
+
+from spare_gen.atomic import write_parquet
+from spare_gen.config.schema import Config, TaskName
+from spare_gen.questions.layout import SPLITS
+from spare_gen.questions.publish.files import manifest_table, publish_answer_files, remove_unlisted, row_paths
+from spare_gen.questions.schema import (
+    CUT_VIEWS_NAME, CUT_VIEWS_SCHEMA, FILE_SOURCES_NAME, FILE_SOURCES_SCHEMA, MANIFEST_NAME, QUESTIONS_DIR, split_path,
+)
+from spare_gen.questions.select import needs_by_stratum
+from spare_gen.questions.stage.assemble import assemble_split
+from spare_gen.questions.stage.fill import TaskFill
+from spare_gen.questions.stage.inputs import Inputs
+from spare_gen.questions.tasks import TASK_SPECS, TASKS, question_schema
+from spare_gen.shards import rows_to_table
+
+
+def write_splits(out: Path, config: Config, fills: dict[TaskName, TaskFill], planned: dict,
+                 sources: dict[str, str]) -> dict:
+    """Write every task split; return {task: {split: rows}}; ``sources`` gets every per-question copy."""
+    written: dict[str, dict[str, list[dict]]] = {}
+    for task in TASKS:
+        task_dir = out / QUESTIONS_DIR / task.value
+        if planned[task.value] == 0:
+            shutil.rmtree(task_dir, ignore_errors=True)
+            continue
+        written[task.value] = {}
+        for split in SPLITS:
+            items = [a for (t, s, _), acc in fills[task].accepted.items() if s == split for a in acc]
+            rows = publish_answer_files(out, task.value, assemble_split(config.seed, task, split, items),
+                                        TASK_SPECS[task].content_named_columns, sources)
+            path = split_path(out, task.value, split)
+            if rows:  # no file for an empty split: Hugging Face datasets cannot load one
+                write_parquet(path, rows_to_table(rows, question_schema(task)))
+            else:
+                path.unlink(missing_ok=True)
+            written[task.value][split] = rows
+        remove_unlisted(out, task.value, set(sources))
+    return written
+
+
+def cut_view_rows(fills: dict[TaskName, TaskFill]) -> list[dict]:
+    """Vector drawings of the cut objects the questions use (the validator re-checks rule 3 on them)."""
+    rows = [row for task, fill in fills.items() if TASK_SPECS[task].cut_view_rows is not None
+            for acc in fill.accepted.values() for item in acc for row in TASK_SPECS[task].cut_view_rows(item)]
+    return sorted(rows, key=lambda r: (r["model_id"], r["cut"], r["view"]))
+
+
+def write_file_tables(out: Path, fills: dict[TaskName, TaskFill], written: dict, sources: dict[str, str]
+                      ) -> list[str]:
+    """``file_sources.parquet``, the manifest ``files.parquet`` and ``cut_views.parquet``; every file path the
+    questions name (with repeats)."""
+    write_parquet(out / QUESTIONS_DIR / FILE_SOURCES_NAME, rows_to_table(
+        [{"path": p, "source": s} for p, s in sorted(sources.items())], FILE_SOURCES_SCHEMA))
+    paths = [p for task, splits in written.items() for rows in splits.values() for r in rows
+             for p in row_paths(r, TaskName(task))]
+    write_parquet(out / QUESTIONS_DIR / MANIFEST_NAME, manifest_table(out, paths))
+    write_parquet(out / QUESTIONS_DIR / CUT_VIEWS_NAME,
+                  rows_to_table(cut_view_rows(fills), CUT_VIEWS_SCHEMA))
+    return paths
+
+
+def _strata_key(stratum) -> str:
+    return "null" if stratum is None else str(stratum)
+
+
+def summary(config: Config, inputs: Inputs, requested, planned, quotas, fills, written) -> dict:
+    available = Counter({_strata_key(s): len(v) for s, v in inputs.by_stratum().items()})
+    answers, mix = {}, {}
+    for task, splits in written.items():
+        n_answers = TASK_SPECS[TaskName(task)].n_answers
+        answers[task] = {s: [sum(r["answer"] == k for r in rows) for k in range(n_answers)] for s, rows in splits.items()}
+        mix[task] = {s: dict(sorted(Counter(_strata_key(r["n_primitives"]) for r in rows).items()))
+                     for s, rows in splits.items()}
+    return {
+        "seed": config.seed,
+        "tolerance_px": config.questions.duplicate_tolerance_px,
+        "cutters": config.questions.cutters.value,
+        "split_ratios": list(config.questions.split),
+        "allow_fewer": config.questions.allow_fewer,
+        "point_cloud_points": config.questions.point_cloud_points,
+        "requested": requested,
+        "planned": planned,
+        "produced": {t: {s: len(rows) for s, rows in splits.items()} for t, splits in written.items()},
+        "usable_models": dict(sorted(available.items())),
+        "needed_models": {_strata_key(s): n for s, n in needs_by_stratum(quotas).items()},
+        "filtered_models": dict(sorted(inputs.filtered.items())),
+        "rejected_models": {t.value: dict(sorted(f.rejections.items())) for t, f in fills.items()},
+        "rejected_candidates": {t.value: dict(sorted(f.attempts.items())) for t, f in fills.items()},
+        "surplus_models": {t.value: f.surplus for t, f in fills.items()},
+        "answers": answers,
+        "primitive_mix": mix,
+    }
+
+
+def timings(fills: dict[TaskName, TaskFill], written: dict, parts: dict) -> dict:
+    tasks = {}
+    for task, fill in fills.items():
+        n = sum(len(rows) for rows in written.get(task.value, {}).values())
+        tasks[task.value] = {
+            "questions": n, "models_processed": fill.processed, "rounds": fill.rounds,
+            "wall_s": round(fill.wall_seconds, 4),
+            "questions_per_wall_s": round(n / fill.wall_seconds, 4) if fill.wall_seconds > 0 else None,
+            "unit_steps_cpu_s": {k: round(v, 4) for k, v in sorted(fill.timings.items())},  # summed over units
+        }
+    return {"tasks": tasks, "driver_wall_s": {k: round(v, 4) for k, v in parts.items()}}

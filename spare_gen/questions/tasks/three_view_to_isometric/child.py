@@ -1,0 +1,357 @@
+"""three_view_to_isometric, child side: four distinct cut objects of one model, drawn like the model.
+
+Runs in the isolated child. Cut ``k`` tries cutters from derive_rng(seed, "questions", task, model_id,
+"cut", k, attempt) until one passes every rule (at most ``max_attempts``). Cut 0 is the source of the
+question's F, R, T and of the correct answer (the four cutters are exchangeable, so this equals a
+random choice; the answer position is assigned later, balanced). Every cut object is drawn with the
+original model's framing (scale and centre) through the drawing stage's own HLR and renderer, so the
+four candidates and the three views share one scale and nothing but geometry tells them apart. The
+accepted files are then named by their content (``questions.schema.content_name``): no path says which cut
+is 0.
+
+Cost per attempt, cheapest test first: a cutter that cannot remove ``MIN_REMOVED`` of the volume (its own
+volume, or the overlap of its box with the model's box, is too small) is refused before any boolean; the
+pose-2 drawing (every cut's candidate) is drawn first and tested for duplicates before anything else; F, R
+and T are drawn for cut 0 only (the only ones stored); for cuts 1-3 the ambiguity rule draws F, then R, then
+T only while each is the same as cut 0's. (So the blank/tiny rule covers the stored drawings only.) Drawings are
+made in memory; only an accepted cut's stored views (cut 0's F, R, T and every cut's candidate) and its STEP are
+written, straight to their content names.
+
+Per-step budget (``questions.cut_budget_s``): the attempts run in a forked copy of this child
+(``spare_gen.runner.budget.BudgetedCopy``: one long-lived copy per child process, a fresh one after a kill) that
+reports each step (the boolean with its checks, each view's hidden-line removal, the STEP write); the copy is
+killed when one step has used more than the budget. The attempt is then rejected (``cut_boolean_over_budget`` /
+``cut_hlr_over_budget``, listed with its CPU seconds under ``over_budget`` in the result) and the next cutter is
+tried; after ``MAX_OVER_BUDGET`` such attempts the model is given up (``cut_too_slow``). CPU time, not wall time,
+so the verdict does not depend on machine load (only a step within a few per cent of the budget could go either
+way; typical steps take 0.01-0.3 s against a default of 5 s). An operation-count budget would be exact, but OCP 8
+binds Message_ProgressIndicator without an overridable constructor (no Python ``UserBreak``) and exact HLR takes no
+progress range at all. The fork also turns a crash inside one boolean into a rejected attempt. The copy's CPU time
+is charged to the cut set here (``unit_budget_s``): the executor above sees only this process's own.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import resource
+import shutil
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+from spare_gen import cad
+from spare_gen.atomic import write_bytes
+from spare_gen.cad.cut import cut_with, removable_volume, removed_fraction
+from spare_gen.cad.hlr import HlrModel
+from spare_gen.cad.props import bounding_box, volume
+from spare_gen.config.schema import RenderConfig
+from spare_gen.drawings.poses import Framing, pose
+from spare_gen.drawings.preset import drawing_rule
+from spare_gen.drawings.render import Style, render_view
+from spare_gen.packed import PNG_IMAGE, SVG_TEXT
+from spare_gen.questions.layout import N_CANDIDATES
+from spare_gen.questions.near_duplicate import Drawing, near_duplicate
+from spare_gen.questions.rejections import QuestionRejection
+from spare_gen.questions.schema import content_name, settle
+from spare_gen.questions.settings import QuestionSettings
+from spare_gen.questions.tasks.three_view_to_isometric.cutters import random_cutter
+from spare_gen.questions.tasks.three_view_to_isometric.cutters_spare3d import (
+    spare3d_cut_rule, spare3d_cutter, spare3d_drawing_rule,
+)
+from spare_gen.questions.tasks.three_view_to_isometric.job import (
+    CUT_TIMEOUT_FACTOR, CUT_VIEWS, MAX_OVER_BUDGET, MAX_REMOVED, MIN_REMOVED, SLOW_BOOLEAN_HOOK, SOURCE_VIEWS, TARGET,
+    TASK, CutJob, cut_dir,
+)
+from spare_gen.rng import derive_rng
+from spare_gen.runner import testhooks
+from spare_gen.runner.budget import BudgetedCopy
+
+_BOOLEAN, _HLR, _WRITE = "boolean", "hlr", "write"
+
+
+def _cut_rule(cut, removed: float) -> QuestionRejection | None:
+    """``cut``: a spare_gen.cad.cut.Cut; ``removed``: share of the model's volume it took away."""
+    if not cut.has_faces or removed > MAX_REMOVED:
+        return QuestionRejection.CUT_EMPTY
+    if removed < MIN_REMOVED:
+        return QuestionRejection.CUT_MISSED
+    if not cut.valid:
+        return QuestionRejection.CUT_INVALID
+    return None
+
+
+class _Drawer:
+    """Draws views of one cut object on demand (the model's framing), each view's HLR its own budget step."""
+
+    def __init__(self, shape, name: str, render: RenderConfig, framing: dict, method: str, timings: Counter,
+                 mark: Callable[[str], None]):
+        self.shape, self.name, self.method = shape, name, method
+        # drawn in memory (the bytes in the row); only an accepted cut's stored views become files
+        self.style = dataclasses.replace(Style.from_render(render), packed=True)
+        self.rule = drawing_rule(render)
+        self.deflection = render.deflection
+        self.frame = Framing(self.style.size, float(framing["scale"]), tuple(float(v) for v in framing["center"]),
+                             self.rule.per_view_centre)
+        self.timings, self.mark = timings, mark
+        self.rows: dict[str, dict] = {}
+        self.drawings: dict[str, Drawing] = {}
+        mark(_HLR)
+        t = time.process_time()
+        try:
+            self.hlr = self._model(method)
+        except Exception:
+            if method == "poly":
+                raise
+            self.hlr = self._model("poly")  # stage fallback
+        timings["hlr"] += time.process_time() - t
+
+    def _model(self, method: str):
+        return HlrModel(self.shape, method, self.deflection, smooth_edges=self.rule.smooth_edges)
+
+    def _project(self, view: str):
+        self.mark(_HLR)
+        t = time.process_time()
+        try:
+            lines = self.hlr.project(pose(view).direction, pose(view).x_direction)
+        except Exception:
+            if self.hlr.method.value == "poly":
+                raise
+            self.hlr = self._model("poly")  # stage fallback: every view of the cut from the mesh algorithm
+            drawn, self.rows, self.drawings = list(self.rows), {}, {}
+            for v in drawn:
+                self.view(v)
+            lines = self.hlr.project(pose(view).direction, pose(view).x_direction)
+        self.timings["hlr"] += time.process_time() - t
+        return lines
+
+    def view(self, view: str) -> dict:
+        """The views.parquet-style row of ``view`` (drawn and written on first use)."""
+        if view not in self.rows:
+            lines = self._project(view)
+            t = time.process_time()
+            self.rows[view] = render_view(self.name, pose(view), lines.visible, lines.hidden, self.frame,
+                                          self.style, "", getattr(lines, "method", self.hlr.method).value)  # packed: no file
+            self.timings["render_write"] += time.process_time() - t
+        return self.rows[view]
+
+    def drawing(self, view: str) -> Drawing:
+        if view not in self.drawings:
+            self.drawings[view] = Drawing.from_view(self.view(view))
+        return self.drawings[view]
+
+
+def _blank_or_tiny(row: dict, min_extent: float) -> bool:
+    return row["n_visible"] + row["n_hidden"] == 0 or row["extent"] < min_extent
+
+
+def _drawing_rule(d: _Drawer, accepted: list[dict], tolerance_px: float, min_extent: float
+                  ) -> QuestionRejection | None:
+    """Pose 2 first (blank/tiny, duplicate); then cut 0's stored F, R, T, or for later cuts the ambiguity rule."""
+    if _blank_or_tiny(d.view(TARGET), min_extent):
+        return QuestionRejection.CUT_DRAW_FAILED
+    if any(near_duplicate(d.drawing(TARGET), other["drawings"][TARGET], tolerance_px) for other in accepted):
+        return QuestionRejection.CUT_DUPLICATE
+    if not accepted:
+        return QuestionRejection.CUT_DRAW_FAILED if any(
+            _blank_or_tiny(d.view(v), min_extent) for v in SOURCE_VIEWS) else None
+    if all(near_duplicate(d.drawing(v), accepted[0]["drawings"][v], tolerance_px) for v in SOURCE_VIEWS):
+        return QuestionRejection.CUT_AMBIGUOUS  # lazily: stops drawing at the first view that differs
+    return None
+
+
+def _spare3d_rule(d: _Drawer, accepted: list[dict]) -> QuestionRejection | None:
+    views = CUT_VIEWS if not accepted else (TARGET,)  # later cuts store their candidate only
+    return spare3d_drawing_rule({v: d.view(v) for v in views}, accepted, TARGET)
+
+
+def _write_views(d: _Drawer, views: tuple[str, ...], out: Path, rel: str, framing: dict) -> dict:
+    """Write an accepted cut's stored ``views`` (SVG, PNG) under their content names in ``rel``; their rows, with
+    paths relative to the dataset root (polylines and scale kept for the validator)."""
+    rows = {}
+    for v in views:
+        row = d.view(v)
+        data = {"svg": row[SVG_TEXT].encode("utf-8"), "png": (row[PNG_IMAGE] or {}).get("bytes")}
+        paths = {}
+        for kind, blob in data.items():
+            paths[kind] = None if blob is None else f"{rel}/{content_name(blob, f'.{kind}', salt=v)}"
+            if blob is not None:
+                write_bytes(out / paths[kind], blob)
+                settle(out / paths[kind])
+        rows[v] = {"svg": paths["svg"], "png": paths["png"], "png_sha256": row["png_sha256"],
+                   "visible": row["visible"], "hidden": row["hidden"], "hlr_method": row["hlr_method"],
+                   "scale": float(framing["scale"])}
+    return rows
+
+
+def _burn() -> None:
+    while True:
+        pass
+
+
+def _attempt(job: CutJob, shape, k: int, attempt: int, cutter: dict, accepted: list[dict],
+             mark: Callable[[str], None]) -> dict:
+    """One cutter on the model ``shape``, boolean to STEP (in the forked copy): {"rule"} or the accepted cut's
+    record."""
+    timings: Counter = Counter()
+    mark(_BOOLEAN)
+    if k == 0 and attempt == 0 and job.slow_boolean:
+        _burn()
+    t = time.process_time()
+    try:
+        cut = cut_with(shape, cutter)
+        removed = removed_fraction(job.model_volume, cut)
+        rule = spare3d_cut_rule(cut) if job.original else _cut_rule(cut, removed)
+    except Exception:
+        rule = QuestionRejection.CUT_FAILED
+    timings["boolean"] += time.process_time() - t
+    if rule is None:
+        try:
+            d = _Drawer(cut.shape, f"cut{k}", job.render, job.framing, job.hlr_method, timings, mark)
+            rule = (_spare3d_rule(d, accepted) if job.original
+                    else _drawing_rule(d, accepted, job.tolerance_px, job.min_extent))
+        except Exception:
+            rule = QuestionRejection.CUT_DRAW_FAILED
+    if rule is not None:
+        return {"rule": rule.value, "timings": dict(timings)}
+    mark(_WRITE)
+    t = time.process_time()
+    out, rel = Path(job.out_dir), job.rel
+    views = _write_views(d, CUT_VIEWS if k == 0 else (TARGET,), out, rel, job.framing)  # cut 0 gives F, R, T
+    # the STEP is named after its candidate drawing: STEP bytes of multi-body shapes are not reproducible
+    step = f"{rel}/{content_name(d.view(TARGET)[SVG_TEXT].encode('utf-8'), '.step', salt='step')}"
+    cad.write_step(cut.shape, out / step, name=job.model_id)
+    settle(out / step)
+    timings["render_write"] += time.process_time() - t
+    return {"rule": None, "timings": dict(timings),
+            "cut": {"cutter": cutter, "step": step, "attempt": attempt, "removed": removed, "views": views,
+                    "drawings": {} if job.original else {v: d.drawing(v) for v in d.rows}}}
+
+
+_UNITS = itertools.count()  # cut sets made by this process: the copy reads each set's model once
+_COPY: BudgetedCopy | None = None  # this process's forked copy, kept for every cut set it makes
+_MODEL: tuple[int, object] | None = None  # in the copy: (unit, shape) of the cut set in progress
+
+
+def _copy(budget_s: float) -> BudgetedCopy:
+    global _COPY
+    if _COPY is None or _COPY.budget_s != float(budget_s):
+        if _COPY is not None:
+            _COPY.close()
+        _COPY = BudgetedCopy(_serve_attempt, budget_s)
+    return _COPY
+
+
+def _serve_attempt(request: tuple, mark: Callable[[str], None]) -> dict:
+    """In the copy: one attempt of a cut set (its model read on the set's first attempt)."""
+    global _MODEL
+    job, k, attempt, cutter, accepted = request
+    if _MODEL is None or _MODEL[0] != job.unit:
+        _MODEL = (job.unit, cad.read_shape(job.shape_path))
+    return _attempt(job, _MODEL[1], k, attempt, cutter, accepted, mark)
+
+
+def _own_cpu() -> float:
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    return own.ru_utime + own.ru_stime
+
+
+def _failed_rule(outcome: dict) -> QuestionRejection:
+    """The rule for an attempt that did not come back: over budget, raised or crashed, by its step."""
+    if outcome["status"] == "over_budget" and outcome["step"] in (_BOOLEAN, _HLR):
+        return (QuestionRejection.CUT_BOOLEAN_OVER_BUDGET if outcome["step"] == _BOOLEAN
+                else QuestionRejection.CUT_HLR_OVER_BUDGET)
+    return QuestionRejection.CUT_FAILED if outcome["step"] == _BOOLEAN else QuestionRejection.CUT_DRAW_FAILED
+
+
+def cut_set_unit(unit: dict, settings: QuestionSettings, rng: np.random.Generator) -> dict:
+    """The three-view-to-isometric task's child function.
+
+    Each attempt draws its cutter from its own generator (seed, task, model, cut, attempt), so an attempt's
+    cutter never depends on what earlier attempts drew; ``rng`` is not needed.
+    """
+    return make_cut_set(unit, settings)
+
+
+def make_cut_set(unit: dict, settings: QuestionSettings) -> dict:
+    """Four accepted cut objects (STEP + drawings) of the unit's model, or a rejection; counters of rejected
+    attempts by rule.
+
+    ``unit``: ``model_id``, ``shape_path``, ``framing``, ``hlr_method``. Each boolean and each view's HLR gets
+    ``settings.cut_budget_s`` CPU seconds (module docstring); the whole set, its forked copies included,
+    ``CUT_TIMEOUT_FACTOR`` unit budgets (``settings.timeout_s``).
+    """
+    cpu0 = _own_cpu()
+    shape = cad.read_shape(unit["shape_path"])
+    model_volume = volume(shape)
+    if not model_volume > 0:
+        return {"accepted": False, "rule": QuestionRejection.NO_VOLUME.value, "attempt_rejections": {},
+                "timings": {}}
+    rel = cut_dir(unit["model_id"])
+    folder = Path(settings.out_dir) / rel
+    shutil.rmtree(folder, ignore_errors=True)  # leftovers of an interrupted run
+    render = settings.render
+    job = CutJob(model_id=unit["model_id"], shape_path=unit["shape_path"], out_dir=settings.out_dir, rel=rel,
+                 seed=settings.seed, unit=next(_UNITS), bbox=bounding_box(shape), model_volume=model_volume,
+                 cutters=settings.cutters, render=render, framing=unit["framing"], hlr_method=unit["hlr_method"],
+                 tolerance_px=settings.tolerance_px, min_extent=render.tiny_fraction * render.size,
+                 max_attempts=settings.max_cut_attempts, unit_budget_s=settings.timeout_s * CUT_TIMEOUT_FACTOR,
+                 slow_boolean=testhooks.active(SLOW_BOOLEAN_HOOK))
+    timings: Counter = Counter()
+    result = _cut_set(job, _copy(settings.cut_budget_s), timings,
+                      lambda: _own_cpu() - cpu0 + timings["attempt_cpu"])
+    timings["cpu"] += _own_cpu() - cpu0 + timings["attempt_cpu"]
+    result["timings"] = dict(timings)
+    if not result["accepted"]:
+        shutil.rmtree(folder, ignore_errors=True)
+        return result
+    for c in result["cuts"]:
+        del c["drawings"]
+    return result
+
+
+def _cut_set(job: CutJob, copy: BudgetedCopy, timings: Counter, cpu_used: Callable[[], float]) -> dict:
+    """The attempts loop of make_cut_set: {"accepted", "cuts" or "rule", "attempt_rejections", "over_budget"}."""
+    attempts: Counter = Counter()
+    over_budget: list[dict] = []
+    accepted: list[dict] = []
+    make_cutter = spare3d_cutter if job.original else random_cutter
+    unit_budget_s = job.unit_budget_s
+
+    def give_up(rule: QuestionRejection, **extra) -> dict:
+        return {"accepted": False, "rule": rule.value, "attempt_rejections": dict(attempts),
+                "over_budget": over_budget, **extra}
+
+    for k in range(N_CANDIDATES):
+        for attempt in range(job.max_attempts):
+            rng = derive_rng(job.seed, "questions", TASK.value, job.model_id, "cut", k, attempt)
+            cutter = make_cutter(job.bbox, rng)
+            if not job.original and removable_volume(job.bbox, cutter) < MIN_REMOVED * job.model_volume:
+                attempts[QuestionRejection.CUT_MISSED.value] += 1  # cannot remove enough: no boolean needed
+                continue
+            outcome = copy.call((job, k, attempt, cutter, accepted))
+            timings["attempt_cpu"] += outcome["cpu_s"]
+            if outcome["status"] != "ok":
+                rule = _failed_rule(outcome)
+                if outcome["status"] == "over_budget":
+                    over_budget.append({"cut": k, "attempt": attempt, "step": outcome["step"],
+                                        "cpu_s": outcome["step_cpu_s"]})
+            else:
+                timings.update(outcome["value"]["timings"])
+                rule = outcome["value"]["rule"] and QuestionRejection(outcome["value"]["rule"])
+            if unit_budget_s is not None and cpu_used() > unit_budget_s:
+                return give_up(QuestionRejection.UNIT_FAILED,
+                               error=f"timeout: the cut set used more than its CPU budget of {unit_budget_s:g} s")
+            if rule is not None:
+                attempts[rule.value] += 1
+                if len(over_budget) >= MAX_OVER_BUDGET:
+                    return give_up(QuestionRejection.CUT_TOO_SLOW)
+                continue
+            accepted.append(outcome["value"]["cut"])
+            break
+        else:
+            return give_up(QuestionRejection.CUT_ATTEMPTS_EXHAUSTED)
+    return {"accepted": True, "cuts": accepted, "attempt_rejections": dict(attempts), "over_budget": over_budget}

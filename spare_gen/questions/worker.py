@@ -1,0 +1,25 @@
+"""Worker side of the question stage: a task's OpenCASCADE work run in the Dask worker's isolated child."""
+
+from __future__ import annotations
+
+from spare_gen.questions.rejections import QuestionRejection
+from spare_gen.questions.settings import QuestionSettings
+from spare_gen.runner import contract
+from spare_gen.runner.isolation import Status
+
+
+def run_in_child(target: str, unit: dict, settings: QuestionSettings, timeout: float | None = None) -> dict:
+    """``target(unit, settings, rng)``'s result, or a UNIT_FAILED rejection naming the status; ``seconds`` added.
+
+    A machine failure is returned as ``transient``: the stage runner retries it and never records it.
+    """
+    outcome = contract.run_in_child(target, unit, settings, timeout=timeout)
+    if outcome.status is Status.OK:
+        result = dict(outcome.value)
+    elif outcome.status is Status.TRANSIENT:
+        return {"status": Status.TRANSIENT.value, "error": outcome.error}
+    else:
+        result = {"accepted": False, "rule": QuestionRejection.UNIT_FAILED.value,
+                  "error": f"{outcome.status.value}: {outcome.error}"}
+    result["seconds"] = round(outcome.seconds, 4)
+    return result

@@ -1,0 +1,143 @@
+"""CPU-budgeted fork engine: a forked copy of the calling process runs calls whose steps each get a CPU budget.
+
+Used inside a stage's isolated child for work whose single steps can run long in one C++ call (a boolean, a
+view's hidden-line removal). The copy (``os.fork``: copy-on-write; one long-lived copy per process, a fresh one
+after a kill) reports each step with its own CPU clock at the step's start; the parent reads the copy's CPU time
+from /proc every ``POLL_S`` and kills it when one step has used more than the budget. CPU time, not wall time, so
+the verdict does not depend on machine load. The fork also turns a crash inside one step into a failed call.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import pickle
+import resource
+import select
+import signal
+import time
+from typing import Callable
+
+from spare_gen.runner.child import _die_with_parent
+from spare_gen.runner.isolation import cpu_seconds, read_message, write_message
+
+POLL_S = 0.01
+
+
+def frames(buf: bytearray) -> list:
+    """Complete (length-prefixed pickle) messages at the start of ``buf``, consumed from it."""
+    out = []
+    while len(buf) >= 8:
+        n = int.from_bytes(buf[:8], "little")
+        if len(buf) < 8 + n:
+            break
+        out.append(pickle.loads(bytes(buf[8:8 + n])))
+        del buf[:8 + n]
+    return out
+
+
+class BudgetedCopy:
+    """A forked copy of this process that runs ``work(request, mark)`` calls, each step of a call (started by
+    ``mark(name)``) within ``budget_s`` CPU seconds.
+
+    The copy lives for many calls (one fork, not one per call); a copy killed over its budget is
+    replaced by a fresh fork on the next call. ``call`` returns {"status": "ok", "value", "cpu_s"} or
+    {"status": "over_budget" | "error" | "crashed", "step", "cpu_s", ...}; an OSError or MemoryError in the copy
+    (a machine fault such as a full disk) is raised here again.
+    """
+
+    def __init__(self, work: Callable[[object, Callable[[str], None]], object], budget_s: float):
+        self.work, self.budget_s = work, float(budget_s)
+        self.pid: int | None = None
+        self.reaped_cpu = 0.0  # CPU seconds of copies already ended
+
+    def _fork(self) -> None:
+        req_r, req_w = os.pipe()
+        rep_r, rep_w = os.pipe()
+        gc.freeze()  # the copy's collector leaves this process's objects alone: far fewer copy-on-write copies
+        pid = os.fork()
+        if pid == 0:  # the copy: never returns
+            code = 0
+            try:
+                os.close(req_w)
+                os.close(rep_r)
+                _die_with_parent()
+                resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+                self._serve(req_r, rep_w)
+            except BaseException:  # noqa: BLE001
+                code = 1
+            finally:
+                os._exit(code)
+        os.close(req_r)
+        os.close(rep_w)
+        self.pid, self.req, self.rep = pid, req_w, rep_r
+
+    def _serve(self, req: int, rep: int) -> None:
+        def mark(step: str) -> None:
+            write_message(rep, ("step", step, time.process_time()))
+
+        while True:
+            try:
+                request = read_message(req)
+            except EOFError:
+                return
+            try:
+                msg = ("ok", self.work(request, mark))
+            except (OSError, MemoryError) as exc:
+                msg = ("oserror", f"{type(exc).__name__}: {exc}")
+            except Exception as exc:  # noqa: BLE001 - reported as a failed call
+                msg = ("error", f"{type(exc).__name__}: {exc}"[:500])
+            write_message(rep, msg)
+
+    def _end(self, kill: bool) -> None:
+        if self.pid is None:
+            return
+        if kill:
+            os.kill(self.pid, signal.SIGKILL)
+        for fd in (self.req, self.rep):
+            os.close(fd)
+        _, _, usage = os.wait4(self.pid, 0)
+        self.reaped_cpu += usage.ru_utime + usage.ru_stime
+        self.pid = None
+
+    def close(self) -> None:
+        self._end(kill=False)
+
+    def cpu_s(self) -> float:
+        """CPU seconds of every copy so far, the live one included."""
+        live = cpu_seconds(self.pid) if self.pid is not None else None
+        return self.reaped_cpu + (live or 0.0)
+
+    def call(self, request) -> dict:
+        if self.pid is None:
+            self._fork()
+        pid = self.pid
+        start_cpu = cpu_seconds(pid) or 0.0
+        write_message(self.req, request)
+        buf, final, step, step_cpu0, over = bytearray(), None, "start", None, None
+        while final is None:
+            if select.select([self.rep], [], [], POLL_S)[0]:
+                chunk = os.read(self.rep, 1 << 20)
+                if not chunk:
+                    break
+                buf += chunk
+                for msg in frames(buf):
+                    if msg[0] == "step":
+                        step, step_cpu0 = msg[1], msg[2]
+                    else:
+                        final = msg
+            used = cpu_seconds(pid)
+            if final is None and used is not None and step_cpu0 is not None and used - step_cpu0 > self.budget_s:
+                over = used - step_cpu0
+                break
+        cpu = max(0.0, (cpu_seconds(pid) or start_cpu) - start_cpu)
+        if final is None:  # over budget, or the copy died: a fresh one serves the next call
+            self._end(kill=True)
+            if over is not None:
+                return {"status": "over_budget", "step": step, "step_cpu_s": round(over, 3), "cpu_s": cpu}
+            return {"status": "crashed", "step": step, "cpu_s": cpu}
+        if final[0] == "oserror":
+            raise OSError(f"in a budgeted call: {final[1]}")
+        if final[0] == "error":
+            return {"status": "error", "step": step, "cpu_s": cpu, "error": final[1]}
+        return {"status": "ok", "value": final[1], "cpu_s": cpu}
