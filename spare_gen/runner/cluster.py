@@ -283,6 +283,7 @@ class _SubmitRefusals(logging.Handler):
     def __init__(self, say) -> None:
         super().__init__(logging.ERROR)
         self.say, self.refusals = say, []
+        self.attached_during_run = False  # once the run has started, a refusal is reported and the run goes on
         self._saved: list[tuple[logging.Logger, bool, list[logging.Handler]]] = []
 
     def emit(self, record: logging.LogRecord) -> None:
@@ -296,8 +297,6 @@ class _SubmitRefusals(logging.Handler):
             self.refusals.append(reason)
             if len(self.refusals) == 1 and self.attached_during_run:
                 self.say(f"spare-gen: the queue system refused a job: {reason}")
-
-    attached_during_run = False
 
     def __enter__(self) -> "_SubmitRefusals":
         for name in self.LOGGERS:  # Dask gives some of these loggers their own stream handler: ours only
@@ -369,7 +368,7 @@ def _open_jobqueue(runner: RunnerConfig, shared: Path | None, dashboard: bool, s
                 _check_spare_gen(client, where)
                 if shared is not None:
                     check_shared_folder(client, shared, where)
-                refusals.attached_during_run = True  # later refusals (more jobs): one line, the run goes on
+                refusals.attached_during_run = True
                 yield client
             finally:
                 client.close()
