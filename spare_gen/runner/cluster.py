@@ -33,7 +33,8 @@ QUIET_WORKERS = {
 
 
 class ClusterError(ValueError):
-    """A Dask scheduler that cannot be reached or whose workers cannot run spare_gen (one line)."""
+    """A cluster that cannot run the job (one line): an unreachable scheduler, workers that cannot import spare_gen
+    or see the output folder, a queue system that refuses or never starts the jobs."""
 
 
 PROBE_PREFIX = ".spare_gen-shared-probe-"
