@@ -40,7 +40,7 @@ def test_exact_hang_falls_back_to_mesh_hlr(tmp_path):
     model = result["model"]
     assert result["status"] == model["status"] == "ok"
     assert model["hlr_method"] == "poly" and "exact HLR timeout" in model["fallback_reason"]
-    assert result["timing"]["wall_seconds"] >= 1.0
+    assert result["seconds"] >= 1.0  # the exact attempt's budget, then the mesh HLR
     assert [v["hlr_method"] for v in result["views"]] == ["poly"] * 11
     front = next(v for v in result["views"] if v["view"] == "f")
     assert front["n_visible"] >= 1 and front["n_hidden"] == 0  # the box outline, from the mesh algorithm

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from spare_gen.config import load_config
-from spare_gen.config.schema import Config
+from spare_gen.config.schema import ClusterKind, Config
 from spare_gen.jobs.regenerate import run
 from spare_gen.runner.stage import MachineFailure
 
@@ -40,18 +40,22 @@ DATASET_INPUT = """input: OUT is a dataset folder written by `spare-gen run` (da
 
 
 def add_config_arguments(p: argparse.ArgumentParser) -> None:
-    """The options of the commands that run or show a config: -c, --set, --out, --scheduler, --workers, --no-progress."""
+    """The options of the commands that run or show a config: -c, --set, --out, --scheduler, --workers, --cluster,
+    --no-progress."""
     p.add_argument("--config", "-c", default=None, help=f"TOML recipe (default: {DEFAULT_CONFIG} if present)")
     p.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
                    help="override a config value, e.g. --set render.size=256 (repeatable)")
     p.add_argument("--out", "-o", default=None, help="output folder (overrides the config's 'out')")
     p.add_argument("--scheduler", default=None, help="tcp://HOST:PORT of a Dask scheduler (default: embedded)")
     p.add_argument("--workers", type=int, default=None, help="embedded LocalCluster workers (default: cores)")
+    p.add_argument("--cluster", default=None, choices=[k.value for k in ClusterKind],
+                   help="where the workers come from: local (default), scheduler, or batch jobs (slurm, pbs, sge, lsf) "
+                        "set up by [runner.jobqueue]")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
 
 
 def resolve_config(args: argparse.Namespace) -> Config:
-    """The config the options name, with --out/--scheduler/--workers/--no-progress applied as overrides."""
+    """The config the options name, with --out/--scheduler/--workers/--cluster/--no-progress applied as overrides."""
     path = args.config
     if path is None and Path(DEFAULT_CONFIG).is_file():
         path = DEFAULT_CONFIG
@@ -59,7 +63,9 @@ def resolve_config(args: argparse.Namespace) -> Config:
     if args.out:
         overrides.append(f"out={json.dumps(args.out)}")
     if args.scheduler:
-        overrides.append(f"runner.scheduler={json.dumps(args.scheduler)}")
+        overrides += [f"runner.scheduler={json.dumps(args.scheduler)}", f"runner.cluster={ClusterKind.SCHEDULER.value}"]
+    if args.cluster:
+        overrides.append(f"runner.cluster={args.cluster}")
     if args.workers is not None:
         overrides.append(f"runner.workers={args.workers}")
     if args.no_progress:

@@ -5,6 +5,7 @@ Unknown keys, wrong types and out-of-range values are rejected before any work s
 
 from __future__ import annotations
 
+import re
 from enum import Enum
 from typing import Annotated
 
@@ -21,8 +22,79 @@ class ModelSource(str, Enum):
     HOUSES = "houses"
 
 
+class ClusterKind(str, Enum):
+    """Where the Dask workers come from."""
+
+    LOCAL = "local"  # an embedded LocalCluster on this machine
+    SCHEDULER = "scheduler"  # a running Dask scheduler (runner.scheduler) whose workers the user started
+    SLURM = "slurm"  # batch jobs through dask-jobqueue, each job one worker process per core
+    PBS = "pbs"
+    SGE = "sge"
+    LSF = "lsf"
+
+
+JOBQUEUE_KINDS = (ClusterKind.SLURM, ClusterKind.PBS, ClusterKind.SGE, ClusterKind.LSF)
+# dask's memory sizes ("16GB", "3.5GiB") and the queue systems' wall times ("[D-]HH:MM[:SS]")
+MEMORY_PATTERN = r"^\d+(\.\d+)?\s*([kKMGTP]i?B|B)$"
+WALLTIME_PATTERN = r"^(\d+-)?\d{1,4}:\d{2}(:\d{2})?$"
+
+
+class JobqueueConfig(_Section):
+    """The batch jobs that carry the Dask workers when runner.cluster is slurm, pbs, sge or lsf (dask-jobqueue)."""
+
+    cores: Annotated[int, Field(ge=1, le=1024)] = Field(
+        1, description="cores per job; each job runs one single-threaded worker process per core")
+    memory: str = Field("4GB", description="memory per job, e.g. '16GB' (split among its workers)")
+    walltime: str = Field("01:00:00", description="time limit per job, [D-]HH:MM[:SS]")
+    queue: str = Field("", description="queue (PBS, SGE, LSF) or partition (SLURM); empty = the system's default")
+    account: str = Field("", description="account charged (SLURM, PBS) or project (SGE, LSF); empty = your default")
+    job_extra_directives: list[str] = Field(
+        default_factory=list, description="further scheduler directives, e.g. ['--exclusive'] or ['-l place=scatter']")
+    job_script_prologue: list[str] = Field(
+        default_factory=list, description="shell lines run before the worker starts, e.g. 'module load python'")
+    python: str = Field("", description="Python on the compute nodes; empty = the one running spare-gen")
+    jobs: Annotated[int, Field(ge=0, le=100_000)] = Field(
+        1, description="jobs submitted at the start; 0 = adaptive between adaptive_min and adaptive_max jobs")
+    adaptive_min: Annotated[int, Field(ge=0, le=100_000)] = Field(0, description="adaptive: fewest jobs (jobs = 0)")
+    adaptive_max: Annotated[int, Field(ge=0, le=100_000)] = Field(0, description="adaptive: most jobs (jobs = 0)")
+    wait_s: Annotated[float, Field(gt=0, le=7 * 86400)] = Field(
+        3600.0, description="wall seconds to wait for the first worker (jobs may wait in the queue)")
+    interface: str = Field("", description="network interface the scheduler and workers use, e.g. 'ib0'; empty = default")
+    local_directory: str = Field("", description="node-local scratch folder for the workers; empty = Dask's default")
+    log_directory: str = Field("", description="folder for the jobs' output and error files; empty = the job's cwd")
+    job_name: str = Field("spare-gen", min_length=1, description="name of the jobs in the queue")
+
+    @field_validator("memory")
+    @classmethod
+    def _memory_size(cls, value: str) -> str:
+        if not re.match(MEMORY_PATTERN, value):
+            raise ValueError("expected a size such as '16GB' or '3.5GiB'")
+        return value
+
+    @field_validator("walltime")
+    @classmethod
+    def _walltime_format(cls, value: str) -> str:
+        if not re.match(WALLTIME_PATTERN, value):
+            raise ValueError("expected [D-]HH:MM[:SS], e.g. '02:00:00' or '1-12:00:00'")
+        return value
+
+    @model_validator(mode="after")
+    def _jobs_or_adaptive(self) -> "JobqueueConfig":
+        """Cross-field rule: a fixed number of jobs, or an adaptive range that can start at least one."""
+        if self.jobs == 0 and self.adaptive_max < 1:
+            raise ValueError("jobs = 0 (adaptive) needs adaptive_max >= 1")
+        if self.adaptive_min > self.adaptive_max and self.jobs == 0:
+            raise ValueError(f"adaptive_min = {self.adaptive_min} is above adaptive_max = {self.adaptive_max}")
+        if self.jobs > 0 and (self.adaptive_min or self.adaptive_max):
+            raise ValueError("adaptive_min/adaptive_max need jobs = 0 (a fixed number of jobs or adaptive, not both)")
+        return self
+
+
 class RunnerConfig(_Section):
-    scheduler: str = Field("", description="tcp://HOST:PORT of a running Dask scheduler; empty = embedded LocalCluster")
+    cluster: ClusterKind = Field(
+        ClusterKind.LOCAL, description="local, scheduler (runner.scheduler), or batch jobs: slurm, pbs, sge, lsf")
+    scheduler: str = Field("", description="tcp://HOST:PORT of a running Dask scheduler (cluster = 'scheduler')")
+    jobqueue: JobqueueConfig = Field(default_factory=JobqueueConfig)
     workers: Annotated[int, Field(ge=0, le=512)] = Field(0, description="LocalCluster workers; 0 = one per core")
     timeout_s: Annotated[float, Field(gt=0, le=86400)] = Field(
         60.0, description="CPU-time budget per unit and stage (CPU, not wall time: results must not depend on load)"
@@ -32,6 +104,24 @@ class RunnerConfig(_Section):
     )
     progress: bool = True
     dashboard: bool = True
+
+    @model_validator(mode="before")
+    @classmethod
+    def _scheduler_means_cluster(cls, data):
+        """A scheduler address alone (the older spelling) selects cluster = 'scheduler'."""
+        if isinstance(data, dict) and data.get("scheduler") and "cluster" not in data:
+            data = {**data, "cluster": ClusterKind.SCHEDULER.value}
+        return data
+
+    @model_validator(mode="after")
+    def _scheduler_named(self) -> "RunnerConfig":
+        """Cross-field rule: cluster = 'scheduler' needs its address, and an address needs that cluster."""
+        if self.cluster is ClusterKind.SCHEDULER and not self.scheduler:
+            raise ValueError("cluster = 'scheduler' needs runner.scheduler = 'tcp://HOST:PORT'")
+        if self.scheduler and self.cluster is not ClusterKind.SCHEDULER:
+            raise ValueError(f"runner.scheduler is set but cluster = {self.cluster.value!r}; "
+                             f"use one of them (cluster = 'scheduler' for a running scheduler)")
+        return self
 
 
 class CsgConfig(_Section):

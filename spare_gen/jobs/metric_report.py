@@ -163,7 +163,8 @@ def run(
         raise ValueError(f"no wireframes to test in {out_dir / 'wireframes.parquet'}")
     target = 0 if max_models is not None else int(models)
     if client is None:
-        with open_client(scheduler, workers=workers, dashboard=False, quiet=quiet or not scheduler) as own:
+        with open_client(scheduler, workers=workers, dashboard=False, quiet=quiet or not scheduler,
+                         shared=out_dir if scheduler else None) as own:
             ids, wireframes, n_extracted, cases = _test(out_dir, ids, wireframes, target, seed, own, paper_compat)
     else:
         ids, wireframes, n_extracted, cases = _test(out_dir, ids, wireframes, target, seed, client, paper_compat)

@@ -44,6 +44,10 @@ Task = Callable[[dict, StageSettings], dict]
 
 MACHINE_RETRIES = 2
 TIMING_KEYS = ("seconds", "task_seconds", "cpu_seconds", "timing", "timings")
+# A unit result's timing key -> its name in timings/*.json, which says the clock: wall of the child call(s),
+# wall of the whole task on the worker, CPU of the child call(s), CPU per step as the stage measures them
+TIMING_NAMES = {"seconds": "child_wall_s", "task_seconds": "task_wall_s", "cpu_seconds": "child_cpu_s",
+                "timing": "steps_cpu_s", "timings": "steps_cpu_s"}
 UNITS_DIR = ".units"
 TIMINGS_DIR = "timings"
 
@@ -113,7 +117,7 @@ def _shape_hashes(units: list[dict]) -> dict[str, str]:
 
 
 def _split_timing(result: dict) -> tuple[dict, dict]:
-    timing = {k: result[k] for k in TIMING_KEYS if k in result}
+    timing = {TIMING_NAMES[k]: result[k] for k in TIMING_KEYS if k in result}
     return {k: v for k, v in result.items() if k not in TIMING_KEYS}, timing
 
 
