@@ -24,6 +24,7 @@ from OCP.TopoDS import TopoDS_Shape
 
 from spare_gen.cad.curves2d import poly_view_polylines, view_polylines
 from spare_gen.cad.hlr_shape import edge_samples, has_edges, prepare_shape, quick_bbox
+from spare_gen.config.schema import RenderConfig
 
 Direction = Sequence[float]
 
@@ -88,7 +89,8 @@ class HlrModel:
     which algorithm drew it.
     """
 
-    def __init__(self, shape: TopoDS_Shape, method: HlrMethod | str = HlrMethod.EXACT, deflection: float = 0.002,
+    def __init__(self, shape: TopoDS_Shape, method: HlrMethod | str = HlrMethod.EXACT,
+                 deflection: float = RenderConfig.model_fields["deflection"].default,
                  smooth_edges: bool = True):
         """``deflection`` is the curve discretisation tolerance as a fraction of the bounding-box diagonal;
         ``smooth_edges=False`` draws sharp and silhouette edges only (no G1 edges such as fillet boundaries)."""
