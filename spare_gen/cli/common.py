@@ -8,8 +8,9 @@ import logging
 import signal
 import sys
 from pathlib import Path
+from typing import Callable
 
-from spare_gen.config import load_config
+from spare_gen.config import ConfigError, load_config
 from spare_gen.config.schema import ClusterKind, Config
 from spare_gen.jobs.regenerate import run
 from spare_gen.runner.stage import MachineFailure
@@ -97,3 +98,14 @@ def run_job(config: Config, stages: tuple[str, ...]) -> int:
     finally:
         signal.signal(signal.SIGINT, previous)
     return 0
+
+
+def script_main(main: Callable[[], int]) -> None:
+    """Run a ``pipelines/`` script: bad input (a config error, too few models, a missing folder) is one line naming
+    it and exit code 2, as for the commands."""
+    try:
+        code = main()
+    except (ConfigError, ValueError, FileNotFoundError) as exc:
+        print(f"{Path(sys.argv[0]).name}: {exc}", file=sys.stderr)
+        code = EXIT_BAD_INPUT
+    sys.exit(code)
