@@ -28,6 +28,8 @@ from pathlib import Path
 
 import pyarrow as pa
 
+from cpu_account import KINDS, LABELS, PROJECT_WORKERS, SERIAL, cpu_now
+
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
@@ -89,7 +91,7 @@ def cluster_address():
 def one(n: int, rows_to_client: bool) -> dict:
     from distributed import Client
 
-    from spare_gen.runner.contract import StageSettings
+    from spare_gen.runner.contract import RunOptions, StageSettings
     from spare_gen.runner.sharded import TableOut, run_sharded_stage
     from spare_gen.runner.stage import run_stage
     from spare_gen.shards import read
@@ -100,20 +102,23 @@ def one(n: int, rows_to_client: bool) -> dict:
         out = Path(tmp)
         settings = StageSettings(stage="bench", seed=0, out_dir=str(out), timeout_s=60)
         start_rss, t0 = rss_mb(), time.monotonic()
+        before = cpu_now(client)
         if rows_to_client:
-            results = run_stage(client, fake_views, units, settings, progress=False)
+            results = run_stage(client, fake_views, units, settings, RunOptions(progress=False))
             table = pa.Table.from_pylist([v for r in results for v in r["views"]], schema=SCHEMA)
             n_rows = table.num_rows
         else:
             run_sharded_stage(client, fake_views, units, settings, (TableOut("views.parquet", SCHEMA, view_rows),),
-                              shard_units=32, progress=False)
+                              RunOptions(shard_units=32, progress=False))
             n_rows = read(out / "views.parquet", ["view"]).num_rows
         seconds, stage_rss = time.monotonic() - t0, rss_mb()
+        after = cpu_now(client)
         resume = folder_mb(out / ".units")
         output = folder_mb(out) - resume
     return {"n": n, "rows": n_rows, "seconds": round(seconds, 1), "rss_before_mb": round(start_rss, 1),
             "stage_rss_mb": round(stage_rss, 1),
-            "peak_rss_mb": round(rss_mb(), 1), "output_mb": round(output, 1), "resume_mb": round(resume, 2)}
+            "peak_rss_mb": round(rss_mb(), 1), "output_mb": round(output, 1), "resume_mb": round(resume, 2),
+            "cpu_ms_per_model": {k: round(1e3 * (after[k] - before[k]) / n, 3) for k in KINDS if after[k] > before[k]}}
 
 
 def main(argv: list[str]) -> None:
@@ -138,6 +143,12 @@ def main(argv: list[str]) -> None:
               f"({res['peak_rss_mb'] / first['peak_rss_mb']:.2f}x); "
               f"output {res['output_mb']:7.1f} MB, resume data {res['resume_mb']:.2f} MB "
               f"({100 * res['resume_mb'] / max(res['output_mb'], 1e-9):.2f}%)")
+        cpu = res["cpu_ms_per_model"]
+        serial, rest = sum(cpu.get(k, 0.0) for k in SERIAL), sum(v for k, v in cpu.items() if k not in SERIAL)
+        print("         CPU ms per model: " + ", ".join(f"{LABELS[k]} {v:.3f}" for k, v in cpu.items())
+              + "; projected to 12,000 models, min on N workers: "
+              + "  ".join(f"{w}: {12_000 * (serial + rest / w) / 6e4:.2f}" for w in PROJECT_WORKERS))
+    print(f"load average at end: {os.getloadavg()[0]:.2f}")
 
 
 if __name__ == "__main__":

@@ -35,10 +35,13 @@ from spare_gen.models.csg import primitive_counts_for, random_program
 from spare_gen.models.child import check_csg
 from spare_gen.rng import derive_rng
 
+from cpu_account import CpuMeter
+
 REPEATS = 5  # best of, per model, for (a) and (b)
 STAGE_COPIES = 4  # (c) draws each model this many times (as distinct units)
 STAGE_SHARD_UNITS = 8  # (c) units per shard: a few shards per worker, as in a real run
 CLOCKS = (time.perf_counter, time.process_time)  # wall, CPU
+PAPER_VIEWS = 11 * 12_000  # configs/spare3d_csg.toml: the projections' full scale
 
 
 def csg_models(count: int, folder: Path) -> list[Path]:
@@ -128,12 +131,13 @@ def stage_cost(paths: list[Path], out: Path, workers: int = 2) -> tuple[float, d
     from spare_gen.drawings.schema import DRAWINGS_FILE
     from spare_gen.drawings.settings import DrawSettings
     from spare_gen.runner.cluster import open_client
+    from spare_gen.runner.contract import RunOptions
     from spare_gen.runner.sharded import run_sharded_stage
 
     def run(folder: Path, units: list[dict], client) -> None:
         config = load_config(None, [f'out="{folder}"', "runner.progress=false"])
         run_sharded_stage(client, draw_task, units, DrawSettings.from_config(config, folder), tables(config),
-                          shard_units=STAGE_SHARD_UNITS, progress=False)
+                          RunOptions(shard_units=STAGE_SHARD_UNITS, progress=False))
         mark_duplicates(folder / DRAWINGS_FILE)
 
     units = [{"unit_id": f"{p.stem}_{k}", "model_id": f"{p.stem}_{k}", "shape_path": str(p)}
@@ -141,10 +145,14 @@ def stage_cost(paths: list[Path], out: Path, workers: int = 2) -> tuple[float, d
     with open_client("", workers, dashboard=False, quiet=True) as client:
         warm = [{**u, "unit_id": f"warm{i}", "model_id": f"warm{i}"} for i, u in enumerate(units[:workers])]
         run(out / "warm-up", warm, client)  # starts each worker's child (OCP import)
+        meter = CpuMeter(client)
         before, t0 = _cpu_by_kind(), time.perf_counter()
-        run(out / "stage", units, client)
+        meter.measure("drawings stage", 11 * len(units), "view", lambda: run(out / "stage", units, client),
+                      PAPER_VIEWS)
         wall, after = time.perf_counter() - t0, _cpu_by_kind()
     views = 11 * len(units)
+    for line in meter.lines(workers):
+        print(line)
     by_kind: dict[str, float] = {"child": 0.0, "worker": 0.0, "client": 0.0}
     for pid, (kind, cpu) in after.items():
         by_kind[kind] += cpu - before.get(pid, (kind, 0.0))[1]

@@ -69,13 +69,21 @@ def children_cpu() -> float:
 
 def time_report(dest: Path, count: int, workers: int) -> tuple[float, int]:
     """One metric-report run on the set; wall, worker CPU, load and report hashes. Returns (worker CPU, workers)."""
+    from cpu_account import CpuMeter
     from spare_gen.jobs.metric_report import run
+    from spare_gen.runner.cluster import open_client
 
     load_before = os.getloadavg()
-    cpu0, start = children_cpu(), time.perf_counter()
-    result = run(dest, models=count, workers=workers, quiet=True)
-    wall = time.perf_counter() - start
+    cpu0 = children_cpu()
+    with open_client(workers=workers, dashboard=False, quiet=True) as client:
+        meter = CpuMeter(client)
+        start = time.perf_counter()
+        result = meter.measure("metric-report", count, "wireframe", lambda: run(dest, models=count, client=client,
+                                                                                 quiet=True), 126)
+        wall = time.perf_counter() - start
     cpu = children_cpu() - cpu0  # worker processes, counted once the cluster has closed them
+    for line in meter.lines(workers or os.cpu_count() or 1):
+        print(line)
     digests = {Path(p).name: hashlib.sha256(Path(p).read_bytes()).hexdigest()[:16]
                for p in (result["markdown_path"], result["parquet_path"])}
     print(f"metric-report: {result['n_models']} wireframes, {workers or os.cpu_count()} workers: wall {wall:.1f} s, "

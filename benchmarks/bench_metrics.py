@@ -124,13 +124,20 @@ def bench_report(out_dir: Path | None, n: int, workers: int) -> None:
         wireframes = load_wireframes(out_dir / "wireframes.parquet", n)[1]
     else:
         wireframes = [synthetic_wireframe(150, derive_rng(0, "bench_metrics", "report", i)) for i in range(n)]
+    from cpu_account import CpuMeter
+
     with open_client(workers=workers, dashboard=False, quiet=True) as client:
+        meter = CpuMeter(client)
         start = time.perf_counter()
-        property_cases(wireframes, client=client)
+        meter.measure("metric report", len(wireframes), "wireframe", lambda: property_cases(wireframes, client=client),
+                      126)
         seconds = time.perf_counter() - start
+        n_workers = len(client.scheduler_info()["workers"])
     per = seconds / len(wireframes)
-    print(f"metric report: {len(wireframes)} wireframes in {seconds:.1f} s ({per:.2f} s each); "
-          f"126 wireframes projected {126 * per:.0f} s (target 60 s)")
+    print(f"metric report: {len(wireframes)} wireframes in {seconds:.1f} s wall ({per:.2f} s each); "
+          f"126 wireframes projected {126 * per:.0f} s wall (target 60 s)")
+    for line in meter.lines(n_workers):
+        print(line)
 
 
 if __name__ == "__main__":

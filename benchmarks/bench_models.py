@@ -35,6 +35,9 @@ from spare_gen.config import load_config  # noqa: E402
 from spare_gen.models.driver import run_models  # noqa: E402
 from spare_gen.runner.cluster import open_client  # noqa: E402
 from spare_gen.runner.stage import read_timings  # noqa: E402
+from cpu_account import CpuMeter  # noqa: E402
+
+PAPER_MODELS = 12_000  # configs/spare3d_csg.toml: the projections' full scale
 
 TICK = os.sysconf("SC_CLK_TCK")
 PHASES = ("build", "check", "rejected", "step", "brep", "hash")
@@ -79,14 +82,15 @@ def one_run(config: str, count: int, workers: int, out: Path) -> dict:
                                "runner.progress=false", "runner.dashboard=false"])
     with open_client("", workers, dashboard=False, quiet=True) as client:
         client.wait_for_workers(workers)
+        meter = CpuMeter(client)
         before = cpu_by_role()
         t0 = time.perf_counter()
-        table = run_models(client, cfg, out)
+        table = meter.measure("models", count, "model", lambda: run_models(client, cfg, out), PAPER_MODELS)
         wall = time.perf_counter() - t0
         after = cpu_by_role()
     rows = shards.read(table, ["status", "rejections", "attempts"]).to_pylist()
     return {"workers": workers, "wall": wall, "rows": rows, "timings": read_timings(out, "models"),
-            "cpu": {k: after.get(k, 0.0) - before.get(k, 0.0) for k in after}}
+            "cpu": {k: after.get(k, 0.0) - before.get(k, 0.0) for k in after}, "meter": meter}
 
 
 def report(run: dict, count: int) -> None:
@@ -94,8 +98,8 @@ def report(run: dict, count: int) -> None:
     phases: dict[str, float] = defaultdict(float)
     unit_cpu = 0.0
     for t in run["timings"].values():
-        unit_cpu += t.get("cpu_seconds", 0.0)
-        for k, v in (t.get("timing") or {}).items():
+        unit_cpu += t.get("child_cpu_s", 0.0)
+        for k, v in (t.get("steps_cpu_s") or {}).items():
             phases[k] += v
     cpu = run["cpu"]
     child_other = unit_cpu - sum(phases.values())
@@ -107,6 +111,9 @@ def report(run: dict, count: int) -> None:
           f"CPU {1000 * total / ok:.1f} ms per accepted model ({total:.1f} s)")
     for name, v in parts:
         print(f"    {name:17s} {1000 * v / ok:7.1f} ms  {100 * v / max(total, 1e-9):5.1f}%")
+    print(f"  by getrusage of each process kind, projected to {PAPER_MODELS} models:")
+    for line in run["meter"].lines(run["workers"]):
+        print(f"  {line}")
 
 
 def main() -> None:

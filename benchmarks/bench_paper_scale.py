@@ -6,15 +6,16 @@ OpenCASCADE calls the output needs, timed again on a sample of this run's own mo
 Usage: python benchmarks/bench_paper_scale.py [FRACTION] [--workers N]   (default 0.1 = 1,200 models)
 
 Every stage of ``spare-gen run`` runs on an embedded Dask cluster into a fresh temporary folder (pool off, as in
-the paper config); projections scale each stage's wall time by 1 / FRACTION (all stages are linear in models and
-questions). Machines here are shared and noisy: check ``uptime`` first and compare numbers within one run only.
+the paper config). Every stage's CPU is measured by process kind (``cpu_account.py``: client with scheduler,
+nannies, Dask workers, OCCT children) and projected from CPU to full scale on 2, 8, 16 and 64 workers (serial
+client CPU + the rest / N, all stages linear in models and questions), beside the wall-clock projection, which
+on a shared machine measures the other jobs too. Then each stage's CPU per unit against its same-output floor.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 import tempfile
 import time
@@ -33,6 +34,7 @@ from spare_gen.config import load_config  # noqa: E402
 from spare_gen.config.schema import TaskName  # noqa: E402
 from spare_gen.drawings.poses import fixed_poses  # noqa: E402
 from spare_gen.runner.cluster import open_client  # noqa: E402
+from cpu_account import CpuMeter  # noqa: E402
 from spare_gen.runner.stage import read_timings  # noqa: E402
 
 SLOWEST = 5
@@ -41,7 +43,7 @@ FLOOR_SAMPLE = 30  # models and cut sets of the run whose bare OCCT calls are ti
 
 def _slowest(out: Path, stage: str) -> list[tuple[str, float]]:
     rows = read_timings(out, stage)
-    times = [(uid, float(t.get("task_seconds", 0.0))) for uid, t in rows.items()]
+    times = [(uid, float(t.get("task_wall_s", 0.0))) for uid, t in rows.items()]
     return sorted(times, key=lambda x: -x[1])[:SLOWEST]
 
 
@@ -57,6 +59,13 @@ def _floor_ratio(n: int = 12) -> tuple[float, float]:
         floor = sum(min(exact_hlr_floor(cad.read_shape(p), views) for _ in range(3)) for p in paths)
         work = sum(min(per_view_work(p, render, Path(tmp) / f"w{k}")[1] for k in range(3)) for p in paths)
     return 1e3 * floor / (n * len(views)), 1e3 * work / (n * len(views))
+
+
+def _model_phase_cpu(out: Path) -> float:
+    """CPU s per model of the OCCT work the model stage's child records: the accepted model's booleans and checks,
+    the rejected attempts', the STEP and BREP writes and hashing (``spare_gen.models.child`` timing)."""
+    rows = read_timings(out, "models")
+    return sum(sum((t.get("steps_cpu_s") or {}).values()) for t in rows.values()) / max(1, len(rows))
 
 
 def main() -> None:
@@ -77,63 +86,68 @@ def main() -> None:
         from spare_gen.models.driver import run_models
         from spare_gen.questions.stage.driver import run_questions
 
-        wall: dict[str, float] = {}
+        n_models = config.models.csg.count
+        n_questions = sum(counts.values())
         with open_client(config.runner.scheduler, config.runner.workers, dashboard=False, quiet=True) as client:
             n_workers = len(client.scheduler_info()["workers"])
-            for name, stage in (("models", run_models), ("drawings", run_drawings), ("questions", run_questions)):
-                t0 = time.perf_counter()
-                stage(client, config, out)
-                wall[name] = time.perf_counter() - t0
+            meter = CpuMeter(client)
+            full_models, full_questions = base.models.csg.count, sum(base.questions.counts.values())
+            meter.measure("models", n_models, "model", lambda: run_models(client, config, out), full_models)
+            meter.measure("drawings", 11 * n_models, "view", lambda: run_drawings(client, config, out),
+                          11 * full_models)
+            meter.measure("questions", n_questions, "question", lambda: run_questions(client, config, out),
+                          full_questions)
             from spare_gen.jobs.regenerate import _audit  # spare-gen run audits every dataset it writes, on its workers
 
-            t0 = time.perf_counter()
-            audit = _audit(out, config.seed, client)
-            wall["audit"] = time.perf_counter() - t0
+            audit = meter.measure("audit", n_questions, "question", lambda: _audit(out, config.seed, client),
+                                  full_questions)
+        wall = {s.name: s.wall for s in meter.stages}
         q_timings = json.loads((out / "questions" / "timings.json").read_text())["tasks"]
         cut_units = read_timings(out, f"questions_{TaskName.THREE_VIEW_TO_ISOMETRIC.value}")
-        cut_cpu = sum(float((u.get("timings") or {}).get("cpu", 0.0)) for u in cut_units.values())
-        cut_busy = sum(float(u.get("task_seconds", 0.0)) for u in cut_units.values())
+        cut_cpu = sum(float((u.get("steps_cpu_s") or {}).get("cpu", 0.0)) for u in cut_units.values())
         slow = {s: _slowest(out, s) for s in ("models", "drawings", *[f"questions_{t}" for t in counts])}
-        n_models = config.models.csg.count
         model_floor, view_floor = model_and_view_floor(out, FLOOR_SAMPLE)
+        model_phases = _model_phase_cpu(out)
         cut_floor = cut_set_floor(out, FLOOR_SAMPLE)
     floor_ms, work_ms = _floor_ratio()
     total = sum(wall.values())
     print(f"spare3d_csg at {f:g} scale: {n_models} models, questions {counts}, {n_workers} workers")
+    print("CPU by process kind, measured in this run (getrusage of the client, every worker, their OCCT children):")
+    for line in meter.lines(n_workers):
+        print(line)
+    by_name = {s.name: s for s in meter.stages}
+    whole = sum(s.total for s in meter.stages)
+    client = sum(s.serial for s in meter.stages)
+    print(f"  client+scheduler CPU {client:.1f} s of {whole:.1f} s = {100 * client / whole:.2f}% of the run's CPU "
+          f"(target <= 2%)")
+    print("wall clock (meaningful only on an idle machine):")
     print(f"  models    {wall['models']:8.1f} s  {n_models / wall['models']:7.1f} models/s   "
           f"projected {wall['models'] / f / 60:6.1f} min")
     print(f"  drawings  {wall['drawings']:8.1f} s  {11 * n_models / wall['drawings']:7.1f} views/s    "
           f"projected {wall['drawings'] / f / 60:6.1f} min")
     for task, t in q_timings.items():
-        print(f"  {task:28s} {t['questions']:5d} q in {t['wall_seconds']:7.1f} s  "
-              f"({t['questions_per_second'] or 0:6.2f} q/s)   projected {t['wall_seconds'] / f / 60:6.1f} min")
-    n_q = q_timings.get(TaskName.THREE_VIEW_TO_ISOMETRIC.value, {}).get("questions") or 0
-    if n_q:
-        t = q_timings[TaskName.THREE_VIEW_TO_ISOMETRIC.value]
-        print(f"    three_view_to_isometric per question: {cut_cpu / n_q:.3f} CPU s in cut sets (forked attempts "
-              f"included), {cut_busy / n_q:.3f} s of worker time, {t['wall_seconds'] * n_workers / n_q:.3f} s of "
-              f"stage wall x workers; {len(cut_units)} cut sets for {n_q} questions")
-    print(f"  questions stage total {wall['questions']:8.1f} s   projected {wall['questions'] / f / 60:6.1f} min")
+        seconds = t["wall_s"]
+        print(f"  {task:28s} {t['questions']:5d} q in {seconds:7.1f} s wall   projected {seconds / f / 60:6.1f} min")
     print(f"  audit     {wall['audit']:8.1f} s   projected {wall['audit'] / f / 60:6.1f} min   ({audit.splitlines()[0]})")
-    print(f"  whole run {total:8.1f} s   projected full scale {total / f / 60:6.1f} min   (target <= 30 min)")
-    print(f"    30 min at full scale would take about {math.ceil(n_workers * total / f / 60 / 30)} workers if every "
-          f"stage scaled linearly (spare-gen run --scheduler tcp://...; draw_model: 2 workers 1.89x one)")
-    print(f"  drawing overhead: OCCT floor {floor_ms:.2f} ms/view, spare_gen {work_ms:.2f} ms/view, "
-          f"ratio {work_ms / floor_ms:.2f} (target <= 1.3)")
-    full_models, full_cut_sets = base.models.csg.count, base.questions.counts[TaskName.THREE_VIEW_TO_ISOMETRIC]
-    floors = {"models": model_floor * full_models, "drawings": view_floor * 11 * full_models,
-              "three_view_to_isometric": cut_floor * full_cut_sets}
-    print(f"  OCCT floor (CPU, {FLOOR_SAMPLE} of this run's models / cut sets): build {model_floor * 1e3:.1f} ms/model, "
-          f"exact HLR {view_floor * 1e3:.2f} ms/view, cut set {cut_floor:.3f} s/question (4 booleans + 7 views)")
-    measured = {"models": wall["models"], "drawings": wall["drawings"],
-                "three_view_to_isometric": q_timings.get(TaskName.THREE_VIEW_TO_ISOMETRIC.value, {}).get(
-                    "wall_seconds", 0.0)}
-    for stage, cpu in floors.items():
-        floor_min = cpu / n_workers / 60
-        print(f"    {stage:24s} floor at full scale {floor_min:6.1f} min on {n_workers} workers; "
-              f"measured {measured[stage] / f / 60:6.1f} min ({measured[stage] / f / 60 / floor_min:.2f}x floor)")
-    print(f"    floor of these three stages at full scale: {sum(floors.values()) / n_workers / 60:.1f} min "
-          f"(the 30 min target is below it when this exceeds 30)")
+    print(f"  whole run {total:8.1f} s   projected full scale {total / f / 60:6.1f} min on {n_workers} workers")
+    print(f"  drawing overhead (per_view_work against exact HLR, wall, best of 3): OCCT floor {floor_ms:.2f} ms/view, "
+          f"spare_gen {work_ms:.2f} ms/view, ratio {work_ms / floor_ms:.2f}")
+    n_q = q_timings.get(TaskName.THREE_VIEW_TO_ISOMETRIC.value, {}).get("questions") or 0
+    # the same-output floor: CPU of the OCCT calls the same bytes need (FLOOR_SAMPLE of this run's units)
+    floors = {"models": (max(model_phases, model_floor), "model",
+                         "the child's OCCT phases: accepted and rejected attempts' booleans and checks, STEP, BREP, "
+                         "hash"),
+              "drawings": (view_floor, "view", "exact HLR of every stored view, on the shape as prepared")}
+    print(f"same-output floor (CPU) and the stage's CPU per unit against it (all process kinds):")
+    for stage, (floor, unit, what) in floors.items():
+        s = by_name[stage]
+        per = s.total / s.units
+        print(f"  {stage:24s} floor {1e3 * floor:8.2f} ms/{unit}, stage {1e3 * per:8.2f} ms/{unit}: "
+              f"ratio {per / floor:.2f}   ({what})")
+    if n_q:
+        print(f"  {'three_view_to_isometric':24s} floor {cut_floor:8.3f} s/question (accepted cuts' 4 booleans + 7 "
+              f"views), cut sets' own CPU {cut_cpu / n_q:.3f} s/question (forked attempts included): "
+              f"ratio {cut_cpu / n_q / cut_floor:.2f}; {len(cut_units)} cut sets for {n_q} questions")
     for stage, rows in slow.items():
         if rows:
             print(f"  slowest {stage}: " + ", ".join(f"{uid} {s:.1f} s" for uid, s in rows))

@@ -27,6 +27,8 @@ from spare_gen.pool.child import brep_wireframe
 from spare_gen.pool.pictures import write_model_pictures
 from spare_gen.pool.variants import make_variants, score_variant
 
+from cpu_account import CpuMeter
+
 CONFIG = "configs/default.toml"
 WORKERS = 2
 
@@ -73,8 +75,9 @@ def main() -> None:
                                       f"pool.models={n_models}"])  # fmt: skip
         with open_client(workers=WORKERS, dashboard=False, quiet=True) as client:
             run_models(client, config, out)
+            meter = CpuMeter(client)
             t0 = time.perf_counter()
-            text = run_pool(client, config, out)
+            text = meter.measure("pool", n_models, "model", lambda: run_pool(client, config, out), base.pool.models)
             wall = time.perf_counter() - t0
         rows = pq.read_table(out / "corruptions.parquet", columns=["status"]).num_rows
         seconds, n_variants = phases(config, out)
@@ -83,7 +86,10 @@ def main() -> None:
           f"{config.pool.image_size} px pictures), {rows} variants")
     print(f"  {text}")
     print(f"  {WORKERS} workers, pool stages end to end: {wall:6.2f} s  {rows / wall:6.1f} variants/s")
-    print(f"  in-process, one core: {total:6.2f} s  {n_variants / total:6.1f} variants/s; share of time:")
+    print(f"  CPU by process kind, projected to {base.pool.models} pool models:")
+    for line in meter.lines(WORKERS):
+        print(f"  {line}")
+    print(f"  in-process, one core: {total:6.2f} s wall  {n_variants / total:6.1f} variants/s; share of wall time:")
     for name, s in seconds.items():
         print(f"    {name:<10} {s:7.3f} s  {100 * s / total:5.1f} %")
 

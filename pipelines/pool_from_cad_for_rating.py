@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 
 from spare_gen.annotate.plan import Settings
 from spare_gen.annotate.server import serve
-from spare_gen.config import ConfigError, load_config
+from spare_gen.cli.common import script_main
+from spare_gen.config import load_config
 from spare_gen.jobs.regenerate import POOL_STAGES, run
 
 RECIPE = Path(__file__).resolve().parents[1] / "configs" / "abc.toml"
@@ -30,12 +30,8 @@ def main() -> int:
     parser.add_argument("--models", type=int, default=16, help="models in the pool")
     parser.add_argument("--serve", action="store_true", help="serve the rater web app when the pool is ready")
     args = parser.parse_args()
-    try:
-        config = load_config(RECIPE, [f"out={json.dumps(args.out)}", f"models.files.root={json.dumps(args.cad_folder)}",
+    config = load_config(RECIPE, [f"out={json.dumps(args.out)}", f"models.files.root={json.dumps(args.cad_folder)}",
                                       f"pool.models={args.models}"])
-    except ConfigError as exc:
-        print(exc, file=sys.stderr)
-        return 2
     run(config, stages=POOL_STAGES)  # models, then wireframes, variants, pictures and pairs
     if not args.serve:
         print(f"pool ready; serve it with: spare-gen annotate {config.out}")
@@ -44,4 +40,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    script_main(main)

@@ -10,10 +10,11 @@ embedded Dask cluster, or on a running one with ``--scheduler tcp://HOST:PORT``;
 from __future__ import annotations
 
 import argparse
-import sys
+import json
 from pathlib import Path
 
-from spare_gen.config import ConfigError, load_config
+from spare_gen.cli.common import script_main
+from spare_gen.config import load_config
 from spare_gen.jobs.regenerate import run
 from spare_gen.validate import main as validate
 
@@ -26,14 +27,11 @@ def main() -> int:
     parser.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE")
     parser.add_argument("--scheduler", default="", help="tcp://HOST:PORT of a running Dask scheduler")
     args = parser.parse_args()
-    try:
-        config = load_config(RECIPE, [f'out="{args.out}"', f'runner.scheduler="{args.scheduler}"', *args.overrides])
-    except ConfigError as exc:
-        print(exc, file=sys.stderr)
-        return 2
+    where = [f"out={json.dumps(args.out)}"] + ([f"runner.scheduler={json.dumps(args.scheduler)}"] if args.scheduler else [])
+    config = load_config(RECIPE, [*where, *args.overrides])
     run(config)  # models, drawings, the five tasks (with their bias audit), the pool if the recipe enables it
     return validate(Path(config.out))  # every question rule and file hash
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    script_main(main)

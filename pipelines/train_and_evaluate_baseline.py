@@ -10,11 +10,11 @@ SPARE3D human results.
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
 from spare_gen.baseline.train import PREDICTIONS_NAME, TrainOptions
 from spare_gen.baseline.train import main as train
+from spare_gen.cli.common import script_main
 from spare_gen.data.evaluate import main as evaluate
 
 
@@ -33,4 +33,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    script_main(main)

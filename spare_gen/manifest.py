@@ -21,7 +21,7 @@ from spare_gen.versions import package_versions
 
 # Config keys that say where and how a run happened, not what it produced.
 RUN_ONLY_KEYS = ("out",)
-RUN_ONLY_RUNNER_KEYS = ("scheduler", "workers", "progress", "dashboard")
+RUN_ONLY_RUNNER_KEYS = ("cluster", "scheduler", "jobqueue", "workers", "progress", "dashboard")
 
 
 def now() -> str:

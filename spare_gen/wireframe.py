@@ -6,8 +6,16 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-CORNER = 0  # a B-rep vertex (an end of a CAD edge)
+CORNER = 0  # a B-rep vertex (an end of a CAD edge); on a house: a wall, ground or chimney corner
 CURVE = 1  # an inner point of a curved edge discretised into straight segments
+RIDGE = 2  # a house's B-rep vertex at the top of its roof slopes (ridge ends, hip apex, a shed's high edge)
+EAVE = 3  # a house's B-rep vertex at the foot of its roof slopes, or a flat roof's corner
+KIND_NAMES = {CORNER: "corner", CURVE: "curve", RIDGE: "ridge", EAVE: "eave"}
+
+
+def corner_mask(kinds: np.ndarray) -> np.ndarray:
+    """True for B-rep vertices (every kind but CURVE): the vertices corner-only metrics compare."""
+    return np.asarray(kinds) != CURVE
 
 
 @dataclass(frozen=True)

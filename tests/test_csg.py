@@ -12,7 +12,8 @@ from spare_gen import cad
 from spare_gen.models.csg import PARAM_RANGES, primitive_counts_for, primitive_volume, random_program
 from spare_gen.config.schema import CsgConfig
 from spare_gen.models.settings import ModelSettings
-from spare_gen.models.child import check_csg, make_csg_model
+from spare_gen.cad.props import volume
+from spare_gen.models.child import check_csg, make_csg_model, step_copy_differs, write_model_files
 from spare_gen.rng import derive_rng
 
 
@@ -102,3 +103,28 @@ def test_csg_model_files_hash_the_bytes_on_disk_and_report_cpu_by_phase(tmp_path
     assert cad.shape_stats(again)["n_faces"] == row["n_faces"]
     assert {"build", "check", "step", "brep", "hash"} <= set(row["timing"]) and row["timing"]["build"] > 0
     assert ("rejected" in row["timing"]) == (row["attempts"] > 1)
+
+
+# Two tori and a sphere (a model the generator drew): OCCT writes a STEP file that reads back as another solid
+# (volume 0.353 written, 0.024 read), while the BREP copy, which the drawings come from, is the shape built.
+STEP_CHANGES_IT = {"operations": ["union", "union"], "primitives": [
+    {"params": {"R": 0.38, "r": 0.14}, "rotation": {"axis": "y", "degrees": 90}, "translation": [-0.04, 0.08, 0.25],
+     "type": "torus"},
+    {"params": {"r": 0.34}, "rotation": {"axis": "x", "degrees": 270}, "translation": [-0.15, 0.23, -0.24],
+     "type": "sphere"},
+    {"params": {"R": 0.31, "r": 0.13}, "rotation": {"axis": "z", "degrees": 270}, "translation": [0.25, 0.19, -0.17],
+     "type": "torus"},
+]}
+
+
+def test_a_model_whose_step_copy_reads_back_as_another_solid_is_caught(tmp_path):
+    shape = cad.build_csg(STEP_CHANGES_IT)
+    reason, stats = check_csg(shape, STEP_CHANGES_IT, 0.05)
+    assert reason is None  # a valid solid by every other rule
+    files = write_model_files(shape, str(tmp_path), "torus_sphere")
+    assert abs(volume(cad.read_shape(tmp_path / files["brep_path"])) - stats["volume"]) < 1e-9
+    assert step_copy_differs(stats["volume"], tmp_path / files["step_path"])
+    box = {"primitives": [{"type": "box", "params": {"dx": 1, "dy": 2, "dz": 3}, "translation": [0, 0, 0]}],
+           "operations": []}
+    plain = write_model_files(cad.build_csg(box), str(tmp_path), "box")
+    assert not step_copy_differs(6.0, tmp_path / plain["step_path"])

@@ -13,7 +13,7 @@ import pytest
 
 from drawings_shapes import HOLED_BOX, render_config, write_model
 from spare_gen.config import load_config
-from spare_gen.config.schema import TaskName
+from spare_gen.config.schema import DebugConfig, TaskName
 from spare_gen.drawings.child import draw_model
 from spare_gen.questions.rejections import ATTEMPT_RULES, QuestionRejection
 from spare_gen.questions.settings import QuestionSettings
@@ -41,7 +41,7 @@ def test_an_over_budget_boolean_is_rejected_and_the_cut_set_completes_with_the_n
     unit, settings = _unit_and_settings(tmp_path, BUDGET_S)
     assert settings.cut_budget_s == BUDGET_S
     try:
-        with testhooks.unit_context(settings.stage, unit["unit_id"], 0, {"slow_boolean": [unit["unit_id"]]}):
+        with testhooks.unit_context(settings.stage, unit["unit_id"], 0, DebugConfig(slow_boolean=[unit["unit_id"]])):
             slow = run_unit(unit, settings)
         slow_files = [(tmp_path / "out" / c["step"]).is_file() for c in slow.get("cuts", [])]
         plain = run_unit(unit, settings)  # the same unit without the hook (its files replace the first run's)

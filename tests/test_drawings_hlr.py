@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
-from drawings_shapes import BOX, HOLED_BOX, program, prim, render_config, write_model
+from drawings_shapes import BOX, HOLED_BOX, box, program, prim, render_config, write_model
+from spare_gen import cad
+from spare_gen.cad.hlr import HlrModel
 from spare_gen.drawings.child import draw_model
+from spare_gen.drawings.poses import pose
 
 SIZE = 200
 
@@ -101,3 +105,41 @@ def test_torus_silhouette_on_the_seam_is_visible(tmp_path):
     radii = np.hypot(*(np.concatenate(as_arrays(views["t"]["visible"])) - SIZE / 2).T) / s
     assert set(np.round(radii, 3)) == {0.7, 1.3}  # T: the two silhouette circles
     assert views["t"]["n_hidden"] == 0
+
+
+def arc_length_on_circle(lines, centre, radius, tolerance) -> float:
+    """Length of the polyline pieces whose both ends lie on the circle (within ``tolerance``)."""
+    total = 0.0
+    for line in lines:
+        on = np.abs(np.hypot(line[:, 0] - centre[0], line[:, 1] - centre[1]) - radius) < tolerance
+        total += float(np.linalg.norm(np.diff(line, axis=0), axis=1)[on[:-1] & on[1:]].sum())
+    return total
+
+
+# A 2-unit cube with a radius-0.8 sphere bulging out of its back face (centre y = 1.4: its whole front-view
+# silhouette, the circle in the plane y = 1.4, lies outside the cube and behind it), and a torus on a front-bottom
+# corner, whose seams make the exact drawing split every closed face (the sphere's too) before HLR.
+SPHERE_BEHIND_BOX = program(
+    [box(2, 2, 2), prim("sphere", {"r": 0.8}, at=(0.3, 1.4, 0.1)), prim("torus", {"R": 0.5, "r": 0.2}, at=(-1, 0, -1))],
+    ["union", "union"],
+)
+
+
+@pytest.mark.parametrize("smooth_edges", [True, False], ids=["spare_gen", "spare3d"])
+def test_a_sphere_behind_a_box_keeps_its_hidden_silhouette(tmp_path, smooth_edges):
+    shape = cad.build_csg(SPHERE_BEHIND_BOX)
+    step = tmp_path / "sphere_box.step"
+    cad.write_step(shape, step)
+    stored = cad.read_shape(write_model(SPHERE_BEHIND_BOX, tmp_path, "sphere_box"))  # what the drawing stage reads
+    front = pose("f")
+    # in the front view the silhouette is the circle of radius 0.8 around (0.3, 0.1); the cube's square
+    # [-1, 1]^2 hides all of it but the part beyond x = 1 (cos(angle) > 0.7 / 0.8)
+    hidden_arc = 0.8 * (2 * np.pi - 2 * np.arccos(0.7 / 0.8))
+    for source in (stored, cad.read_shape(step)):  # the BREP copy and the STEP copy give the same silhouette
+        hlr = HlrModel(source, "exact", 0.002, smooth_edges=smooth_edges)
+        assert hlr.prepared.split  # the path where closed faces are split for exact HLR
+        lines = hlr.project(front.direction, front.x_direction)
+        assert lines.method.value == "exact"
+        assert arc_length_on_circle(lines.hidden, (0.3, 0.1), 0.8, hlr.tolerance) == pytest.approx(hidden_arc, rel=0.01)
+        assert arc_length_on_circle(lines.visible, (0.3, 0.1), 0.8, hlr.tolerance) == pytest.approx(
+            0.8 * 2 * np.arccos(0.7 / 0.8), rel=0.01)

@@ -73,7 +73,8 @@ def test_split_edge_keeps_corner_recall_but_lowers_edge_f1():
 def test_corner_metrics_count_every_vertex_by_default_and_corners_only_by_name():
     curvy = Wireframe(SPLIT_SQUARE.vertices, SPLIT_SQUARE.edges, [CORNER] * 4 + [CURVE])
     assert corner_prf(curvy, SQUARE)["precision"] == pytest.approx(4 / 5)  # the paper: every vertex counts
-    assert corner_prf(curvy, SQUARE, kinds="corners") == {"precision": 1.0, "recall": 1.0, "f1": 1.0, "offset": 0.0}
+    assert corner_prf(curvy, SQUARE, kinds="corners") == {"precision": 1.0, "recall": 1.0, "f1": 1.0, "offset": 0.0,
+                                                          "offset_matched": 0.0}
     scores = evaluate_all(curvy, SQUARE)
     assert scores["corner_precision"] == pytest.approx(4 / 5)
     assert scores["corner_precision_corners"] == scores["corner_f1_corners"] == 1.0
@@ -91,11 +92,12 @@ def test_deformed_curve_points_lower_default_corner_recall():
     assert corner_prf(bent, arc, kinds="corners")["recall"] == 1.0
 
 
-def test_corner_offset_is_the_mean_distance_of_matched_corners():
+def test_corner_offset_charges_an_unmatched_corner_the_threshold_and_aco_averages_matched_ones():
     moved = Wireframe(SQUARE.vertices + [[0.01, 0, 0], [0, 0.005, 0], [0, 0, 0], [0.5, 0, 0]], SQUARE.edges)
     result = corner_prf(moved, SQUARE, threshold=0.02)
     assert result["recall"] == pytest.approx(3 / 4)  # the vertex moved by 0.5 is unmatched
-    assert result["offset"] == pytest.approx((0.01 + 0.005 + 0) / 3)
+    assert result["offset_matched"] == pytest.approx((0.01 + 0.005 + 0) / 3)  # Building3D's ACO
+    assert result["offset"] == pytest.approx((0.01 + 0.005 + 0 + 0.02) / 4)
     assert corner_prf(SQUARE, moved, threshold=0.02)["offset"] == pytest.approx(result["offset"])  # symmetric
     assert corner_prf(EMPTY, EMPTY)["offset"] == 0.0
     assert corner_prf(EMPTY, SQUARE, threshold=0.02)["offset"] == 0.02  # nothing matched: the worst match
@@ -217,7 +219,7 @@ def test_corner_threshold_is_inclusive_and_one_to_one():
     far = Wireframe([[0.021, 0, 0]], np.zeros((0, 2)))
     # both predictions are near the single GT corner, but it can be matched once
     assert corner_prf(near, gt) == pytest.approx(
-        {"precision": 0.5, "recall": 1.0, "f1": 2 / 3, "offset": 0.01}  # the cheaper of the two is matched
+        {"precision": 0.5, "recall": 1.0, "f1": 2 / 3, "offset": 0.015, "offset_matched": 0.01}  # the cheaper matches
     )
     assert corner_prf(far, gt)["recall"] == 0.0
 
@@ -431,3 +433,19 @@ def test_new_variants_define_empty_and_degenerate_inputs():
     lone = evaluate_all(point, SQUARE, names)
     assert lone["edge_emd"] == 1.0 and lone["corner_offset"] == 0.02
     assert all(math.isfinite(v) for v in lone.values())
+
+
+def test_corner_offset_grows_as_a_vertex_moves_away_through_and_past_the_threshold():
+    """The paper's monotonic (moving vertex) property on a purpose-built square: ACO forgets the vertex once
+    it is past the threshold (back to 0), the offset keeps it at the threshold."""
+    steps = [0.0, 0.005, 0.01, 0.015, 0.019, 0.021, 0.05]
+    moved = [Wireframe(SQUARE.vertices + [[d, 0, 0], [0, 0, 0], [0, 0, 0], [0, 0, 0]], SQUARE.edges) for d in steps]
+    offset = [corner_prf(w, SQUARE, threshold=0.02)["offset"] for w in moved]
+    aco = [corner_prf(w, SQUARE, threshold=0.02)["offset_matched"] for w in moved]
+    assert np.all(np.diff(offset[:6]) > 0) and offset[5] == offset[6] == pytest.approx(0.02 / 4)
+    assert aco[4] == pytest.approx(0.019 / 4) and aco[5] == 0.0  # ACO drops once the vertex is unmatched
+    # one more vertex moved past the threshold, or deleted, costs one more threshold share
+    two = Wireframe(SQUARE.vertices + [[0.05, 0, 0], [0, 0.05, 0], [0, 0, 0], [0, 0, 0]], SQUARE.edges)
+    assert corner_prf(two, SQUARE, threshold=0.02)["offset"] == pytest.approx(2 * 0.02 / 4)
+    three = Wireframe(SQUARE.vertices[:3], np.zeros((0, 2)))
+    assert corner_prf(three, SQUARE, threshold=0.02)["offset"] == pytest.approx(0.02 / 4)

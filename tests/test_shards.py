@@ -16,7 +16,7 @@ import pytest
 from spare_gen import shards
 from spare_gen.drawings.poses import FIXED_VIEWS
 from spare_gen.runner.cluster import open_client
-from spare_gen.runner.contract import StageSettings
+from spare_gen.runner.contract import RunOptions, StageSettings
 from spare_gen.runner.sharded import TableOut, run_sharded_stage
 
 SHARDED = ("models.parquet", "drawings.parquet", "views.parquet")
@@ -87,7 +87,7 @@ cloudpickle.register_pickle_by_value(sys.modules[__name__])  # the workers canno
 
 def _stage(client, out: Path, units: list[dict], shard_units: int) -> pa.Table:
     settings = StageSettings(stage="cheap", seed=3, out_dir=str(out), timeout_s=10)
-    run_sharded_stage(client, counted_rows, units, settings, TABLE, shard_units=shard_units, progress=False)
+    run_sharded_stage(client, counted_rows, units, settings, TABLE, RunOptions(shard_units=shard_units, progress=False))
     return pq.read_table(out / "rows.parquet")
 
 

@@ -2,9 +2,11 @@
 
 The original rule is re-implemented here from its description (model2svg.py, svg2png.py, boolean.py), not from
 spare_gen's drawing code: the HLR edge classes it keeps (sharp + silhouette, visible and hidden; no smooth G1
-edges), a square viewBox of side 1.7 x the largest edge of the model's 3D box centred on the 2D box of the view's
-own polylines, a 200 px canvas, y pointing down. Models are purpose-built with a known bounding box: a CSG union, a
-box with a through hole, a box with rounded (tangent, G1) vertical edges, a cylinder. For all 11 poses the
+edges), a square viewBox of side 1.7 x the largest edge of the model's 3D box (OCCT's B-rep box of the STEP-read
+shape, as boolean.py computed it; equal to the tight box on the first models, loose on a tilted torus) centred on
+the 2D box of the view's own polylines, a 200 px canvas, y pointing down. Models are purpose-built with a known
+bounding box: a CSG union, a box with a through hole, a box with rounded (tangent, G1) vertical edges, a cylinder,
+a tilted torus. For all 11 poses the
 project's polylines must lie within 0.5 px of the independent ones (and back), the viewBox must agree within 0.5 px,
 and the SVG must carry the preset's widths and round caps. The cutter family's removed-volume distribution must
 match the original rule's sampled independently (Python's ``random``, as boolean.py used) on the same models.
@@ -17,6 +19,8 @@ import re
 
 import numpy as np
 import pytest
+from OCP.Bnd import Bnd_Box
+from OCP.BRepBndLib import BRepBndLib
 from PIL import Image
 from scipy.spatial import cKDTree
 
@@ -26,7 +30,7 @@ from spare_gen.cad.curves2d import compound_polylines
 from spare_gen.cad.cut import cut_with, removed_fraction
 from spare_gen.cad.hlr import run_exact
 from spare_gen.cad.hlr_shape import prepare_shape
-from spare_gen.cad.props import volume
+from spare_gen.cad.props import bounding_box, volume
 from spare_gen.config import load_config
 from spare_gen.config.schema import TaskName
 from spare_gen.drawings.poses import fixed_poses
@@ -225,3 +229,33 @@ def test_abc_preset_uses_the_14_viewbox_and_the_default_is_unchanged(drawn, tmp_
     preset = load_config(None, ['render.preset="spare3d_csg"'])
     assert (preset.render.visible_width, preset.render.hidden_width) == (2.0, 1.0)
     assert load_config(None, ['render.preset="spare3d_csg"', "render.hidden_width=0.5"]).render.hidden_width == 0.5
+
+
+# A torus tilted 35 degrees about X: OCCT's B-rep box of it is loose (the original's box), its tight box is not.
+TILTED_TORUS = program([prim("torus", {"R": 1.0, "r": 0.35}, "x", 35)])
+
+
+def original_box(step_path) -> np.ndarray:
+    """The box model2svg.py sized the viewBox by: boolean.py's get_boundingbox on the shape read from the STEP file."""
+    box = Bnd_Box()
+    box.SetGap(1e-6)
+    BRepBndLib.Add_s(cad.read_shape(step_path), box, False)
+    lo, hi = box.CornerMin(), box.CornerMax()
+    return np.array([lo.X(), lo.Y(), lo.Z(), hi.X(), hi.Y(), hi.Z()])
+
+
+def test_the_viewbox_follows_the_originals_brep_box_on_a_torus(tmp_path):
+    shape = cad.build_csg(TILTED_TORUS)
+    step = tmp_path / "torus.step"
+    cad.write_step(shape, step)
+    brep = write_model(TILTED_TORUS, tmp_path, "torus")
+    loose = original_box(step)
+    largest = float(np.max(loose[3:] - loose[:3]))
+    tight = np.array(bounding_box(cad.read_shape(step)))
+    assert largest > 1.05 * float(np.max(tight[3:] - tight[:3]))  # the rule matters on this model
+    render = render_config(preset="spare3d_csg", deflection=DEFLECTION)
+    drawing = draw_model("torus", brep, str(tmp_path), render, None, "exact")
+    assert drawing["model"]["status"] == "ok"
+    assert drawing["model"]["scale"] * FACTOR * largest == pytest.approx(CANVAS, abs=1e-6 * CANVAS)
+    own = draw_model("torus_own", brep, str(tmp_path), render_config(deflection=DEFLECTION), None, "exact")
+    assert own["model"]["bbox"] == pytest.approx(list(tight), abs=DEFLECTION * 4)  # spare_gen's rule: the tight box

@@ -7,6 +7,7 @@ re-exported here, so a pythonocc (or other) backend could replace this package a
 from OCP.Message import Message, Message_Gravity
 
 from spare_gen.cad.build import CsgError, build_csg, fuse_all
+from spare_gen.cad.house import HouseError, build_house
 from spare_gen.cad.io import CadReadError, occt_version, read_shape, write_brep, write_step
 from spare_gen.cad.props import shape_stats, solid_groups
 
@@ -22,7 +23,9 @@ _quiet_occt()
 __all__ = [
     "CadReadError",
     "CsgError",
+    "HouseError",
     "build_csg",
+    "build_house",
     "fuse_all",
     "occt_version",
     "read_shape",

@@ -11,8 +11,10 @@ from OCP.TopExp import TopExp
 from OCP.TopoDS import TopoDS, TopoDS_Shape
 
 try:  # OCP >= 8.0
+    from OCP.collections import IndexedDataMap_TopoDS_Shape_List_TopoDS_Shape_TopTools_ShapeMapHasher as EdgeFaceMap
     from OCP.collections import IndexedMap_TopoDS_Shape_TopTools_ShapeMapHasher as IndexedShapeMap
 except ImportError:  # pragma: no cover - OCP 7.x
+    from OCP.TopTools import TopTools_IndexedDataMapOfShapeListOfShape as EdgeFaceMap  # type: ignore[no-redef]
     from OCP.TopTools import TopTools_IndexedMapOfShape as IndexedShapeMap  # type: ignore[no-redef]
 
 

@@ -2,10 +2,12 @@
 
 HLRBRep builds its result edges on the XY plane from 2D curves only, so we read the 2D curve
 directly (no 3D curve rebuild). Lines become two points; circles and ellipses are sampled in numpy
-from their closed form; other curves (B-splines of silhouettes and intersections) go through
-GCPnts_TangentialDeflection. (GCPnts_QuasiUniformDeflection, used by CadQuery's SVG export, turns
-some degree-8 HLR B-splines into a single chord, 30x over the tolerance; measured on CSG models,
-the tangential sampler stays within the tolerance with fewer points.)
+from their closed form; other curves (B-splines of silhouettes, intersections and free-form edges)
+go through ``sampling.sample_curve``, which measures deviation from each chord as a segment. (OCCT's
+deflection samplers measure it from the chord's line: GCPnts_QuasiUniformDeflection turns some
+degree-8 HLR B-splines into a single chord, 30x over the tolerance, and GCPnts_TangentialDeflection
+turns an edge seen edge-on, whose projection runs out and back along one line, into its two end
+points, cutting the overhang off.)
 """
 
 from __future__ import annotations
@@ -17,7 +19,6 @@ from OCP.BRep import BRep_Tool
 from OCP.BRepAdaptor import BRepAdaptor_Curve2d
 from OCP.BRepBuilderAPI import BRepBuilderAPI_MakeFace
 from OCP.BRepLib import BRepLib
-from OCP.GCPnts import GCPnts_TangentialDeflection
 from OCP.GeomAbs import GeomAbs_CurveType
 from OCP.TopAbs import TopAbs_EDGE, TopAbs_VERTEX
 from OCP.TopExp import TopExp_Explorer
@@ -33,6 +34,7 @@ from spare_gen.cad.lines2d import (
     evaluate_conics,
     straighten,
 )
+from spare_gen.cad.sampling import sample_curve
 
 _PLANE = BRepLib.Plane_s()  # the plane HLRBRep_HLRToShape / BRepLib_MakeEdge2d put 2D edges on
 _FACE = BRepBuilderAPI_MakeFace(_PLANE, 1e-7).Face()  # that plane as a face, for BRepAdaptor_Curve2d
@@ -41,7 +43,6 @@ _LINE, _CIRCLE, _ELLIPSE, _OTHER = (t.value for t in (GeomAbs_CurveType.GeomAbs_
                                                       GeomAbs_CurveType.GeomAbs_Ellipse,
                                                       GeomAbs_CurveType.GeomAbs_OtherCurve))
 COINCIDENCE = 0.05  # lines closer than this fraction of the curve tolerance coincide (~0.01 px at defaults)
-SPLINE_ANGULAR_DEFLECTION = 0.5  # radians between sample tangents; the chordal tolerance decides on these curves
 
 
 def _edges(compound: TopoDS_Shape) -> Iterable:
@@ -85,11 +86,7 @@ def edge_geometry(edge, tolerance: float) -> np.ndarray | ConicSpec | None:
                            ellipse.MajorRadius(), ellipse.MinorRadius(), first, last, tolerance)
     if kind == _OTHER and curve.Curve() is None:  # no curve on the plane (an unloaded adaptor says "other")
         return None
-    sampler = GCPnts_TangentialDeflection(curve, first, last, SPLINE_ANGULAR_DEFLECTION, tolerance, 2)
-    n = sampler.NbPoints()
-    if n < 2:
-        return _chord(curve, first, last)
-    return np.array([sampler.Value(i).Coord()[:2] for i in range(1, n + 1)])  # gp_Pnt on the XY plane
+    return sample_curve(curve, first, last, tolerance, 2)
 
 
 def edge_polyline(edge, tolerance: float) -> np.ndarray | None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass
+from functools import cached_property
 from enum import Enum
 from typing import Sequence
 
@@ -22,7 +23,8 @@ from OCP.HLRBRep import HLRBRep_Algo, HLRBRep_HLRToShape, HLRBRep_PolyAlgo, HLRB
 from OCP.TopoDS import TopoDS_Shape
 
 from spare_gen.cad.curves2d import poly_view_polylines, view_polylines
-from spare_gen.cad.hlr_shape import has_edges, prepare_shape, quick_bbox
+from spare_gen.cad.hlr_shape import edge_samples, has_edges, prepare_shape, quick_bbox
+from spare_gen.config.schema import RenderConfig
 
 Direction = Sequence[float]
 
@@ -87,11 +89,13 @@ class HlrModel:
     which algorithm drew it.
     """
 
-    def __init__(self, shape: TopoDS_Shape, method: HlrMethod | str = HlrMethod.EXACT, deflection: float = 0.002,
+    def __init__(self, shape: TopoDS_Shape, method: HlrMethod | str = HlrMethod.EXACT,
+                 deflection: float = RenderConfig.model_fields["deflection"].default,
                  smooth_edges: bool = True):
         """``deflection`` is the curve discretisation tolerance as a fraction of the bounding-box diagonal;
         ``smooth_edges=False`` draws sharp and silhouette edges only (no G1 edges such as fillet boundaries)."""
         self.method = HlrMethod(method)
+        self.smooth_edges = smooth_edges
         keep = [n for n in VISIBLE_COMPOUNDS + HIDDEN_COMPOUNDS if smooth_edges or n not in SMOOTH_COMPOUNDS]
         self.visible_names = [n for n in VISIBLE_COMPOUNDS if n in keep]
         self.hidden_names = [n for n in HIDDEN_COMPOUNDS if n in keep]
@@ -101,6 +105,11 @@ class HlrModel:
         self.tolerance = deflection * self.diagonal if self.diagonal > 0 else 1e-6
         self.drawable = has_edges(self.prepared.base)
         self._meshed = False
+
+    @cached_property
+    def edge_points(self) -> np.ndarray:
+        """(n, 3) points along the model's drawn edge classes within the curve tolerance (what every view must reach)."""
+        return edge_samples(self.prepared.base, self.tolerance, self.smooth_edges)
 
     def _mesh(self) -> TopoDS_Shape:
         if not self._meshed:

@@ -1,24 +1,27 @@
-"""Per-model preparation for hidden-line removal: fuse solids, split risky seams, encode edge continuity."""
+"""Per-model preparation for hidden-line removal: fuse solids, split risky seams, encode edge continuity, sample edges."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 from OCP.Bnd import Bnd_Box
 from OCP.BRep import BRep_Tool
-from OCP.BRepAdaptor import BRepAdaptor_Surface
+from OCP.BRepAdaptor import BRepAdaptor_Curve, BRepAdaptor_Surface
 from OCP.BRepBndLib import BRepBndLib
 from OCP.BRepCheck import BRepCheck_Analyzer
 from OCP.BRepLib import BRepLib
-from OCP.GeomAbs import GeomAbs_SurfaceType
+from OCP.GeomAbs import GeomAbs_Shape, GeomAbs_SurfaceType
 from OCP.ShapeFix import ShapeFix_Shape
 from OCP.ShapeUpgrade import ShapeUpgrade_ShapeDivideClosed
 from OCP.TopAbs import TopAbs_EDGE, TopAbs_FACE
-from OCP.TopExp import TopExp_Explorer
+from OCP.TopExp import TopExp, TopExp_Explorer
 from OCP.TopoDS import TopoDS_Shape
 
 from spare_gen.cad.build import fuse_all
-from spare_gen.cad.compat import indexed_subshapes, to_edge, to_face
+from spare_gen.cad.compat import EdgeFaceMap, indexed_subshapes, to_edge, to_face
+from spare_gen.cad.sampling import sample_curve
 
 # Faces meeting at an edge within this angle (radians) count as tangent (G1) when encoding regularity.
 REGULARITY_ANGLE = 1e-6
@@ -109,3 +112,30 @@ def quick_bbox(shape: TopoDS_Shape) -> tuple[float, ...]:
         return (0.0,) * 6
     lo, hi = box.CornerMin(), box.CornerMax()
     return (lo.X(), lo.Y(), lo.Z(), hi.X(), hi.Y(), hi.Z())
+
+
+def _is_smooth(edge, faces: list) -> bool:
+    """An edge between two different faces meeting tangentially (G1 or smoother, as encoded): HLR's Rg1 lines."""
+    return (len(faces) == 2 and not faces[0].IsSame(faces[1]) and BRep_Tool.HasContinuity_s(edge, faces[0], faces[1])
+            and BRep_Tool.Continuity_s(edge, faces[0], faces[1]).value != GeomAbs_Shape.GeomAbs_C0.value)
+
+
+def edge_samples(shape: TopoDS_Shape, tolerance: float, smooth_edges: bool = True) -> np.ndarray:
+    """(n, 3) points along every (non-degenerate) edge of ``shape``, each edge within ``tolerance``.
+
+    Sampled in 3D, independently of any projection: the model's projected extent in a view reaches at
+    least as far as these points do, which is what a drawing's extent is checked against. With
+    ``smooth_edges=False`` (a drawing rule that leaves them out) edges between tangent faces are skipped.
+    """
+    faces_of = EdgeFaceMap()
+    TopExp.MapShapesAndUniqueAncestors_s(shape, TopAbs_EDGE, TopAbs_FACE, faces_of)
+    chunks = [np.zeros((0, 3))]
+    for i in range(1, faces_of.Extent() + 1):
+        edge = to_edge(faces_of.FindKey(i))
+        if BRep_Tool.Degenerated_s(edge):
+            continue
+        if not smooth_edges and _is_smooth(edge, [to_face(f) for f in faces_of.FindFromIndex(i)]):
+            continue
+        curve = BRepAdaptor_Curve(edge)
+        chunks.append(sample_curve(curve, curve.FirstParameter(), curve.LastParameter(), tolerance, 3))
+    return np.concatenate(chunks)

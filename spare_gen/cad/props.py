@@ -28,6 +28,26 @@ def bounding_box(shape: TopoDS_Shape) -> tuple[float, float, float, float, float
     return (lo.X(), lo.Y(), lo.Z(), hi.X(), hi.Y(), hi.Z())
 
 
+SPARE3D_BOX_GAP = 1e-6  # the gap SPARE3D's get_boundingbox (data_generation/boolean.py) set on its Bnd_Box
+
+
+def brep_bounding_box(shape: TopoDS_Shape) -> tuple[float, float, float, float, float, float] | None:
+    """OCCT's B-rep box as the original SPARE3D generator computed it (None for an empty shape).
+
+    ``BRepBndLib::Add`` on the exact geometry (no triangulation) with a 1e-6 gap: control-point and
+    tolerance bounds, loose on tori, cones and curved intersections (up to ~1.7x the tight box's
+    largest edge on CSG models). On spare_gen's BREP copy it equals the box of the shape read back from
+    the STEP copy within 1e-6 (tolerances).
+    """
+    box = Bnd_Box()
+    box.SetGap(SPARE3D_BOX_GAP)
+    BRepBndLib.Add_s(shape, box, False)
+    if box.IsVoid():
+        return None
+    lo, hi = box.CornerMin(), box.CornerMax()
+    return (lo.X(), lo.Y(), lo.Z(), hi.X(), hi.Y(), hi.Z())
+
+
 def volume(shape: TopoDS_Shape) -> float:
     props = GProp_GProps()
     BRepGProp.VolumeProperties_s(shape, props)

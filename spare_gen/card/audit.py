@@ -4,6 +4,7 @@ from __future__ import annotations
 
 
 from spare_gen.audit.text import interval, pct
+from spare_gen.questions.tasks import TASKS
 
 BEGIN = "<!-- spare-gen audit: begin (rewritten by `spare-gen audit`) -->"
 END = "<!-- spare-gen audit: end -->"
@@ -33,7 +34,8 @@ def section_text(report: dict) -> str:
     if not lines:
         lines.append("**Every probe ran and is within chance.**")
     summary = "\n\n".join(lines)
-    keys = {t: c for t, c in report.get("answer_key_columns", {}).items() if c}
+    found = report.get("answer_key_columns", {})  # task order (reports/audit.json sorts its keys)
+    keys = {t.value: found[t.value] for t in TASKS if found.get(t.value)}
     key_note = ("" if not keys else " Columns holding the answer mapping on purpose (not model input) are left "
                 "out of `metadata`: " + "; ".join(f"`{t}`: {', '.join(f'`{c}`' for c in cs)}"
                                                    for t, cs in keys.items()) + ".")

@@ -16,6 +16,7 @@ DESCRIPTION = (
     "pairs; every answer is appended and fsync'ed at once, and a rater who comes back continues where they\n"
     "stopped. Rank the answers with `spare-gen rank OUT OUT/annotations`."
 )
+DEFAULTS = Settings()  # the rater plan's defaults, declared once in spare_gen.annotate.plan
 EPILOG = ANSWERS_FORMAT + "\n\n" + """input: OUT is a pool folder written by `spare-gen run` or `spare-gen pool` (pairs.parquet,
 corruptions.parquet, wireframes.parquet), e.g.
 
@@ -29,10 +30,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--token", default=None,
                    help="the token every request must carry, as in the printed URL (default: a new random one)")
     p.add_argument("--rater", default=None, help="rater name used when the URL has no ?rater= (default: ask)")
-    p.add_argument("--sanity", type=int, default=40, help="sanity pairs per rater, drawn from the pool's (default 40)")
-    p.add_argument("--repeat-fraction", type=float, default=0.05,
-                   help="share of a rater's pairs shown a second time, some sides swapped (default 0.05)")
-    p.add_argument("--break-every", type=int, default=350, help="break prompt every N answers (default 350; 0 never)")
+    p.add_argument("--sanity", type=int, default=DEFAULTS.sanity,
+                   help=f"sanity pairs per rater, drawn from the pool's (default {DEFAULTS.sanity})")
+    p.add_argument("--repeat-fraction", type=float, default=DEFAULTS.repeat_fraction,
+                   help=f"share of a rater's pairs shown a second time, some sides swapped (default {DEFAULTS.repeat_fraction})")
+    p.add_argument("--break-every", type=int, default=DEFAULTS.break_every,
+                   help=f"break prompt every N answers (default {DEFAULTS.break_every}; 0 never)")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -7,10 +7,12 @@ import json
 import logging
 import signal
 import sys
+from pathlib import Path
+from typing import Callable
 
-from spare_gen.config import load_config
+from spare_gen.config import ConfigError, load_config
+from spare_gen.config.schema import ClusterKind, Config
 from spare_gen.config.loader import DEFAULT_CONFIG_FILE
-from spare_gen.config.schema import Config
 from spare_gen.jobs.regenerate import run
 from spare_gen.runner.stage import MachineFailure
 
@@ -39,7 +41,8 @@ DATASET_INPUT = """input: OUT is a dataset folder written by `spare-gen run` (da
 
 
 def add_config_arguments(p: argparse.ArgumentParser) -> None:
-    """The options of the commands that run or show a config: -c, --set, --out, --scheduler, --workers, --no-progress."""
+    """The options of the commands that run or show a config: -c, --set, --out, --scheduler, --workers, --cluster,
+    --no-progress."""
     p.add_argument("--config", "-c", default=None,
                    help="TOML recipe (default: the built-in one, the same as configs/default.toml in the repository)")
     p.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
@@ -47,18 +50,22 @@ def add_config_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", "-o", default=None, help="output folder (overrides the config's 'out')")
     p.add_argument("--scheduler", default=None, help="tcp://HOST:PORT of a Dask scheduler (default: embedded)")
     p.add_argument("--workers", type=int, default=None, help="embedded LocalCluster workers (default: cores)")
+    p.add_argument("--cluster", default=None, choices=[k.value for k in ClusterKind],
+                   help="where the workers come from: local (default), scheduler, or batch jobs (slurm, pbs, sge, lsf) "
+                        "set up by [runner.jobqueue]")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
 
 
 def resolve_config(args: argparse.Namespace) -> Config:
-    """The config the options name, with --out/--scheduler/--workers/--no-progress
-    applied as overrides."""
+    """The config the options name, with --out/--scheduler/--workers/--cluster/--no-progress applied as overrides."""
     path = args.config if args.config is not None else DEFAULT_CONFIG_FILE
     overrides = list(args.overrides)
     if args.out:
         overrides.append(f"out={json.dumps(args.out)}")
     if args.scheduler:
-        overrides.append(f"runner.scheduler={json.dumps(args.scheduler)}")
+        overrides += [f"runner.scheduler={json.dumps(args.scheduler)}", f"runner.cluster={ClusterKind.SCHEDULER.value}"]
+    if args.cluster:
+        overrides.append(f"runner.cluster={args.cluster}")
     if args.workers is not None:
         overrides.append(f"runner.workers={args.workers}")
     if args.no_progress:
@@ -100,3 +107,14 @@ def run_job(config: Config, stages: tuple[str, ...], announce: str = "") -> int:
     finally:
         signal.signal(signal.SIGINT, previous)
     return 0
+
+
+def script_main(main: Callable[[], int]) -> None:
+    """Run a ``pipelines/`` script: bad input (a config error, too few models, a missing folder) is one line naming
+    it and exit code 2, as for the commands."""
+    try:
+        code = main()
+    except (ConfigError, ValueError, FileNotFoundError) as exc:
+        print(f"{Path(sys.argv[0]).name}: {exc}", file=sys.stderr)
+        code = EXIT_BAD_INPUT
+    sys.exit(code)

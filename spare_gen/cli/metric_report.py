@@ -22,9 +22,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--workers", type=int, default=0, help="Dask workers (0 = one per core)")
     p.add_argument("--scheduler", default="", help="tcp://HOST:PORT of a running Dask scheduler whose workers see OUT "
                                                    "at the same path (default: an embedded cluster of --workers)")
+    p.add_argument("--paper-compat", action="store_true", help="test by the paper's protocol: identity d(x,x)=0 "
+                   "exactly, symmetry by numpy.isclose, chamfer/Hausdorff from random edge samples")
 
 
 def run(args: argparse.Namespace) -> int:
     report(Path(args.out), seed=args.seed, max_models=args.max_models, models=args.models, workers=args.workers,
-           scheduler=args.scheduler)
+           scheduler=args.scheduler, paper_compat=args.paper_compat)
     return 0

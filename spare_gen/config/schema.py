@@ -5,6 +5,7 @@ Unknown keys, wrong types and out-of-range values are rejected before any work s
 
 from __future__ import annotations
 
+import re
 from enum import Enum
 from typing import Annotated
 
@@ -18,10 +19,82 @@ class _Section(BaseModel):
 class ModelSource(str, Enum):
     CSG = "csg"
     FILES = "files"
+    HOUSES = "houses"
+
+
+class ClusterKind(str, Enum):
+    """Where the Dask workers come from."""
+
+    LOCAL = "local"  # an embedded LocalCluster on this machine
+    SCHEDULER = "scheduler"  # a running Dask scheduler (runner.scheduler) whose workers the user started
+    SLURM = "slurm"  # batch jobs through dask-jobqueue, each job one worker process per core
+    PBS = "pbs"
+    SGE = "sge"
+    LSF = "lsf"
+
+
+JOBQUEUE_KINDS = (ClusterKind.SLURM, ClusterKind.PBS, ClusterKind.SGE, ClusterKind.LSF)
+# dask's memory sizes ("16GB", "3.5GiB") and the queue systems' wall times ("[D-]HH:MM[:SS]")
+MEMORY_PATTERN = r"^\d+(\.\d+)?\s*([kKMGTP]i?B|B)$"
+WALLTIME_PATTERN = r"^(\d+-)?\d{1,4}:\d{2}(:\d{2})?$"
+
+
+class JobqueueConfig(_Section):
+    """The batch jobs that carry the Dask workers when runner.cluster is slurm, pbs, sge or lsf (dask-jobqueue)."""
+
+    cores: Annotated[int, Field(ge=1, le=1024)] = Field(
+        1, description="cores per job; each job runs one single-threaded worker process per core")
+    memory: str = Field("4GB", description="memory per job, e.g. '16GB' (split among its workers)")
+    walltime: str = Field("01:00:00", description="time limit per job, [D-]HH:MM[:SS]")
+    queue: str = Field("", description="queue (PBS, SGE, LSF) or partition (SLURM); empty = the system's default")
+    account: str = Field("", description="account charged (SLURM, PBS) or project (SGE, LSF); empty = your default")
+    job_extra_directives: list[str] = Field(
+        default_factory=list, description="further scheduler directives, e.g. ['--exclusive'] or ['-l place=scatter']")
+    job_script_prologue: list[str] = Field(
+        default_factory=list, description="shell lines run before the worker starts, e.g. 'module load python'")
+    python: str = Field("", description="Python on the compute nodes; empty = the one running spare-gen")
+    jobs: Annotated[int, Field(ge=0, le=100_000)] = Field(
+        1, description="jobs submitted at the start; 0 = adaptive between adaptive_min and adaptive_max jobs")
+    adaptive_min: Annotated[int, Field(ge=0, le=100_000)] = Field(0, description="adaptive: fewest jobs (jobs = 0)")
+    adaptive_max: Annotated[int, Field(ge=0, le=100_000)] = Field(0, description="adaptive: most jobs (jobs = 0)")
+    wait_s: Annotated[float, Field(gt=0, le=7 * 86400)] = Field(
+        3600.0, description="wall seconds to wait for the first worker (jobs may wait in the queue)")
+    interface: str = Field("", description="network interface the scheduler and workers use, e.g. 'ib0'; empty = default")
+    local_directory: str = Field("", description="node-local scratch folder for the workers; empty = Dask's default")
+    log_directory: str = Field("", description="folder for the jobs' output and error files; empty = the job's cwd")
+    job_name: str = Field("spare-gen", min_length=1, description="name of the jobs in the queue")
+
+    @field_validator("memory")
+    @classmethod
+    def _memory_size(cls, value: str) -> str:
+        if not re.match(MEMORY_PATTERN, value):
+            raise ValueError("expected a size such as '16GB' or '3.5GiB'")
+        return value
+
+    @field_validator("walltime")
+    @classmethod
+    def _walltime_format(cls, value: str) -> str:
+        if not re.match(WALLTIME_PATTERN, value):
+            raise ValueError("expected [D-]HH:MM[:SS], e.g. '02:00:00' or '1-12:00:00'")
+        return value
+
+    @model_validator(mode="after")
+    def _jobs_or_adaptive(self) -> "JobqueueConfig":
+        """Cross-field rule: a fixed number of jobs, or an adaptive range that can start at least one."""
+        if self.jobs == 0 and self.adaptive_max < 1:
+            raise ValueError("jobs = 0 (adaptive) needs adaptive_max >= 1")
+        if self.adaptive_min > self.adaptive_max and self.jobs == 0:
+            raise ValueError(f"adaptive_min = {self.adaptive_min} is above adaptive_max = {self.adaptive_max}")
+        if self.jobs > 0 and (self.adaptive_min or self.adaptive_max):
+            raise ValueError("adaptive_min/adaptive_max need jobs = 0 (a fixed number of jobs or adaptive, not both)")
+        return self
 
 
 class RunnerConfig(_Section):
-    scheduler: str = Field("", description="tcp://HOST:PORT of a running Dask scheduler; empty = embedded LocalCluster")
+    cluster: ClusterKind = Field(
+        ClusterKind.LOCAL, description="local, scheduler (runner.scheduler), or batch jobs: slurm, pbs, sge, lsf")
+    scheduler: str = Field("", description="tcp://HOST:PORT of a running Dask scheduler (cluster = 'scheduler')")
+    jobqueue: JobqueueConfig = Field(default_factory=JobqueueConfig)
     workers: Annotated[int, Field(ge=0, le=512)] = Field(0, description="LocalCluster workers; 0 = one per core")
     timeout_s: Annotated[float, Field(gt=0, le=86400)] = Field(
         60.0, description="CPU-time budget per unit and stage (CPU, not wall time: results must not depend on load)"
@@ -32,12 +105,56 @@ class RunnerConfig(_Section):
     progress: bool = True
     dashboard: bool = True
 
+    @model_validator(mode="before")
+    @classmethod
+    def _scheduler_means_cluster(cls, data):
+        """A scheduler address alone (the older spelling) selects cluster = 'scheduler'."""
+        if isinstance(data, dict) and data.get("scheduler") and "cluster" not in data:
+            data = {**data, "cluster": ClusterKind.SCHEDULER.value}
+        return data
+
+    @model_validator(mode="after")
+    def _scheduler_named(self) -> "RunnerConfig":
+        """Cross-field rule: cluster = 'scheduler' needs its address, and an address needs that cluster."""
+        if self.cluster is ClusterKind.SCHEDULER and not self.scheduler:
+            raise ValueError("cluster = 'scheduler' needs runner.scheduler = 'tcp://HOST:PORT'")
+        if self.scheduler and self.cluster is not ClusterKind.SCHEDULER:
+            raise ValueError(f"runner.scheduler is set but cluster = {self.cluster.value!r}; "
+                             f"use one of them (cluster = 'scheduler' for a running scheduler)")
+        return self
+
 
 class CsgConfig(_Section):
     count: Annotated[int, Field(ge=1, le=10_000_000)] = 24
     primitive_counts: list[Annotated[int, Field(ge=1, le=8)]] = Field(default_factory=lambda: [2, 3, 4], min_length=1)
     max_attempts: Annotated[int, Field(ge=1, le=1000)] = 25
     min_volume_fraction: Annotated[float, Field(ge=0.0, lt=1.0)] = 0.05
+
+
+class Footprint(str, Enum):
+    """Plan shape of a procedural house (spare_gen.models.houses)."""
+
+    RECT = "rect"
+    L = "l"
+    T = "t"
+
+
+class RoofType(str, Enum):
+    GABLE = "gable"
+    HIP = "hip"
+    FLAT = "flat"
+    SHED = "shed"
+
+
+class HousesConfig(_Section):
+    """Procedural houses (models.source = "houses"): each index gets every roof in turn, then the next footprint."""
+
+    count: Annotated[int, Field(ge=1, le=10_000_000)] = 24
+    footprints: list[Footprint] = Field(default_factory=lambda: list(Footprint), min_length=1)
+    roofs: list[RoofType] = Field(default_factory=lambda: list(RoofType), min_length=1)
+    dormer_probability: Annotated[float, Field(ge=0.0, le=1.0)] = Field(
+        0.5, description="chance of one or two dormers on the main roof's front slope (not on flat roofs)")
+    chimney_probability: Annotated[float, Field(ge=0.0, le=1.0)] = 0.5
 
 
 class FilesConfig(_Section):
@@ -51,6 +168,7 @@ class FilesConfig(_Section):
 class ModelsConfig(_Section):
     source: ModelSource = ModelSource.CSG
     csg: CsgConfig = Field(default_factory=CsgConfig)
+    houses: HousesConfig = Field(default_factory=HousesConfig)
     files: FilesConfig = Field(default_factory=FilesConfig)
 
     @model_validator(mode="after")
@@ -83,8 +201,10 @@ class DrawingPreset(str, Enum):
     """How drawings are made: spare_gen's own rule, or the original SPARE3D generator's (model2svg.py + svg2png.py)."""
 
     SPARE_GEN = "spare_gen"  # one framing per model (projected 3D box centre, margin rule), smooth edges, butt caps
-    SPARE3D_CSG = "spare3d_csg"  # sharp + silhouette edges, each view centred on its lines, side 1.7 x largest edge
-    SPARE3D_ABC = "spare3d_abc"  # as spare3d_csg with side 1.4 x the largest bounding-box edge
+    # sharp + silhouette edges, each view centred on its lines, viewBox side 1.7 x the largest edge of OCCT's B-rep
+    # box (BRepBndLib::Add without triangulation, as the original computed it on the STEP-read shape; loose on tori)
+    SPARE3D_CSG = "spare3d_csg"
+    SPARE3D_ABC = "spare3d_abc"  # as spare3d_csg with side 1.4 x the largest edge of that B-rep box
 
 
 # Line widths (px) of the spare3d presets unless set: what the original pipeline gives at SPARE3D-CSG's model scale
@@ -199,6 +319,13 @@ class PredictionUnits(str, Enum):
     NORMALISED = "normalised"  # the ground truth's normalised ones (bounding-box centre 0, diagonal 1)
 
 
+class HouseWireframe(str, Enum):
+    """Which edges of a procedural house make its ground-truth wireframe."""
+
+    BUILDING = "building"  # every feature edge: ground outline, walls, roof, dormers, chimneys
+    ROOF = "roof"  # no edge that touches the ground: the roof, its dormers and chimneys (as S23DR / Building3D)
+
+
 class PoolConfig(_Section):
     enabled: bool = True
     models: Annotated[int, Field(ge=0)] = Field(4, description="ground truths in the pool (0 = every usable model)")
@@ -212,6 +339,10 @@ class PoolConfig(_Section):
     repeat_fraction: Annotated[float, Field(ge=0, le=0.5)] = 0.05
     predictions: str = Field("", description="folder of methods' predicted wireframes, <method>/<model_id>.json|.obj "
                              "(spare_gen.pool.predictions); empty = corruptions only")
+    house_wireframe: HouseWireframe = Field(
+        HouseWireframe.BUILDING, description="procedural houses (models.source = 'houses'): the whole building's "
+        "edges, or the roof's only (no ground outline, no walls below the eaves), like the S23DR and Building3D "
+        "ground truths")
     prediction_units: PredictionUnits = Field(PredictionUnits.MODEL, description="coordinates of the predictions: "
                                               "model (the CAD model's) or normalised (the ground truth's, diagonal 1)")
 
@@ -242,6 +373,8 @@ class DebugConfig(_Section):
     sigkill: list[str] = Field(default_factory=list, description="units whose child is SIGKILLed (machine fault)")
     enospc: list[str] = Field(default_factory=list, description="units whose child hits 'no space left' (machine fault)")
     broken_hlr: list[str] = Field(default_factory=list, description="units whose exact HLR gets a far-away point")
+    missing_hlr_line: list[str] = Field(default_factory=list,
+                                        description="units whose exact HLR loses the far tenth of each view's lines")
     slow_boolean: list[str] = Field(default_factory=list,
                                     description="units whose first cut-set boolean burns CPU until its budget stops it")
     transient_attempts: Annotated[int, Field(ge=0, le=1000)] = Field(

@@ -2,10 +2,13 @@
 
 ``draw_model`` runs inside the killable child process (it calls OpenCASCADE through spare_gen.cad).
 Per-model work (reading, fusing, loading into HLR) happens once; then each view is HLR + render.
-Every view's lines are checked against the model's projected bounding box (``plausible_lines``): exact
-HLR has been seen to return a point 10,000x outside an 11-unit part, which would shrink the whole frame
-to a dot. Such a view is redrawn with the mesh algorithm; if that is broken too, the view is ``failed``.
-Test hooks (``spare_gen.runner.testhooks``): ``broken_hlr`` plants such a far point in exact results.
+Every view's lines are checked on both sides (``view_problem``). Too far: against the model's projected
+bounding box (``plausible_lines``): exact HLR has been seen to return a point 10,000x outside an 11-unit
+part, which would shrink the whole frame to a dot. Too short: against the projection of the model's own
+edges, sampled in 3D (``shortfall``): a drawing whose lines stop more than SHORTFALL_PX short of them on
+any side has lost lines. Such a view is redrawn with the mesh algorithm; if that fails too, the view is
+``failed`` with both reasons. Test hooks (``spare_gen.runner.testhooks``): ``broken_hlr`` plants such a
+far point in exact results, ``missing_hlr_line`` cuts the last tenth of the view's width off them.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import numpy as np
 
 from spare_gen.cad import read_shape
 from spare_gen.cad.hlr import HlrMethod, HlrModel, ViewLines
+from spare_gen.cad.props import brep_bounding_box
 from spare_gen.config.schema import RenderConfig
 from spare_gen.drawings.flags import is_usable, model_flags
 from spare_gen.drawings.poses import (
@@ -28,7 +32,7 @@ from spare_gen.drawings.poses import (
     framing_for,
     random_poses,
 )
-from spare_gen.drawings.preset import drawing_rule
+from spare_gen.drawings.preset import BoxRule, DrawingRule, drawing_rule
 from spare_gen.drawings.render import Style, render_view
 from spare_gen.drawings.settings import DrawSettings
 from spare_gen.runner import testhooks
@@ -36,7 +40,9 @@ from spare_gen.runner import testhooks
 STAGE = "drawings"
 MIXED = "mixed"  # some views exact, some from the mesh fallback
 BOX_MARGIN = 0.25  # lines may reach this fraction of the projected box's larger side beyond it (box x 1.5)
-BROKEN_VIEW = "HLR lines reach far outside the model's projected bounding box (exact and mesh algorithms)"
+SHORTFALL_PX = 2.0  # lines may stop this many canvas px short of the projected model edges on any side
+FAR_LINES = "lines reach far outside the model's projected bounding box"
+MISSING_FRACTION = 0.1  # test hook missing_hlr_line: this fraction of the view's width loses its lines
 
 
 def model_poses(random_views: int, rng: np.random.Generator | None) -> list[Pose]:
@@ -69,6 +75,30 @@ def plausible_lines(lines: ViewLines, box: np.ndarray) -> bool:
     return bool((lo >= box[0] - grow).all() and (hi <= box[1] + grow).all())
 
 
+def shortfall(lines: ViewLines, reach: np.ndarray | None) -> float:
+    """Largest distance (model units) by which the lines' 2D box falls inside ``reach`` on any side.
+
+    ``reach``: (2, 2) [min, max] of the model's projected edges (None: no edges, nothing to fall short of).
+    """
+    if reach is None:
+        return 0.0
+    points = lines.visible + lines.hidden
+    if not points:
+        return float(np.max(reach[1] - reach[0]))
+    pts = np.concatenate(points)
+    return float(max(0.0, *(pts.min(axis=0) - reach[0]), *(reach[1] - pts.max(axis=0))))
+
+
+def view_problem(lines: ViewLines, box: np.ndarray, reach: np.ndarray | None, px_per_unit: float) -> str:
+    """Why this view's lines cannot be right ("" if they may be): too far out, or short of the model's edges."""
+    if not plausible_lines(lines, box):
+        return FAR_LINES
+    short = shortfall(lines, reach) * px_per_unit
+    if short > SHORTFALL_PX:
+        return f"lines stop {short:.1f} px short of the model's projected edges"
+    return ""
+
+
 def _plant_far_point(lines: ViewLines, box: np.ndarray) -> ViewLines:
     """Test hook ``broken_hlr``: the defect seen on a real STEP file, one point 10,000 box sizes away."""
     far = box[1] + 1e4 * float(max(box[1] - box[0]) + 1.0)
@@ -76,19 +106,48 @@ def _plant_far_point(lines: ViewLines, box: np.ndarray) -> ViewLines:
     return ViewLines(visible, lines.hidden, lines.method)
 
 
-def project_checked(hlr: HlrModel, pose: Pose) -> ViewLines | None:
-    """One view's lines, redrawn with the mesh algorithm if the exact ones are implausible; None if both are."""
-    box = projected_box(hlr.bbox, pose)
-    lines = hlr.project(pose.direction, pose.x_direction)
+def _plant_missing_segment(lines: ViewLines) -> ViewLines:
+    """Test hook ``missing_hlr_line``: the defect seen on a real STEP file, the lines' far end (last tenth of
+    the view's width) cut off, as a sampler that skips an edge's overhang does."""
+    points = lines.visible + lines.hidden
+    if not points:
+        return lines
+    xs = np.concatenate(points)[:, 0]
+    cut = xs.max() - MISSING_FRACTION * (xs.max() - xs.min())
+
+    def clip(group: list[np.ndarray]) -> list[np.ndarray]:
+        return [line[line[:, 0] <= cut] for line in group if np.count_nonzero(line[:, 0] <= cut) >= 2]
+    return ViewLines(clip(lines.visible), clip(lines.hidden), lines.method)
+
+
+def _exact_with_hooks(lines: ViewLines, box: np.ndarray) -> ViewLines:
     if lines.method is HlrMethod.EXACT and testhooks.active("broken_hlr"):
         lines = _plant_far_point(lines, box)
-    if plausible_lines(lines, box):
-        return lines
+    if lines.method is HlrMethod.EXACT and testhooks.active("missing_hlr_line"):
+        lines = _plant_missing_segment(lines)
+    return lines
+
+
+def project_checked(hlr: HlrModel, pose: Pose, px_per_unit: float) -> tuple[ViewLines | None, str]:
+    """One view's lines, redrawn with the mesh algorithm if the exact ones are implausible; (None, why) if both are.
+
+    ``px_per_unit`` converts the shortfall to canvas pixels (the model's estimated drawing scale).
+    """
+    box = projected_box(hlr.bbox, pose)
+    edges = pose.project(hlr.edge_points)
+    reach = np.stack([edges.min(axis=0), edges.max(axis=0)]) if len(edges) else None
+    lines = _exact_with_hooks(hlr.project(pose.direction, pose.x_direction), box)
+    problem = view_problem(lines, box, reach, px_per_unit)
+    if not problem:
+        return lines, ""
+    reasons = [f"{lines.method.value} HLR: {problem}"]
     if lines.method is HlrMethod.EXACT:
         lines = hlr.project_poly(pose.direction, pose.x_direction)
-        if plausible_lines(lines, box):
-            return lines
-    return None
+        problem = view_problem(lines, box, reach, px_per_unit)
+        if not problem:
+            return lines, ""
+        reasons.append(f"{lines.method.value} HLR: {problem}")
+    return None, "; ".join(reasons)
 
 
 def summarize_methods(requested: str, view_methods: dict[str, str]) -> tuple[str, str]:
@@ -102,6 +161,13 @@ def summarize_methods(requested: str, view_methods: dict[str, str]) -> tuple[str
                     "drawn with the mesh algorithm")
 
 
+def estimated_scale(hlr: HlrModel, size: int, margin: float, rule: DrawingRule, viewbox_box=None) -> float:
+    """Canvas px per model unit the drawing will have, estimated before any view from the sampled edges' box."""
+    edges = hlr.edge_points
+    bbox = (*edges.min(axis=0), *edges.max(axis=0)) if len(edges) else hlr.bbox
+    return framing_for(bbox, size, margin, rule.viewbox_factor, viewbox_box=viewbox_box).scale
+
+
 def draw_unit(unit: dict, settings: DrawSettings, rng: np.random.Generator) -> dict:
     """The stage's child function: ``unit`` = {model_id, shape_path, method (this attempt's HLR algorithm)}."""
     return draw_model(unit["model_id"], unit["shape_path"], settings.out_dir, settings.render, rng, unit["method"])
@@ -113,28 +179,31 @@ def draw_model(model_id: str, shape_path: str, out_dir: str, render: RenderConfi
 
     ``rng`` draws the random views (``render.random_views``); None when there are none.
     """
-    start = time.perf_counter()
+    start = time.process_time()
     style = Style.from_render(render)
     rule = drawing_rule(render)
-    hlr = HlrModel(read_shape(shape_path), method, render.deflection, smooth_edges=rule.smooth_edges)
+    shape = read_shape(shape_path)
+    viewbox_box = brep_bounding_box(shape) if rule.box is BoxRule.BREP else None
+    hlr = HlrModel(shape, method, render.deflection, smooth_edges=rule.smooth_edges)
     poses = model_poses(render.random_views, rng)
-    projected, seconds = {}, {}
+    projected, problems, seconds = {}, {}, {}
+    px_per_unit = estimated_scale(hlr, style.size, render.margin, rule, viewbox_box)
     for pose in poses:
-        t = time.perf_counter()
-        projected[pose.name] = project_checked(hlr, pose)
-        seconds[pose.name] = round(time.perf_counter() - t, 6)
+        t = time.process_time()
+        projected[pose.name], problems[pose.name] = project_checked(hlr, pose, px_per_unit)
+        seconds[pose.name] = round(time.process_time() - t, 6)
     drawn = {k: v for k, v in projected.items() if v is not None}
     bbox = bbox_from_three_views({k: v.visible + v.hidden for k, v in drawn.items()}) or hlr.bbox
-    framing = framing_for(bbox, style.size, render.margin, rule.viewbox_factor, rule.per_view_centre)
+    framing = framing_for(bbox, style.size, render.margin, rule.viewbox_factor, rule.per_view_centre, viewbox_box)
     views = []
     for pose in poses:
         lines = projected[pose.name]
         if lines is None:
-            views.append({"model_id": model_id, "view": pose.name, "status": "failed", "error": BROKEN_VIEW})
+            views.append({"model_id": model_id, "view": pose.name, "status": "failed", "error": problems[pose.name]})
             continue
-        t = time.perf_counter()
+        t = time.process_time()
         row = render_view(model_id, pose, lines.visible, lines.hidden, framing, style, out_dir, lines.method.value)
-        seconds[pose.name] = round(seconds[pose.name] + time.perf_counter() - t, 6)
+        seconds[pose.name] = round(seconds[pose.name] + time.process_time() - t, 6)
         if pose.name.startswith(RANDOM_VIEW_PREFIX):
             row["camera_rotation"] = pose.rotation().tolist()
             row["camera_position"] = camera_position(framing, pose, bbox)
@@ -143,11 +212,11 @@ def draw_model(model_id: str, shape_path: str, out_dir: str, render: RenderConfi
     failed = [name for name, v in projected.items() if v is None]
     model = {
         "model_id": model_id, "status": "failed" if failed else "ok",
-        "error": f"view(s) {', '.join(failed)}: {BROKEN_VIEW}" if failed else "",
+        "error": "; ".join(f"view {name}: {problems[name]}" for name in failed),
         "hlr_method": method, "fallback_reason": fallback,
         "scale": framing.scale, "center": list(framing.center), "bbox": list(bbox),
         **model_flags([v for v in views if v["status"] == "ok"], style.size, render.tiny_fraction),
     }
     model["usable"] = is_usable(model)
-    timing = {"model_seconds": round(time.perf_counter() - start, 6), "view_seconds": seconds}
+    timing = {"model": round(time.process_time() - start, 6), "views": seconds}  # CPU s of this child
     return {"model": model, "views": views, "timing": timing}

@@ -13,6 +13,7 @@ from spare_gen.drawings.schema import DRAWINGS_FILE, DRAWINGS_SCHEMA, VIEWS_FILE
 from spare_gen.drawings.settings import DrawSettings
 from spare_gen.drawings.worker import draw_task, drawings_rows, views_rows
 from spare_gen.models.schema import MODELS_FILE
+from spare_gen.runner.contract import RunOptions
 from spare_gen.runner.sharded import TableOut, run_sharded_stage
 from spare_gen.runner.stage import status_summary
 from spare_gen.shards import rows_to_table
@@ -40,8 +41,7 @@ def run_drawings(client, config: Config, out: Path) -> tuple[Path, Path]:
         for m in drawable_models(out)
     ]
     run_sharded_stage(client, draw_task, units, DrawSettings.from_config(config, out), tables(config),
-                      shard_units=config.runner.shard_units, debug=config.debug.model_dump(mode="json"),
-                      progress=config.runner.progress)
+                      RunOptions.from_config(config))
     mark_duplicates(out / DRAWINGS_FILE)
     return out / DRAWINGS_FILE, out / VIEWS_FILE
 

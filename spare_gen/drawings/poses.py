@@ -147,20 +147,21 @@ class Framing:
 
 
 def framing_for(bbox, size: int, margin: float, viewbox_factor: float | None = None,
-                per_view: bool = False) -> Framing:
+                per_view: bool = False, viewbox_box=None) -> Framing:
     """Scale so ``margin`` x the largest projected extent over the 11 poses fills the canvas side.
 
     The scale is also capped so the bounding-box diagonal fits the canvas, so no view of the model,
     fixed or random, can be clipped. An empty box gives scale 1 around the origin. With
     ``viewbox_factor`` (the SPARE3D rule) the canvas side is instead that factor x the largest edge of
-    the 3D box; ``per_view`` centres each view on its own lines.
+    ``viewbox_box`` (default: ``bbox``); ``per_view`` centres each view on its own lines.
     """
     bbox = np.asarray(bbox, dtype=float)
     diag = float(np.linalg.norm(bbox[3:] - bbox[:3]))
     if not np.all(np.isfinite(bbox)) or diag <= 0.0:
         return Framing(size, 1.0, (0.0, 0.0, 0.0), per_view)
     if viewbox_factor:
-        scale = size / (viewbox_factor * float(np.max(bbox[3:] - bbox[:3])))
+        sides = np.asarray(bbox if viewbox_box is None else viewbox_box, dtype=float)
+        scale = size / (viewbox_factor * float(np.max(sides[3:] - sides[:3])))
     else:
         extent = projected_extent(bbox, fixed_poses())
         scale = min(size / (margin * max(extent, 1e-300)), size / diag)

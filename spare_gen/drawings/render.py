@@ -24,15 +24,17 @@ HIDDEN_GREY = (128, 128, 128)
 HIDDEN_DASH = (2.0, 1.5)  # px on, px off (drafting convention: short dashes)
 DRAWINGS_DIR = "drawings"
 
+_RENDER = RenderConfig.model_fields
+
 
 @dataclass(frozen=True)
 class Style:
     """How to draw: canvas side, colours and widths in output pixels, whether to make PNGs, and whether the bytes
     go into the views row (``render.store = "parquet"``) instead of files."""
 
-    size: int = 200
-    visible_width: float = 0.7
-    hidden_width: float = 0.35
+    size: int = _RENDER["size"].default  # defaults declared once, in the config schema
+    visible_width: float = _RENDER["visible_width"].default
+    hidden_width: float = _RENDER["hidden_width"].default
     hidden_style: HiddenStyle = HiddenStyle.RED
     png: bool = True
     linecap: LineCap = LineCap.BUTT

@@ -70,8 +70,8 @@ def draw_task(unit: dict, settings: DrawSettings) -> dict:
     model, views = outcome.value["model"], outcome.value["views"]
     if reasons:  # an earlier method failed: say why, before any per-view reason from the child
         model["fallback_reason"] = "; ".join(reasons + ([model["fallback_reason"]] if model["fallback_reason"] else []))
-    timing = {**outcome.value["timing"], "wall_seconds": round(seconds, 4)}
-    return {"status": model["status"], "model": model, "views": views, "timing": timing}
+    return {"status": model["status"], "model": model, "views": views, "timing": outcome.value["timing"],
+            "seconds": round(seconds, 4)}
 
 
 def views_rows(result: dict) -> list[dict]:

@@ -25,8 +25,8 @@ import pyarrow.parquet as pq
 
 from spare_gen import shards
 from spare_gen.atomic import write_parquet, write_text
-from spare_gen.config.schema import PoolConfig, RunnerConfig
-from spare_gen.metrics.paper_table2 import paper_rate
+from spare_gen.config.schema import HouseWireframe, PoolConfig, RunnerConfig
+from spare_gen.metrics.paper_table2 import UNEXPLAINED, diagnose, differing_cells, paper_rate, unexplained_cells
 from spare_gen.models.schema import MODELS_FILE
 from spare_gen.metrics.properties import (
     PASS_RATE,
@@ -41,7 +41,8 @@ from spare_gen.metrics.properties import (
 )
 from spare_gen.runner.cluster import open_client
 from spare_gen.runner.isolation import Status
-from spare_gen.pool.driver import pool_models, wireframe_task
+from spare_gen.pool.driver import pool_models, wireframe_unit
+from spare_gen.pool.worker import wireframe_task
 from spare_gen.pool.settings import WIREFRAMES_STAGE, WireframeSettings
 from spare_gen.wireframe import Wireframe
 
@@ -69,18 +70,20 @@ def load_wireframes(path: Path, max_models: int | None = None) -> tuple[list[str
     return [str(r["model_id"]) for r in rows], [Wireframe.from_row(r) for r in rows]
 
 
-def _pool_settings(out_dir: Path) -> tuple[float, float]:
-    """(deflection, per-model timeout) the pool used: from dataset.json's config when present, else defaults."""
-    deflection, timeout = PoolConfig().deflection, RunnerConfig().timeout_s
+def _pool_settings(out_dir: Path) -> tuple[float, float, HouseWireframe]:
+    """(deflection, per-model timeout, house wireframe) the pool used: from dataset.json's config when present,
+    else defaults."""
+    deflection, timeout, houses = PoolConfig().deflection, RunnerConfig().timeout_s, PoolConfig().house_wireframe
     path = out_dir / "dataset.json"
     if path.is_file():
         try:
             config = json.loads(path.read_text()).get("config", {})
             deflection = float(config.get("pool", {}).get("deflection", deflection))
             timeout = float(config.get("runner", {}).get("timeout_s", timeout))
+            houses = HouseWireframe(config.get("pool", {}).get("house_wireframe", houses))
         except (ValueError, AttributeError):
             pass  # an unreadable card: the defaults are what a default pool used
-    return deflection, timeout
+    return deflection, timeout, houses
 
 
 def extra_wireframes(out_dir: Path, have: list[str], count: int, client) -> tuple[list[str], list[Wireframe]]:
@@ -91,17 +94,16 @@ def extra_wireframes(out_dir: Path, have: list[str], count: int, client) -> tupl
     models = [m for m in pool_models(out_dir, 0) if m["model_id"] not in known][:count]
     if not models:
         return [], []
-    deflection, timeout = _pool_settings(out_dir)
-    units = [{"unit_id": m["model_id"], "model_id": m["model_id"], "shape_path": str(out_dir.resolve() / m["brep_path"])}
-             for m in models]
+    deflection, timeout, houses = _pool_settings(out_dir)
+    units = [wireframe_unit(out_dir, m) for m in models]
     settings = WireframeSettings(stage=WIREFRAMES_STAGE, seed=0, out_dir=str(out_dir.resolve()), timeout_s=timeout,
-                                 deflection=deflection)
+                                 deflection=deflection, house_wireframe=houses)
     rows = client.gather([client.submit(wireframe_task, u, settings, pure=False) for u in units])
     ok = [r for r in rows if r["status"] == Status.OK.value and r.get("vertices") is not None]
     return [str(r["model_id"]) for r in ok], [Wireframe.from_row(r) for r in ok]
 
 
-def _long_table(cases: pd.DataFrame, low: pd.DataFrame, high: pd.DataFrame) -> pd.DataFrame:
+def _long_table(cases: pd.DataFrame, low: pd.DataFrame, high: pd.DataFrame, paper_compat: bool) -> pd.DataFrame:
     """One row per (test, metric): category, pass rate and its bootstrap interval, applicable / passing /
     excluded wireframes, and the paper's rate."""
     category = {t: c.value for t, c, _ in TESTS}
@@ -118,11 +120,18 @@ def _long_table(cases: pd.DataFrame, low: pd.DataFrame, high: pd.DataFrame) -> p
     table["pass_rate_low"] = [low.loc[t, m] for t, m in zip(table["test"], table["metric"])]
     table["pass_rate_high"] = [high.loc[t, m] for t, m in zip(table["test"], table["metric"])]
     table["paper_pass_rate"] = [paper_rate(t, m) for t, m in zip(table["test"], table["metric"])]
+    ours, paper = table["pass_rate"] >= PASS_RATE, table["paper_pass_rate"] >= PASS_RATE
+    table["differs_from_paper"] = table["paper_pass_rate"].notna() & table["pass_rate"].notna() & (ours != paper)
+    differs = table["differs_from_paper"]
+    found = [diagnose(t, m, paper_compat) if d else None for t, m, d in zip(table["test"], table["metric"], differs)]
+    table["cause"] = [None if not d else (f.cause.value if f else UNEXPLAINED) for d, f in zip(differs, found)]
+    table["why"] = [f.why if f else None for f in found]
+    table["experiment"] = [f.experiment if f else None for f in found]
     table.insert(0, "category", table["test"].map(category))
     return table
 
 
-def _test(out_dir: Path, ids, wireframes, models: int, seed: int, client, progress: bool):
+def _test(out_dir: Path, ids, wireframes, models: int, seed: int, client, paper_compat: bool, progress: bool):
     """Top the wireframes up to ``models`` from the models table, then run every test on the client."""
     if progress and models > len(wireframes):
         print(f"metric-report: extracting up to {models - len(wireframes)} more wireframes from the models",
@@ -131,8 +140,9 @@ def _test(out_dir: Path, ids, wireframes, models: int, seed: int, client, progre
     ids, wireframes = ids + more_ids, wireframes + more
     if progress:
         print(f"metric-report: testing {len(wireframes)} wireframes ({len(more)} extracted)", file=sys.stderr)
-    return ids, wireframes, len(more), property_cases(wireframes, seed=seed, model_ids=ids, client=client,
-                                                      progress=progress)
+    cases = property_cases(wireframes, seed=seed, model_ids=ids, client=client, paper_compat=paper_compat,
+                           progress=progress)
+    return ids, wireframes, len(more), cases
 
 
 def run(
@@ -145,11 +155,13 @@ def run(
     workers: int = 0,
     scheduler: str = "",
     quiet: bool = False,
+    paper_compat: bool = False,
 ) -> dict:
     """Run the property report on the pool's GT wireframes (topped up to ``models`` from the models table);
     write the results, and (unless ``quiet``) show progress per wireframe, a short summary and what it wrote.
     ``max_models`` caps the pool's wireframes (and then adds none).
 
+    ``paper_compat`` runs the tests by the paper's protocol (:mod:`spare_gen.metrics.properties`).
     Without ``client`` it runs on the Dask scheduler ``scheduler`` (``tcp://host:port``) when given, else on an
     embedded cluster of ``workers`` processes (0 = one per core).
     """
@@ -159,10 +171,13 @@ def run(
         raise ValueError(f"no wireframes to test in {out_dir / 'wireframes.parquet'}")
     target = 0 if max_models is not None else int(models)
     if client is None:
-        with open_client(scheduler, workers=workers, dashboard=False, quiet=quiet or not scheduler) as own:
-            ids, wireframes, n_extracted, cases = _test(out_dir, ids, wireframes, target, seed, own, not quiet)
+        with open_client(scheduler, workers=workers, dashboard=False, quiet=quiet or not scheduler,
+                         shared=out_dir if scheduler else None) as own:
+            ids, wireframes, n_extracted, cases = _test(out_dir, ids, wireframes, target, seed, own, paper_compat,
+                                                        not quiet)
     else:
-        ids, wireframes, n_extracted, cases = _test(out_dir, ids, wireframes, target, seed, client, not quiet)
+        ids, wireframes, n_extracted, cases = _test(out_dir, ids, wireframes, target, seed, client, paper_compat,
+                                                    not quiet)
     rates = pass_rates(cases)
     low, high = bootstrap_intervals(cases, seed=seed)
     excluded = excluded_counts(cases)
@@ -176,17 +191,19 @@ def run(
     )
     title = (
         f"# Metric properties\n\nShare of {len(wireframes)} GT wireframes ({len(wireframes) - n_extracted} from "
-        f"the pool, {n_extracted} extracted from further models) passing each test (seed {seed}); "
+        f"the pool, {n_extracted} extracted from further models) passing each test (seed {seed}; "
+        f"{'the paper' if paper_compat else 'our'} protocol{', --paper-compat' if paper_compat else ''}); "
         f"bold = passed (>= {PASS_RATE:.0%}). [low–high] = 95 % bootstrap interval over the wireframes; "
         f"~ = the interval straddles {PASS_RATE:.0%}, so the verdict is not settled ({unsettled} of {n_cells} "
         f"cells).{size_note} P = the paper's Table 2 rate (128 house wireframes); ≠ = our verdict differs. "
         f"Monotonic tests run exactly {STEPS} steps; 'Excluded' counts wireframes with too few "
         "vertices/edges for them.\n\n"
     )
-    markdown = title + render_markdown(rates, low=low, high=high, compare_paper=True, excluded=excluded)
+    markdown = title + render_markdown(rates, low=low, high=high, compare_paper=True, excluded=excluded,
+                                      paper_compat=paper_compat)
     reports = out_dir / "reports"
     md_path = write_text(reports / MARKDOWN_NAME, markdown)
-    long = _long_table(cases, low, high)
+    long = _long_table(cases, low, high, paper_compat)
     pq_path = write_parquet(reports / PARQUET_NAME, pa.Table.from_pandas(long, preserve_index=False))
     passes = (rates >= PASS_RATE).sum(axis=0)
     if not quiet:  # a short summary; the table is in the files
@@ -203,4 +220,7 @@ def run(
         "n_tests": len(rates),
         "unsettled_cells": unsettled,
         "excluded": {t: int(v) for t, v in excluded.items()},
+        "paper_compat": bool(paper_compat),
+        "differing_cells": len(differing_cells(rates, PASS_RATE)),
+        "unexplained_cells": len(unexplained_cells(rates, PASS_RATE, paper_compat)),
     }

@@ -8,8 +8,8 @@ rater reliability, metric agreement, rater groups, majority error, adequacy, met
 ``metric_correlation.parquet`` and ``ranking.png``. Every file is written atomically.
 
 Repeat judgements (answers on 'repeat' pairs, or rows with is_repeat = 1) count once: they feed only the
-raters' self-consistency. When ``reports/learned_scores.parquet`` exists (``spare-gen learn-metric``) its
-``learned`` column joins the metrics.
+raters' self-consistency. When ``reports/learned_scores.parquet`` or ``reports/learned_image_scores.parquet``
+exists (``spare-gen learn-metric``, ``--features image``) its ``learned`` / ``learned_image`` column joins the metrics.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from scipy.stats import kendalltau
 
+from spare_gen.jobs.learn_metric import IMAGE_SCORES_FILE, SCORES_FILE
 from spare_gen import atomic
 from spare_gen.ranking import (
     Item,
@@ -38,6 +39,7 @@ from spare_gen.ranking import (
 )
 from spare_gen.ranking.bradley_terry import DEFAULT_L2, comparison_components
 from spare_gen.ranking.judgements import PAIR_TYPES, VARIANT_COLUMNS, type_sort_key
+from spare_gen.ranking.learned import LEARNED_IMAGE_NAME, LEARNED_NAME
 from spare_gen.ranking.raters import (
     adequacy_curves,
     is_simulated,
@@ -54,8 +56,10 @@ PAIRS_FILE = "pairs.parquet"
 CORRUPTIONS_FILE = "corruptions.parquet"
 REPORTS_DIR = "reports"
 ITEMS = tuple(i.value for i in Item)
-LEARNED_SCORES = "learned_scores.parquet"  # written by `spare-gen learn-metric` into reports/
-LEARNED = "learned"
+LEARNED_SCORES = SCORES_FILE  # written by `spare-gen learn-metric` into reports/
+LEARNED = LEARNED_NAME
+# every learned score file of `spare-gen learn-metric` (--features metrics, image) -> its column
+LEARNED_COLUMNS = {SCORES_FILE: LEARNED_NAME, IMAGE_SCORES_FILE: LEARNED_IMAGE_NAME}
 
 
 def _read_inputs(out: Path, annotations_csv: Path, directions: Mapping[str, bool]):
@@ -71,12 +75,13 @@ def _read_inputs(out: Path, annotations_csv: Path, directions: Mapping[str, bool
     metric_columns = [m for m in directions if m in schema_names]
     variants = pd.read_parquet(out / CORRUPTIONS_FILE, columns=[*VARIANT_COLUMNS, *metric_columns])
     variants["corruption_id"] = variants["corruption_id"].astype(str)
-    learned_path = out / REPORTS_DIR / LEARNED_SCORES
-    if learned_path.is_file() and LEARNED in directions:
-        learned = pd.read_parquet(learned_path, columns=["corruption_id", LEARNED])
-        learned["corruption_id"] = learned["corruption_id"].astype(str)
-        variants = variants.merge(learned, on="corruption_id", how="left")
-        metric_columns.append(LEARNED)
+    for file_name, column in LEARNED_COLUMNS.items():
+        learned_path = out / REPORTS_DIR / file_name
+        if learned_path.is_file() and column in directions:
+            learned = pd.read_parquet(learned_path, columns=["corruption_id", column])
+            learned["corruption_id"] = learned["corruption_id"].astype(str)
+            variants = variants.merge(learned, on="corruption_id", how="left")
+            metric_columns.append(column)
     answers = read_annotations(annotations_csv, pairs)  # the CSV contract's own reader: one-line ValueError
     return pairs, variants, answers, metric_columns
 
@@ -106,8 +111,9 @@ def run(
         raise ValueError(f"unknown item {item!r}; choose from {', '.join(ITEMS)}")
     out, annotations_csv, pair_types = Path(out_dir), Path(annotations_csv), tuple(pair_types)
     directions = metric_directions(higher_is_better)
-    if higher_is_better is None and (out / REPORTS_DIR / LEARNED_SCORES).is_file():
-        directions[LEARNED] = True  # the learned metric predicts the preferred side: higher is better
+    for file_name, column in LEARNED_COLUMNS.items():
+        if higher_is_better is None and (out / REPORTS_DIR / file_name).is_file():
+            directions[column] = True  # a learned metric predicts the preferred side: higher is better
     pairs, variants, answers, metric_columns = _read_inputs(out, annotations_csv, directions)
     # every answer, with the reader's is_repeat flag when it has one: reliability uses the repeats
     annotations = answers.loc[:, [*ANSWER_COLUMNS, *[c for c in ("is_repeat",) if c in answers.columns]]]

@@ -29,7 +29,7 @@ from spare_gen.models.driver import models_unchanged, run_models
 from spare_gen.models.driver import summary as models_summary
 from spare_gen.preflight import check_output_folder
 from spare_gen.questions.stage.driver import run_questions
-from spare_gen.runner.cluster import open_client
+from spare_gen.runner.cluster import open_cluster
 
 STAGES = ("models", "drawings", "questions", "pool")
 POOL_STAGES = ("models", "pool")
@@ -57,8 +57,7 @@ def run(config: Config, *, stages: tuple[str, ...] = STAGES, announce: str = "")
     check_output_folder(out)
     started, t0 = now(), time.monotonic()
     try:
-        client_cm = open_client(config.runner.scheduler, config.runner.workers, config.runner.dashboard,
-                                intro=announce)
+        client_cm = open_cluster(config.runner, shared=out, intro=announce)
         client = client_cm.__enter__()
     except BaseException:
         if created:  # nothing was written: leave no empty folder behind

@@ -4,16 +4,16 @@ These are deliberately small and exact (not the annotation-pool corruptions): ea
 returns ``[gt, step1, step2, ...]`` where every step applies one more perturbation of the same kind, so a
 good dissimilarity should strictly increase along the list. Vertices created by a perturbation are
 CORNER-kind: they are visible bends or loose ends of the perturbed wireframe. Vertex-level perturbations
-(move, delete) pick CORNER vertices when the wireframe has any, since those are the vertices whose
-position or presence matters.
+(move, delete) pick B-rep vertices (every kind but CURVE) when the wireframe has any, since those are
+the vertices whose position or presence matters.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from spare_gen.metrics.sampling import clean_edges
-from spare_gen.wireframe import CORNER, Wireframe
+from spare_gen.metrics.sampling import clean_edges, point_segment_distance
+from spare_gen.wireframe import CORNER, Wireframe, corner_mask
 
 
 def normalise(wf: Wireframe) -> Wireframe:
@@ -75,7 +75,7 @@ def _add_vertex(wf: Wireframe, point: np.ndarray, edges: np.ndarray) -> Wirefram
 
 
 def _vertex_candidates(wf: Wireframe) -> np.ndarray:
-    corners = np.nonzero(wf.kinds == CORNER)[0]
+    corners = np.nonzero(corner_mask(wf.kinds))[0]
     return corners if len(corners) else np.arange(wf.n_vertices)
 
 
@@ -129,33 +129,52 @@ def deform_sequence(gt: Wireframe, rng: np.random.Generator, steps: int, offset:
     return seq
 
 
-def moving_sequence(gt: Wireframe, rng: np.random.Generator, steps: int, distance: float) -> list[Wireframe]:
-    """Per step, move one more distinct vertex, the k-th by ``k * distance`` outwards.
+def moving_sequence(
+    gt: Wireframe, rng: np.random.Generator, steps: int, distance: float, growth: float = 0.0, tries: int = 16
+) -> list[Wireframe]:
+    """Per step, move one more distinct vertex, the k-th by ``distance + (k - 1) * growth``, so that the move shows.
 
-    The displacement grows with the step, so the worst displacement (what Hausdorff sees) grows too, and
-    with ``distance`` above the corner threshold each step unmatches one more vertex. "Outwards" is away
-    from the vertex's own edges (minus the mean of the unit vectors along them), tilted at random by up to
-    about 30 degrees, so the moved vertex's nearest GT point stays the vertex it left; an isolated vertex,
-    or one whose edges cancel out, moves in a random direction. Candidates are the
-    CORNER vertices when there are at least ``steps`` of them, else every vertex.
+    Each move is built to be seen by every metric the paper expects to notice it: the moved vertex keeps an
+    edge to a vertex not moved (so one more GT edge breaks each step), its direction is at least 90 degrees
+    from each of its own edges (so the moved point is exactly its displacement away from them), and it ends at
+    least its displacement away from every other GT edge (so its nearest GT point is the vertex it left, and
+    the worst displacement, what Hausdorff measures, grows every step). Directions are drawn around "outward"
+    (minus the mean of the unit vectors along its edges), ``tries`` per vertex; a vertex with no such
+    direction, or whose edges all lead to moved vertices, is skipped, so a small or crowded wireframe can
+    give fewer than ``steps`` steps. Candidates are the CORNER vertices when there are at least ``steps`` of
+    them, else every vertex.
     """
-    corners = np.nonzero(gt.kinds == CORNER)[0]
+    corners = np.nonzero(corner_mask(gt.kinds))[0]
     cand = corners if len(corners) >= steps else np.arange(gt.n_vertices)
-    picks = rng.permutation(cand)[:steps]
+    order = rng.permutation(cand)
     edges = clean_edges(gt)
-    along = np.zeros_like(gt.vertices)
-    if len(edges):
-        d = unit_vectors(gt.vertices[edges[:, 1]] - gt.vertices[edges[:, 0]])
-        np.add.at(along, edges[:, 0], d)
-        np.add.at(along, edges[:, 1], -d)
-    random = unit_vectors(rng.standard_normal((len(picks), 3)))
-    outward = -unit_vectors(along[picks])
-    outward = np.where(np.linalg.norm(along[picks], axis=1, keepdims=True) > 1e-9, outward, random)
-    moves = unit_vectors(outward + 0.5 * random)
+    seg = gt.vertices[edges] if len(edges) else np.zeros((0, 2, 3))
     seq, verts = [gt], gt.vertices.copy()
-    for k, (v, m) in enumerate(zip(picks, moves), start=1):
+    moved = np.zeros(gt.n_vertices, dtype=bool)
+    for v in order:
+        if len(seq) > steps:
+            break
+        own = (edges[:, 0] == v) | (edges[:, 1] == v)
+        others = np.where(edges[own, 0] == v, edges[own, 1], edges[own, 0])
+        if len(edges) and not (~moved[others]).any():
+            continue  # every edge of v already broken: moving it would change no edge
+        step = len(seq)
+        length = distance + (step - 1) * growth
+        units = unit_vectors(np.where(edges[own, 0:1] == v, 1.0, -1.0) * (seg[own, 1] - seg[own, 0]))
+        outward = -unit_vectors(units.sum(axis=0)) if len(units) else np.zeros(3)
+        draws = unit_vectors(rng.standard_normal((tries, 3)))
+        dirs = unit_vectors(outward[None, :] + 0.5 * draws) if np.linalg.norm(outward) > 1e-9 else draws
+        point = gt.vertices[v] + length * dirs  # (tries, 3)
+        ok = (units @ dirs.T <= 1e-9).all(axis=0) if len(units) else np.ones(tries, bool)
+        if (~own).any():
+            rest = seg[~own]
+            near = point_segment_distance(point[:, None, :], rest[None, :, 0], rest[None, :, 1]).min(axis=1)
+            ok &= near >= length * (1 - 1e-9)
+        if not ok.any():
+            continue
         verts = verts.copy()
-        verts[v] += k * distance * m
+        verts[v] = point[int(np.argmax(ok))]
+        moved[v] = True
         seq.append(Wireframe(verts, gt.edges, gt.kinds))
     return seq
 
@@ -186,9 +205,25 @@ def disconnect_sequence(gt: Wireframe, rng: np.random.Generator, steps: int, gap
 
 
 def delete_vertices_sequence(gt: Wireframe, rng: np.random.Generator, steps: int) -> list[Wireframe]:
-    """Delete one more distinct vertex (and its edges) per step."""
-    picks = rng.permutation(_vertex_candidates(gt))[:steps]
-    return [gt] + [remove_vertices(gt, picks[: k + 1]) for k in range(len(picks))]
+    """Delete one more distinct vertex (and its edges) per step.
+
+    A vertex whose edges all lead to vertices deleted before is skipped (deleting it would remove no edge,
+    invisible to every edge metric), so each step removes at least one more GT edge; a wireframe can give
+    fewer than ``steps`` steps. A wireframe without edges deletes vertices in random order.
+    """
+    edges = clean_edges(gt)
+    deleted = np.zeros(gt.n_vertices, dtype=bool)
+    picks: list[int] = []
+    for v in rng.permutation(_vertex_candidates(gt)):
+        if len(picks) == steps:
+            break
+        own = (edges[:, 0] == v) | (edges[:, 1] == v)
+        others = np.where(edges[own, 0] == v, edges[own, 1], edges[own, 0])
+        if len(edges) and not (~deleted[others]).any():
+            continue
+        deleted[v] = True
+        picks.append(int(v))
+    return [gt] + [remove_vertices(gt, np.array(picks[: k + 1])) for k in range(len(picks))]
 
 
 def delete_edges_sequence(gt: Wireframe, rng: np.random.Generator, steps: int) -> list[Wireframe]:

@@ -1,4 +1,4 @@
-"""Model stage driver: make the units (CSG indices or CAD files), run them on Dask, write models.parquet."""
+"""Model stage driver: make the units (CSG or house indices, or CAD files), run them on Dask, write models.parquet."""
 
 from __future__ import annotations
 
@@ -8,9 +8,11 @@ from spare_gen import shards
 from spare_gen.config.schema import Config, ModelSource
 from spare_gen.models.csg import primitive_counts_for
 from spare_gen.models.files import discover
+from spare_gen.models.houses import house_plan
 from spare_gen.models.schema import MODELS_FILE, MODELS_SCHEMA
 from spare_gen.models.settings import ModelSettings
 from spare_gen.models.worker import model_rows, model_task
+from spare_gen.runner.contract import RunOptions
 from spare_gen.runner.sharded import TableOut, all_done, run_sharded_stage
 from spare_gen.runner.stage import status_summary
 
@@ -21,6 +23,13 @@ def model_units(config: Config) -> list[dict]:
         return [
             {"unit_id": f"csg_{i:06d}", "model_id": f"csg_{i:06d}", "source": "csg", "index": i, "n_primitives": n}
             for i, n in enumerate(primitive_counts_for(csg.count, csg.primitive_counts))
+        ]
+    if config.models.source is ModelSource.HOUSES:
+        houses = config.models.houses
+        return [
+            {"unit_id": f"house_{i:06d}", "model_id": f"house_{i:06d}", "source": ModelSource.HOUSES.value, "index": i,
+             "footprint": footprint.value, "roof": roof.value}
+            for i, (footprint, roof) in enumerate(house_plan(houses.count, houses.footprints, houses.roofs))
         ]
     files = config.models.files
     units = []
@@ -39,8 +48,7 @@ MODELS_TABLE = TableOut(MODELS_FILE, MODELS_SCHEMA, model_rows)
 def run_models(client, config: Config, out: Path) -> Path:
     """Run the stage; return the folder of ``models.parquet`` (parts written by the workers)."""
     run_sharded_stage(client, model_task, model_units(config), ModelSettings.from_config(config, out),
-                      (MODELS_TABLE,), shard_units=config.runner.shard_units,
-                      debug=config.debug.model_dump(mode="json"), progress=config.runner.progress)
+                      (MODELS_TABLE,), RunOptions.from_config(config))
     return out / MODELS_FILE
 
 

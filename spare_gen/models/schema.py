@@ -7,13 +7,15 @@ MODELS_FILE = "models.parquet"  # a folder of parts (spare_gen.shards)
 MODELS_SCHEMA = pa.schema(
     [
         ("model_id", pa.string()),
-        ("source", pa.string()),  # csg | file
+        ("source", pa.string()),  # csg | file | houses
         ("source_path", pa.string()),
         ("sha256", pa.string()),  # of the source file, or of the written STEP for CSG models
         ("status", pa.string()),  # ok | failed | timeout | crashed | skipped
         ("error", pa.string()),
         ("n_primitives", pa.int32()),
         ("csg", pa.string()),  # JSON program: rebuild with spare_gen.cad.build_csg(json.loads(csg))
+        ("house", pa.string()),  # JSON house description (spare_gen.models.houses): rebuild with
+        # spare_gen.cad.build_house(spare_gen.models.houses.convex_parts(json.loads(house)))
         ("attempts", pa.int32()),
         ("rejections", pa.string()),  # JSON {rule: count} of rejected CSG attempts
         ("step_path", pa.string()),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from spare_gen.config.schema import ModelSource
 from spare_gen.models.quality import assess
 from spare_gen.models.settings import ModelSettings
 from spare_gen.runner.contract import run_in_child
@@ -9,6 +10,8 @@ from spare_gen.runner.isolation import Status
 
 CSG_TARGET = "spare_gen.models.child:make_csg_model"
 FILE_TARGET = "spare_gen.models.child:load_file_model"
+HOUSE_TARGET = "spare_gen.models.child:make_house_model"
+TARGETS = {ModelSource.CSG.value: CSG_TARGET, "file": FILE_TARGET, ModelSource.HOUSES.value: HOUSE_TARGET}
 
 
 def model_task(unit: dict, settings: ModelSettings) -> dict:
@@ -24,7 +27,7 @@ def model_task(unit: dict, settings: ModelSettings) -> dict:
         return {**base, "status": Status.SKIPPED.value, "error": unit["skip_reason"], "seconds": 0.0}
     if unit.get("error"):  # found while listing the folder (spare_gen.models.files): nothing to read
         return {**base, "status": Status.FAILED.value, "error": unit["error"], "seconds": 0.0}
-    outcome = run_in_child(CSG_TARGET if unit["source"] == "csg" else FILE_TARGET, unit, settings)
+    outcome = run_in_child(TARGETS[unit["source"]], unit, settings)
     if outcome.status is Status.TRANSIENT:
         return {"status": Status.TRANSIENT.value, "error": outcome.error}
     row = {**base, "status": outcome.status.value, "error": outcome.error, "seconds": round(outcome.seconds, 4),
@@ -33,7 +36,7 @@ def model_task(unit: dict, settings: ModelSettings) -> dict:
         row.update(outcome.value)
         if "quality" not in row:  # CSG: the attempt rules already require one valid solid
             row["quality"], row["quality_reason"] = assess(row["valid"], row["n_solids"], row["n_solids"])
-        if row["source"] == "csg":  # a CSG model's content hash is that of the STEP file it was written to
+        if row["source"] != "file":  # a generated model's content hash is that of the STEP file it was written to
             row["sha256"] = row["step_sha256"]
     return row
 

@@ -1,9 +1,9 @@
-"""Ground-truth wireframes from B-reps: vertex merging, normalisation, and the wireframes.parquet row.
+"""Pool stage, child side: ground-truth wireframes from B-reps (vertex merging, normalisation, the row).
 
 The OpenCASCADE part (walking B-rep edges, discretising curves) is ``spare_gen.cad.wireframe``, which
-returns a raw graph; this module interprets it (point kinds, merging, normalisation) with pure numpy, so
-those steps run and test without OCP. :func:`brep_wireframe` and the child-side entry point
-:func:`extract_wireframe` import ``spare_gen.cad`` lazily (OCP stays out of the Dask worker).
+returns a raw graph; this module interprets it (point kinds, merging, normalisation) with numpy. It runs in
+the killable child (``extract_unit``), so it imports ``spare_gen.cad`` at the top; the Dask worker side
+(``spare_gen.pool.driver``) names it by string and never imports it.
 
 Normalisation: ``normalised = (model - centre) / scale`` where ``centre`` is the centre of the
 wireframe's own axis-aligned bounding box and ``scale`` its diagonal (model units), so every
@@ -15,16 +15,22 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 from scipy.spatial import cKDTree
 
-from spare_gen.wireframe import CORNER, CURVE, Wireframe
+from spare_gen.cad.io import read_shape
+from spare_gen.cad.props import bounding_box
+from spare_gen.cad.wireframe import brep_graph
+from spare_gen.config.schema import HouseWireframe, PoolConfig
+from spare_gen.pool.houses import house_vertex_kinds
+from spare_gen.pool.settings import WireframeSettings
+from spare_gen.wireframe import CORNER, CURVE, Wireframe, corner_mask
 
-DEFAULT_DEFLECTION = 0.01  # curved-edge chord tolerance, fraction of the shape's bounding-box diagonal
+DEFAULT_DEFLECTION = PoolConfig.model_fields["deflection"].default  # chord tolerance, fraction of the diagonal
 MERGE_TOLERANCE = 1e-6  # points closer than this (fraction of the diagonal) are one vertex
 
 
@@ -37,7 +43,7 @@ class ExtractedWireframe:
 
     vertices: np.ndarray  # (N, 3) float64, normalised
     edges: np.ndarray  # (M, 2) int64
-    kinds: np.ndarray  # (N,) uint8, CORNER / CURVE
+    kinds: np.ndarray  # (N,) uint8, CORNER / CURVE (houses: CORNER / RIDGE / EAVE)
     centre: np.ndarray  # (3,) model units
     scale: float  # model units per normalised unit (the model-space bounding-box diagonal)
     dropped: dict[str, int] = field(default_factory=dict)
@@ -55,7 +61,8 @@ def merge_close_points(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Merge points closer than ``tolerance`` (transitively), drop unused points, self-loops and repeated edges.
 
-    A merged point takes the position of its first member and is a CORNER if any member is one.
+    A merged point takes the position of its first member and the smallest kind among its members other
+    than CURVE (a CURVE point only if every member is one).
     Vertices are numbered by first use along ``edges`` and edges keep their first occurrence, so the
     output is a pure function of the input order.
     """
@@ -71,7 +78,8 @@ def merge_close_points(
     first = np.full(label.max() + 1, n, dtype=np.int64)
     np.minimum.at(first, label, np.arange(n))
     group_kind = np.full(label.max() + 1, 255, dtype=np.uint8)
-    np.minimum.at(group_kind, label, kinds)
+    np.minimum.at(group_kind, label, np.where(kinds == CURVE, 254, kinds).astype(np.uint8))
+    group_kind[group_kind == 254] = CURVE
 
     e = label[edges]
     e = e[e[:, 0] != e[:, 1]]
@@ -124,9 +132,6 @@ def brep_wireframe(
 ) -> ExtractedWireframe:
     """The normalised wireframe of a TopoDS ``shape``; ``deflection`` and ``merge_tolerance`` are fractions of
     the shape's bounding-box diagonal. Raises ``ValueError`` when no feature edge is left (a sphere, a torus)."""
-    from spare_gen.cad.props import bounding_box
-    from spare_gen.cad.wireframe import brep_graph
-
     lo_hi = np.asarray(bounding_box(shape))
     size = float(np.linalg.norm(lo_hi[3:] - lo_hi[:3]))
     if not np.isfinite(size) or size <= 0:
@@ -142,24 +147,44 @@ def wireframe_row(model_id: str, extracted: ExtractedWireframe) -> dict:
     return {
         "model_id": model_id,
         **wf.to_row(),
-        "n_corners": int(np.count_nonzero(wf.kinds == CORNER)),
+        "n_corners": int(np.count_nonzero(corner_mask(wf.kinds))),
         "centre": [float(c) for c in extracted.centre],
         "scale": float(extracted.scale),
         "dropped_edges": json.dumps({k: int(v) for k, v in sorted(extracted.dropped.items())}),
     }
 
 
-def extract_unit(unit: dict, settings, rng) -> dict:
-    """The wireframes stage's child function (``settings``: ``WireframeSettings``; no randomness)."""
-    return extract_wireframe(unit["model_id"], unit["shape_path"], settings.deflection)
+def with_house_kinds(extracted: ExtractedWireframe, house: dict, roof_only: bool = False) -> ExtractedWireframe:
+    """The wireframe of a procedural house with its vertices' roof kinds (ridge, eave, corner).
+
+    ``roof_only``: without the edges that touch the ground (ground outline, walls below the eaves), normalised
+    again to the bounding box of what is left. Kinds are read on the whole building first (a flat roof's
+    corners are eaves because a wall goes down from them).
+    """
+    points = extracted.to_model_units()
+    kinds = house_vertex_kinds(points, extracted.edges, house)
+    if not roof_only:
+        return replace(extracted, kinds=kinds)
+    ground = np.isclose(points[:, 2], points[:, 2].min(), rtol=0.0, atol=MERGE_TOLERANCE * extracted.scale)
+    edges = extracted.edges[~ground[extracted.edges].any(axis=1)]
+    return finish_wireframe(points, kinds, edges, extracted.scale, dropped=extracted.dropped)
 
 
-def extract_wireframe(model_id: str, shape_path: str, deflection: float = DEFAULT_DEFLECTION) -> dict:
-    """Read one BREP file and return its wireframes.parquet row."""
-    from spare_gen.cad.io import read_shape
+def extract_unit(unit: dict, settings: WireframeSettings, rng: np.random.Generator) -> dict:
+    """The wireframes stage's child function (no randomness: ``rng`` is unused)."""
+    house = json.loads(unit["house"]) if unit.get("house") else None
+    roof_only = settings.house_wireframe is HouseWireframe.ROOF
+    return extract_wireframe(unit["model_id"], unit["shape_path"], settings.deflection, house, roof_only)
 
+
+def extract_wireframe(model_id: str, shape_path: str, deflection: float = DEFAULT_DEFLECTION,
+                      house: dict | None = None, roof_only: bool = False) -> dict:
+    """Read one BREP file and return its wireframes.parquet row (``house``: the model's house description, whose
+    vertices then carry roof kinds; ``roof_only``: only the house's roof edges)."""
     start = time.monotonic()
     extracted = brep_wireframe(read_shape(shape_path), deflection)
+    if house is not None:
+        extracted = with_house_kinds(extracted, house, roof_only)
     row = {**wireframe_row(model_id, extracted), "status": "ok", "error": ""}
     row["seconds"] = round(time.monotonic() - start, 4)
     return row

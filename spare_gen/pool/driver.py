@@ -20,79 +20,60 @@ from spare_gen import shards
 from spare_gen.atomic import write_bytes, write_parquet, write_text
 from spare_gen.config.schema import Config
 from spare_gen.filehash import sha256_file
-from spare_gen.models.schema import MODELS_FILE
+from spare_gen.models.schema import MODELS_FILE, MODELS_SCHEMA
 from spare_gen.shards import rows_to_table
-from spare_gen.runner.contract import run_in_child
+from spare_gen.runner.contract import RunOptions
 from spare_gen.runner.isolation import Status
 from spare_gen.runner.stage import run_stage, status_summary
 from spare_gen.pool.corruptions import SEVERITIES, get_corruption_names
-from spare_gen.pool.pictures import contact_sheet
-from spare_gen.pool.schema import CORRUPTIONS_SCHEMA, WIREFRAMES_SCHEMA
+from spare_gen.pool.pairs import ANNOTATION_FORMAT, export_annotation_csv, make_pairs, pairs_to_arrow
+from spare_gen.pool.pictures import GEOMETRY_FORMAT, contact_sheet
+from spare_gen.pool.predictions import PREDICTIONS_FORMAT, discover
+from spare_gen.pool.schema import (
+    ANNOTATION_CSV, CORRUPTIONS_FILE, CORRUPTIONS_SCHEMA, PAIRS_FILE, POOL_README, WIREFRAMES_FILE,
+    WIREFRAMES_SCHEMA,
+)
 from spare_gen.pool.settings import CorruptionSettings, WireframeSettings
+from spare_gen.pool.worker import corruption_task, wireframe_task
 
-POOL_DIR = "pool"
-WIREFRAMES_FILE = "wireframes.parquet"
-CORRUPTIONS_FILE = "corruptions.parquet"
-PAIRS_FILE = "pairs.parquet"
-ANNOTATION_CSV = f"{POOL_DIR}/annotation_pairs.csv"
-POOL_README = f"{POOL_DIR}/README.md"
-EXTRACT_TARGET = "spare_gen.pool.child:extract_unit"
 
 
 def pool_models(out: Path, count: int) -> list[dict]:
-    """The first ``count`` usable models (status ok in models.parquet, model_id order); 0 = all."""
-    table = shards.read(out / MODELS_FILE, columns=["model_id", "status", "brep_path"])
+    """The first ``count`` usable models (status ok in models.parquet, model_id order); 0 = all.
+
+    Each has ``house``: its house description (JSON) for a procedural house, else "".
+    """
+    columns = ["model_id", "status", "brep_path"]
+    has_house = "house" in shards.schema(out / MODELS_FILE, MODELS_SCHEMA).names  # tables written before houses
+    table = shards.read(out / MODELS_FILE, columns=columns + ["house"] * has_house)
     usable = sorted((r for r in table.to_pylist() if r["status"] == Status.OK.value), key=lambda r: r["model_id"])
+    usable = [{**r, "house": r.get("house") or ""} for r in usable]
     return usable[:count] if count else usable
 
 
 # ------------------------------------------------------------------------------------------ wireframes
 
 
+def wireframe_unit(out: Path, model: dict) -> dict:
+    """The wireframes unit of one ``pool_models`` row (a house carries its description, for its vertex kinds)."""
+    unit = {"unit_id": model["model_id"], "model_id": model["model_id"],
+            "shape_path": str(out.resolve() / model["brep_path"])}
+    return {**unit, "house": model["house"]} if model["house"] else unit
+
+
 def wireframe_units(out: Path, count: int) -> list[dict]:
-    out_abs = out.resolve()
-    return [{"unit_id": m["model_id"], "model_id": m["model_id"], "shape_path": str(out_abs / m["brep_path"])}
-            for m in pool_models(out, count)]
-
-
-def wireframe_task(unit: dict, settings: WireframeSettings) -> dict:
-    """Worker side: extract one ground truth in the killable OCCT child and make its row."""
-    outcome = run_in_child(EXTRACT_TARGET, unit, settings)
-    if outcome.status is Status.TRANSIENT:
-        return {"status": Status.TRANSIENT.value, "error": outcome.error}
-    row = {"model_id": unit["model_id"], "status": outcome.status.value, "error": outcome.error}
-    if outcome.status is Status.OK:
-        row.update(outcome.value)
-    row["seconds"] = round(outcome.seconds, 4)
-    return row
+    return [wireframe_unit(out, m) for m in pool_models(out, count)]
 
 
 def run_wireframes(client, config: Config, out: Path) -> pa.Table:
     rows = run_stage(client, wireframe_task, wireframe_units(out, config.pool.models),
-                     WireframeSettings.from_config(config, out), debug=config.debug.model_dump(mode="json"),
-                     progress=config.runner.progress)
+                     WireframeSettings.from_config(config, out), RunOptions.from_config(config))
     table = rows_to_table(rows, WIREFRAMES_SCHEMA)
     write_parquet(out / WIREFRAMES_FILE, table)
     return table
 
 
 # ----------------------------------------------------------------------------------------- corruptions
-
-
-def corruption_task(unit: dict, settings: CorruptionSettings) -> dict:
-    """Worker side (pure Python, no child process): every variant of one ground truth.
-
-    Each variant draws from its own generator derived from (seed, "corruption", model, kind, severity)
-    (``spare_gen.pool.variants``), so adding a kind or severity leaves the others unchanged.
-    """
-    from spare_gen.pool.variants import model_corruption_rows
-
-    rows = model_corruption_rows(
-        unit["gt"], settings.seed, corner_threshold=settings.corner_threshold,
-        edge_threshold=settings.edge_threshold, image_size=settings.image_size, out_dir=settings.out_dir,
-        predictions=unit.get("predictions", []), prediction_units=settings.prediction_units.value,
-    )
-    return {"model_id": unit["model_id"], "status": Status.OK.value, "error": "", "rows": rows}
 
 
 def run_corruptions(client, config: Config, out: Path, wireframes: pa.Table) -> pa.Table:
@@ -102,7 +83,7 @@ def run_corruptions(client, config: Config, out: Path, wireframes: pa.Table) -> 
     units = [{"unit_id": g["model_id"], "model_id": g["model_id"], "gt": {k: g[k] for k in graph_keys},
               "predictions": predictions.get(g["model_id"], [])} for g in gts]  # fmt: skip
     settings = CorruptionSettings.from_config(config, out, predictions_digest(predictions))
-    results = run_stage(client, corruption_task, units, settings, progress=config.runner.progress)
+    results = run_stage(client, corruption_task, units, settings, RunOptions.from_config(config))
     for r in results:  # a bug, not bad input (bad input gives failed variant rows): report it, keep the rest
         if r.get("status") != Status.OK.value:
             print(f"spare-gen: corruptions: model {r['unit_id']} failed: {r.get('error')}", file=sys.stderr)
@@ -123,8 +104,6 @@ def predictions_digest(predictions: dict[str, list[dict]]) -> dict[str, str]:
 def pool_predictions(config: Config, model_ids: set[str]) -> dict[str, list[dict]]:
     """model_id -> [{method, path}] of ``pool.predictions`` (none when unset); unusable files and folders
     are reported on one line each."""
-    from spare_gen.pool.predictions import discover
-
     if not config.pool.predictions:
         return {}
     found, problems = discover(config.pool.predictions, model_ids)
@@ -207,10 +186,6 @@ def variants_frame(corruptions: pa.Table) -> pd.DataFrame:
 
 def run_pairs(config: Config, out: Path, corruptions: pa.Table) -> pd.DataFrame:
     """pairs.parquet, the annotation tool's CSV and the pool README (runs on the client: it is cheap)."""
-    from spare_gen.pool.pairs import ANNOTATION_FORMAT, export_annotation_csv, make_pairs, pairs_to_arrow
-    from spare_gen.pool.pictures import GEOMETRY_FORMAT
-    from spare_gen.pool.predictions import PREDICTIONS_FORMAT
-
     pairs = make_pairs(
         variants_frame(corruptions), config.seed,
         max_pairs_per_model=config.pool.max_pairs_per_model or None, repeat_fraction=config.pool.repeat_fraction,

@@ -20,8 +20,11 @@ import pyarrow as pa
 
 from spare_gen.pool.answers_format import ANSWERS_FORMAT
 from spare_gen.atomic import write_text
+from spare_gen.config.schema import PoolConfig
 from spare_gen.rng import derive_rng
 from spare_gen.pool.corruptions import Severity
+
+REPEAT_FRACTION = PoolConfig.model_fields["repeat_fraction"].default  # the config's default, declared there
 
 
 class PairType(StrEnum):
@@ -126,7 +129,7 @@ def make_model_pairs(
     seed: int,
     *,
     max_pairs_per_model: int | None = None,
-    repeat_fraction: float = 0.05,
+    repeat_fraction: float = REPEAT_FRACTION,
 ) -> pd.DataFrame:
     """Pairs of one model's variants; ``order`` counts from 0 within the model (see :func:`make_pairs`)."""
     _check_variants(variants)
@@ -193,7 +196,7 @@ def make_pairs(
     seed: int,
     *,
     max_pairs_per_model: int | None = None,
-    repeat_fraction: float = 0.05,
+    repeat_fraction: float = REPEAT_FRACTION,
 ) -> pd.DataFrame:
     """Annotation pairs of all models: blocks per model (sorted by model_id), ``order`` global from 0.
 

@@ -63,10 +63,11 @@ GEOMETRY_DECIMALS = 6
 GEOMETRY_FORMAT = """\
 Geometry files (`pool/<model_id>/gt.json` and `pool/<model_id>/<corruption_id>.json`, paths in the
 `gt_json` / `geometry_json` columns of corruptions.parquet): UTF-8 JSON
-    {"vertices": [[x, y, z], ...], "edges": [[i, j], ...], "vertex_kinds": [0 | 1, ...]}
+    {"vertices": [[x, y, z], ...], "edges": [[i, j], ...], "vertex_kinds": [0 | 1 | 2 | 3, ...]}
 in the ground truth's normalised coordinates (bounding-box centre at 0, diagonal 1; model units =
 vertices * scale + centre, with scale and centre from wireframes.parquet); edges are undirected pairs
-of 0-based vertex indices; kind 0 = corner (B-rep vertex), 1 = inner point of a curved edge.
+of 0-based vertex indices; kind 0 = corner (B-rep vertex), 1 = inner point of a curved edge; a house's
+vertices (models.source = "houses") are 0 = wall, ground or chimney corner, 2 = roof ridge, 3 = eave.
 """
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from spare_gen.config.schema import PredictionUnits
-from spare_gen.wireframe import Wireframe
+from spare_gen.wireframe import KIND_NAMES, Wireframe
 
 METHOD_PREFIX = "method:"
 SUFFIXES = (".json", ".obj")
@@ -28,13 +28,14 @@ METHOD_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+-]*")
 PREDICTIONS_FORMAT = """\
 Predictions (`spare-gen pool --predictions DIR`, or `pool.predictions = "DIR"` in the config):
     DIR/<method>/<model_id>.json   {"vertices": [[x, y, z], ...], "edges": [[i, j], ...],
-                                    "vertex_kinds": [0 | 1, ...]}   (vertex_kinds optional)
+                                    "vertex_kinds": [0 | 1 | 2 | 3, ...]}   (vertex_kinds optional)
     DIR/<method>/<model_id>.obj    lines `v x y z` and `l i j [k ...]` (1-based, a polyline per line)
 one folder per method (its name: letters, digits, `_ . + -`), one file per pool model (the model_id of
 models.parquet); edges are undirected pairs of 0-based vertex indices (JSON); a vertex's kind is 0 for a
-corner, 1 for an inner point of a curved edge (without kinds, every vertex is a corner, which matters
-to the corner metrics only while they compare corners alone). Coordinates are the CAD
-model's own (`pool.prediction_units = "model"`, the default) or the ground truth's normalised ones
+corner, 1 for an inner point of a curved edge, 2 for a roof ridge and 3 for an eave vertex (without
+kinds, every vertex is a corner, which matters to the corner metrics only while they compare corners
+alone). Coordinates are the CAD model's own (`pool.prediction_units = "model"`, the default) or the
+ground truth's normalised ones
 (`"normalised"`: bounding-box centre at 0, diagonal 1, as in wireframes.parquet and the geometry
 files). Each prediction becomes the candidate `method:<method>` of its model; a model without a file
 simply has no candidate of that method. A file that cannot be read is reported on one line and kept as
@@ -101,8 +102,8 @@ def _read_json(path: Path) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     kinds = body.get("vertex_kinds")
     if kinds is not None:
         kinds = np.asarray(kinds)
-        if kinds.shape != (len(vertices),) or not np.isin(kinds, (0, 1)).all():
-            raise ValueError(f"vertex_kinds must be one 0 or 1 per vertex ({len(vertices)})")
+        if kinds.shape != (len(vertices),) or not np.isin(kinds, list(KIND_NAMES)).all():
+            raise ValueError(f"vertex_kinds must be one of {sorted(KIND_NAMES)} per vertex ({len(vertices)})")
     return vertices.reshape(-1, 3), edges.reshape(-1, 2).astype(np.int64), kinds
 
 

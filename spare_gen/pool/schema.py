@@ -1,10 +1,17 @@
-"""Schemas of wireframes.parquet and corruptions.parquet, declared once."""
+"""The pool stage's file names and the schemas of wireframes.parquet and corruptions.parquet, declared once."""
 
 from __future__ import annotations
 
 import pyarrow as pa
 
 from spare_gen.metrics.wireframe import get_metric_names
+
+POOL_DIR = "pool"
+WIREFRAMES_FILE = "wireframes.parquet"
+CORRUPTIONS_FILE = "corruptions.parquet"
+PAIRS_FILE = "pairs.parquet"
+ANNOTATION_CSV = f"{POOL_DIR}/annotation_pairs.csv"
+POOL_README = f"{POOL_DIR}/README.md"
 
 POINTS = pa.list_(pa.list_(pa.float64(), 3))
 INDEX_PAIRS = pa.list_(pa.list_(pa.int64(), 2))
@@ -13,7 +20,8 @@ KINDS = pa.list_(pa.uint8())
 GRAPH_FIELDS = [
     ("vertices", POINTS),  # normalised coordinates: bbox centre at 0, bbox diagonal of the GT = 1
     ("edges", INDEX_PAIRS),  # undirected, indices into vertices
-    ("vertex_kinds", KINDS),  # 0 CORNER (B-rep vertex), 1 CURVE (inner point of a curved edge)
+    ("vertex_kinds", KINDS),  # 0 CORNER (B-rep vertex), 1 CURVE (inner point of a curved edge); houses: 2 RIDGE,
+    # 3 EAVE (B-rep vertices too; spare_gen.wireframe)
     ("n_vertices", pa.int32()),
     ("n_edges", pa.int32()),
 ]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from spare_gen.config.schema import Config, PredictionUnits
+from spare_gen.config.schema import Config, HouseWireframe, PredictionUnits
 from spare_gen.runner.contract import StageSettings
 
 WIREFRAMES_STAGE = "wireframes"
@@ -12,14 +12,16 @@ CORRUPTIONS_STAGE = "corruptions"
 
 
 class WireframeSettings(StageSettings):
-    """Ground-truth extraction: the curved-edge discretisation tolerance."""
+    """Ground-truth extraction: the curved-edge discretisation tolerance, and which edges of a house count."""
 
     deflection: float
+    house_wireframe: HouseWireframe
 
     @classmethod
     def from_config(cls, config: Config, out: Path) -> "WireframeSettings":
         return cls(stage=WIREFRAMES_STAGE, seed=config.seed, out_dir=str(Path(out).resolve()),
-                   timeout_s=config.runner.timeout_s, deflection=config.pool.deflection)
+                   timeout_s=config.runner.timeout_s, deflection=config.pool.deflection,
+                   house_wireframe=config.pool.house_wireframe)
 
 
 class CorruptionSettings(StageSettings):

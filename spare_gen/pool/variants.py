@@ -15,6 +15,7 @@ from spare_gen.metrics.wireframe import corner_prf, edge_prf, evaluate_all
 from spare_gen.rng import derive_rng, derive_seed
 from spare_gen.pool.corruptions import SEVERITIES, corrupt, get_corruption_names
 from spare_gen.wireframe import Wireframe
+from spare_gen.pool.pictures import write_model_pictures
 from spare_gen.pool.predictions import METHOD_PREFIX, read_prediction
 from spare_gen.pool.schema import METRIC_COLUMNS, PICTURE_COLUMNS, THRESHOLD_METRICS
 
@@ -126,8 +127,6 @@ def model_corruption_rows(
     """Rows of one ground truth (a wireframes.parquet row, with centre and scale when there are
     predictions in model units): variants, imported predictions (dicts with method, path), scores, and
     pictures under ``<out_dir>/pool/<model_id>/`` (no pictures when ``out_dir`` is None)."""
-    from spare_gen.pool.pictures import write_model_pictures
-
     gt = Wireframe.from_row(gt_row).validate()
     model_id = str(gt_row["model_id"])
     variants = make_variants(gt, model_id, seed)

@@ -16,8 +16,24 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict
 
+from spare_gen.config.schema import Config, DebugConfig, RunnerConfig
 from spare_gen.rng import derive_rng
 from spare_gen.runner.isolation import Outcome, worker_executor
+
+
+class RunOptions(BaseModel):
+    """How a stage runs, never what it makes (no part of a fingerprint): progress bars, units per table part,
+    test hooks. Defaults are the config schema's."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    progress: bool = RunnerConfig.model_fields["progress"].default
+    shard_units: int = RunnerConfig.model_fields["shard_units"].default
+    debug: DebugConfig = DebugConfig()
+
+    @classmethod
+    def from_config(cls, config: Config) -> "RunOptions":
+        return cls(progress=config.runner.progress, shard_units=config.runner.shard_units, debug=config.debug)
 
 
 class StageSettings(BaseModel):

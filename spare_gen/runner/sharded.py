@@ -31,7 +31,8 @@ import pyarrow.compute as pc
 from spare_gen import shards
 from spare_gen.atomic import write_json, write_parquet
 from spare_gen.shards import rows_to_table
-from spare_gen.runner.contract import StageSettings
+from spare_gen.config.schema import DebugConfig
+from spare_gen.runner.contract import RunOptions, StageSettings
 from spare_gen.runner.isolation import Status
 from spare_gen.runner.stage import (
     MACHINE_RETRIES,
@@ -113,7 +114,7 @@ def all_done(units: list[dict], settings: StageSettings, tables: tuple[TableOut,
 
 def execute_shard(task: Task, units: list[dict], settings: StageSettings, fingerprints: dict[str, str],
                   reuse: dict[str, dict], tables: tuple[TableOut, ...], index: int, attempt: int = 0,
-                  debug: dict | None = None) -> dict:
+                  debug: DebugConfig | None = None) -> dict:
     """Runs on a worker: the shard's units, then its parts. ``reuse``: unit_id -> its index entry in an
     existing part (``part`` names it), for units whose rows are copied instead of made again.
 
@@ -172,10 +173,7 @@ def run_sharded_stage(
     units: list[dict],
     settings: StageSettings,
     tables: tuple[TableOut, ...],
-    *,
-    shard_units: int,
-    debug: dict | None = None,
-    progress: bool = True,
+    options: RunOptions = RunOptions(),
 ) -> list[str]:
     """Run the stage; its tables end up as parts under ``<out>/<table>/``. Returns the part names, in order.
 
@@ -192,7 +190,7 @@ def run_sharded_stage(
     fingerprints = unit_fingerprints(units, settings, out_dir)
     known = _load_indexes(out_dir, stage, tables)
     # no units: one empty part per table, so the table exists with its schema
-    groups = [units[i:i + shard_units] for i in range(0, len(units), shard_units)] or [[]]
+    groups = [units[i:i + options.shard_units] for i in range(0, len(units), options.shard_units)] or [[]]
     parts: dict[int, str] = {}
     todo: dict[int, dict[str, dict]] = {}
     reused_units = 0
@@ -214,7 +212,7 @@ def run_sharded_stage(
 
         def submit(i: int, attempt: int):
             return client.submit(execute_shard, task, groups[i], settings, {u["unit_id"]: fingerprints[u["unit_id"]]
-                                 for u in groups[i]}, todo[i], tables, i, attempt, debug,
+                                 for u in groups[i]}, todo[i], tables, i, attempt, options.debug,
                                  key=f"{stage}-shard{i:05d}-{attempt}-{run_token}", pure=False)
 
         attempts = {i: 0 for i in todo}
@@ -223,7 +221,7 @@ def run_sharded_stage(
         in_flight = max(IN_FLIGHT_PER_WORKER * len(client.scheduler_info().get("workers", {})), IN_FLIGHT_PER_WORKER)
         futures = {submit(i, 0): i for i in itertools.islice(waiting, in_flight)}
         bar = tqdm(total=len(units), initial=len(units) - sum(len(groups[i]) for i in todo), desc=stage,
-                   unit="unit", disable=not progress, file=sys.stderr, dynamic_ncols=True)
+                   unit="unit", disable=not options.progress, file=sys.stderr, dynamic_ncols=True)
         try:
             pending = as_completed(list(futures))
             for fut in pending:

@@ -36,13 +36,18 @@ from spare_gen.filehash import sha256_file
 from spare_gen.inventory import is_file_column
 from spare_gen.packed import is_packed
 from spare_gen.runner import testhooks
-from spare_gen.runner.contract import StageSettings
+from spare_gen.config.schema import DebugConfig
+from spare_gen.runner.contract import RunOptions, StageSettings
 from spare_gen.runner.isolation import Status
 
 Task = Callable[[dict, StageSettings], dict]
 
 MACHINE_RETRIES = 2
 TIMING_KEYS = ("seconds", "task_seconds", "cpu_seconds", "timing", "timings")
+# A unit result's timing key -> its name in timings/*.json, which says the clock: wall of the child call(s),
+# wall of the whole task on the worker, CPU of the child call(s), CPU per step as the stage measures them
+TIMING_NAMES = {"seconds": "child_wall_s", "task_seconds": "task_wall_s", "cpu_seconds": "child_cpu_s",
+                "timing": "steps_cpu_s", "timings": "steps_cpu_s"}
 UNITS_DIR = ".units"
 TIMINGS_DIR = "timings"
 
@@ -112,11 +117,12 @@ def _shape_hashes(units: list[dict]) -> dict[str, str]:
 
 
 def _split_timing(result: dict) -> tuple[dict, dict]:
-    timing = {k: result[k] for k in TIMING_KEYS if k in result}
+    timing = {TIMING_NAMES[k]: result[k] for k in TIMING_KEYS if k in result}
     return {k: v for k, v in result.items() if k not in TIMING_KEYS}, timing
 
 
-def run_unit(task: Task, unit: dict, settings: StageSettings, attempt: int = 0, debug: dict | None = None) -> dict:
+def run_unit(task: Task, unit: dict, settings: StageSettings, attempt: int = 0,
+             debug: DebugConfig | None = None) -> dict:
     """Runs on a worker: ``task(unit, settings)`` inside the unit's test-hook context, never raising.
 
     An OSError of the worker itself is the machine's fault (``transient``); any other exception of the task
@@ -136,7 +142,7 @@ def run_unit(task: Task, unit: dict, settings: StageSettings, attempt: int = 0, 
 
 
 def execute_unit(task: Task, unit: dict, settings: StageSettings, fingerprint: str, attempt: int = 0,
-                 debug: dict | None = None) -> dict:
+                 debug: DebugConfig | None = None) -> dict:
     """Runs on a worker: the task, then its unit file (the unit counts as done only once that exists).
 
     A transient result, or an OSError while writing the unit file, is returned but never written.
@@ -246,13 +252,11 @@ def run_stage(
     task: Task,
     units: list[dict],
     settings: StageSettings,
-    *,
-    debug: dict | None = None,
-    progress: bool = True,
+    options: RunOptions = RunOptions(),
 ) -> list[dict]:
     """Run ``task(unit, settings)`` for every unit not already done; return all results sorted by unit_id.
 
-    ``debug`` holds test hooks (``spare_gen.runner.testhooks``); it never changes a fingerprint.
+    ``options`` (progress, test hooks: ``spare_gen.runner.testhooks``) never change a fingerprint.
     Raises MachineFailure if some units still failed because of the machine after ``MACHINE_RETRIES``.
     """
     from distributed import as_completed
@@ -271,12 +275,12 @@ def run_stage(
 
         def submit(uid: str, attempt: int):
             # settings are small: pass them by value (scatter(broadcast=True) was seen to hang with busy workers)
-            return client.submit(execute_unit, task, todo[uid], settings, fingerprints[uid], attempt, debug,
+            return client.submit(execute_unit, task, todo[uid], settings, fingerprints[uid], attempt, options.debug,
                                  key=f"{stage}-{uid}-{attempt}-{run_token}", pure=False)
 
         attempts = {uid: 0 for uid in todo}
         futures = {submit(uid, 0): uid for uid in todo}
-        bar = tqdm(total=len(units), initial=len(results), desc=stage, unit="unit", disable=not progress,
+        bar = tqdm(total=len(units), initial=len(results), desc=stage, unit="unit", disable=not options.progress,
                    file=sys.stderr, dynamic_ncols=True)
         try:
             pending = as_completed(list(futures))

@@ -16,22 +16,25 @@ import os
 import signal
 from typing import Iterator
 
+from spare_gen.config.schema import DebugConfig
+
 FINAL_HOOKS = ("hang", "crash")  # the geometry's fault: a timeout, a crash
 MACHINE_HOOKS = ("sigkill", "enospc")  # the machine's fault: retried
-# checked by the stage code itself through ``active``: ``broken_hlr`` plants a far-away point in exact HLR results
-# (drawings); ``slow_boolean`` makes a cut set's first boolean burn CPU until its per-step budget
-# (questions.cut_budget_s) stops it (questions: three_view_to_isometric).
-FLAG_HOOKS = ("broken_hlr", "slow_boolean")
+# checked by the stage code itself through ``active``: ``broken_hlr`` plants a far-away point in exact HLR results,
+# ``missing_hlr_line`` cuts the far end off them (drawings); ``slow_boolean`` makes a cut set's first boolean burn
+# CPU until its per-step budget (questions.cut_budget_s) stops it (questions: three_view_to_isometric).
+FLAG_HOOKS = ("broken_hlr", "missing_hlr_line", "slow_boolean")
 
 _UNIT: dict | None = None  # worker side: {stage, unit_id, attempt, debug}
 _ACTIVE: frozenset[str] = frozenset()  # child side: hook names matched by the call in progress
 
 
 @contextlib.contextmanager
-def unit_context(stage: str, unit_id: str, attempt: int, debug: dict | None) -> Iterator[None]:
-    """Worker side: calls made inside carry this unit's hooks."""
+def unit_context(stage: str, unit_id: str, attempt: int, debug: DebugConfig | None) -> Iterator[None]:
+    """Worker side: calls made inside carry this unit's hooks (``debug``: the config's ``[debug]`` section)."""
     global _UNIT
-    previous, _UNIT = _UNIT, {"stage": stage, "unit_id": unit_id, "attempt": attempt, "debug": debug or {}}
+    hooks = debug.model_dump(mode="json") if debug is not None else {}
+    previous, _UNIT = _UNIT, {"stage": stage, "unit_id": unit_id, "attempt": attempt, "debug": hooks}
     try:
         yield
     finally:

@@ -24,6 +24,7 @@ from spare_gen.questions.stage.fill import TaskFill, fill_task, shortfalls, trim
 from spare_gen.questions.stage.inputs import Inputs, load_inputs
 from spare_gen.questions.stage.plan import ADVICE, plan
 from spare_gen.questions.tasks import TASKS
+from spare_gen.runner.contract import RunOptions
 
 
 def _fill_all(client, config: Config, out: Path, inputs: Inputs, quotas: dict) -> dict[TaskName, TaskFill]:
@@ -34,7 +35,7 @@ def _fill_all(client, config: Config, out: Path, inputs: Inputs, quotas: dict) -
         keys = {k: n for k, n in quotas.items() if k[0] == task.value}
         fills[task] = fill_task(client, QuestionSettings.from_config(config, out, task), keys,
                                 {k: first[k] for k in keys}, queues, inputs,
-                                debug=config.debug.model_dump(mode="json"), progress=config.runner.progress)
+                                RunOptions.from_config(config))
     return fills
 
 

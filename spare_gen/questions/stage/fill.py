@@ -20,6 +20,7 @@ from spare_gen.questions.select import ModelQueues, QuotaKey
 from spare_gen.questions.settings import QuestionSettings
 from spare_gen.questions.stage.inputs import Inputs, add_unit_inputs
 from spare_gen.questions.tasks import TASK_SPECS
+from spare_gen.runner.contract import RunOptions
 from spare_gen.runner.stage import run_stage
 
 MIN_ACCEPTANCE = 0.25  # never over-provision a round by more than 4x
@@ -46,8 +47,8 @@ def _units(task: TaskName, model_ids: list[str], inputs: Inputs, out: Path) -> l
     return units
 
 
-def run_units(client, model_ids: list[str], inputs: Inputs, settings: QuestionSettings, *, debug: dict | None = None,
-              progress: bool = True, round_: int = 1) -> dict[str, dict]:
+def run_units(client, model_ids: list[str], inputs: Inputs, settings: QuestionSettings,
+              options: RunOptions = RunOptions(), round_: int = 1) -> dict[str, dict]:
     """model_id -> unit result; a task without per-model work (no ``run_unit``) accepts every usable model."""
     task = settings.task
     run_unit = TASK_SPECS[task].run_unit
@@ -56,12 +57,12 @@ def run_units(client, model_ids: list[str], inputs: Inputs, settings: QuestionSe
     if not model_ids:
         return {}
     rows = run_stage(client, run_unit, _units(task, model_ids, inputs, Path(settings.out_dir)),
-                     settings.model_copy(update={"round": round_}), debug=debug, progress=progress)
+                     settings.model_copy(update={"round": round_}), options)
     return {r["model_id"]: r for r in rows}
 
 
 def fill_task(client, settings: QuestionSettings, quotas: dict[QuotaKey, int], first: dict[QuotaKey, list[str]],
-              queues: ModelQueues, inputs: Inputs, *, debug: dict | None, progress: bool) -> TaskFill:
+              queues: ModelQueues, inputs: Inputs, options: RunOptions) -> TaskFill:
     """Run rounds until every quota of ``settings.task`` is met or its stratum has no spare models left."""
     start = time.monotonic()
     fill = TaskFill(accepted={k: [] for k in quotas})
@@ -70,7 +71,7 @@ def fill_task(client, settings: QuestionSettings, quotas: dict[QuotaKey, int], f
     while todo:
         fill.rounds += 1
         batch = [m for k in todo for m in todo[k]]
-        results = run_units(client, batch, inputs, settings, debug=debug, progress=progress, round_=fill.rounds)
+        results = run_units(client, batch, inputs, settings, options, round_=fill.rounds)
         for key, model_ids in todo.items():
             for mid in model_ids:
                 r = results[mid]

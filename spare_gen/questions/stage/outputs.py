@@ -105,8 +105,8 @@ def timings(fills: dict[TaskName, TaskFill], written: dict, parts: dict) -> dict
         n = sum(len(rows) for rows in written.get(task.value, {}).values())
         tasks[task.value] = {
             "questions": n, "models_processed": fill.processed, "rounds": fill.rounds,
-            "wall_seconds": round(fill.wall_seconds, 4),
-            "questions_per_second": round(n / fill.wall_seconds, 4) if fill.wall_seconds > 0 else None,
-            "unit_parts_seconds": {k: round(v, 4) for k, v in sorted(fill.timings.items())},
+            "wall_s": round(fill.wall_seconds, 4),
+            "questions_per_wall_s": round(n / fill.wall_seconds, 4) if fill.wall_seconds > 0 else None,
+            "unit_steps_cpu_s": {k: round(v, 4) for k, v in sorted(fill.timings.items())},  # summed over units
         }
-    return {"tasks": tasks, "driver_seconds": {k: round(v, 4) for k, v in parts.items()}}
+    return {"tasks": tasks, "driver_wall_s": {k: round(v, 4) for k, v in parts.items()}}

@@ -8,7 +8,7 @@ from spare_gen.questions.select import NotEnoughModels, fit_counts, plan_quotas,
 from spare_gen.questions.stage.inputs import Inputs
 from spare_gen.questions.tasks import TASKS
 
-ADVICE = "raise models.csg.count (or add CAD files), or set questions.allow_fewer = true"
+ADVICE = "raise models.csg.count or models.houses.count (or add CAD files), or set questions.allow_fewer = true"
 
 
 def _strata_sorted(strata) -> list:

@@ -100,21 +100,21 @@ class _Drawer:
         self.rows: dict[str, dict] = {}
         self.drawings: dict[str, Drawing] = {}
         mark(_HLR)
-        t = time.perf_counter()
+        t = time.process_time()
         try:
             self.hlr = self._model(method)
         except Exception:
             if method == "poly":
                 raise
             self.hlr = self._model("poly")  # stage fallback
-        timings["hlr"] += time.perf_counter() - t
+        timings["hlr"] += time.process_time() - t
 
     def _model(self, method: str):
         return HlrModel(self.shape, method, self.deflection, smooth_edges=self.rule.smooth_edges)
 
     def _project(self, view: str):
         self.mark(_HLR)
-        t = time.perf_counter()
+        t = time.process_time()
         try:
             lines = self.hlr.project(pose(view).direction, pose(view).x_direction)
         except Exception:
@@ -125,17 +125,17 @@ class _Drawer:
             for v in drawn:
                 self.view(v)
             lines = self.hlr.project(pose(view).direction, pose(view).x_direction)
-        self.timings["hlr"] += time.perf_counter() - t
+        self.timings["hlr"] += time.process_time() - t
         return lines
 
     def view(self, view: str) -> dict:
         """The views.parquet-style row of ``view`` (drawn and written on first use)."""
         if view not in self.rows:
             lines = self._project(view)
-            t = time.perf_counter()
+            t = time.process_time()
             self.rows[view] = render_view(self.name, pose(view), lines.visible, lines.hidden, self.frame,
                                           self.style, "", getattr(lines, "method", self.hlr.method).value)  # packed: no file
-            self.timings["render_write"] += time.perf_counter() - t
+            self.timings["render_write"] += time.process_time() - t
         return self.rows[view]
 
     def drawing(self, view: str) -> Drawing:
@@ -200,14 +200,14 @@ def _attempt(job: CutJob, shape, k: int, attempt: int, cutter: dict, accepted: l
     mark(_BOOLEAN)
     if k == 0 and attempt == 0 and job.slow_boolean:
         _burn()
-    t = time.perf_counter()
+    t = time.process_time()
     try:
         cut = cut_with(shape, cutter)
         removed = removed_fraction(job.model_volume, cut)
         rule = spare3d_cut_rule(cut) if job.original else _cut_rule(cut, removed)
     except Exception:
         rule = QuestionRejection.CUT_FAILED
-    timings["boolean"] += time.perf_counter() - t
+    timings["boolean"] += time.process_time() - t
     if rule is None:
         try:
             d = _Drawer(cut.shape, f"cut{k}", job.render, job.framing, job.hlr_method, timings, mark)
@@ -218,14 +218,14 @@ def _attempt(job: CutJob, shape, k: int, attempt: int, cutter: dict, accepted: l
     if rule is not None:
         return {"rule": rule.value, "timings": dict(timings)}
     mark(_WRITE)
-    t = time.perf_counter()
+    t = time.process_time()
     out, rel = Path(job.out_dir), job.rel
     views = _write_views(d, CUT_VIEWS if k == 0 else (TARGET,), out, rel, job.framing)  # cut 0 gives F, R, T
     # the STEP is named after its candidate drawing: STEP bytes of multi-body shapes are not reproducible
     step = f"{rel}/{content_name(d.view(TARGET)[SVG_TEXT].encode('utf-8'), '.step', salt='step')}"
     cad.write_step(cut.shape, out / step, name=job.model_id)
     settle(out / step)
-    timings["render_write"] += time.perf_counter() - t
+    timings["render_write"] += time.process_time() - t
     return {"rule": None, "timings": dict(timings),
             "cut": {"cutter": cutter, "step": step, "attempt": attempt, "removed": removed, "views": views,
                     "drawings": {} if job.original else {v: d.drawing(v) for v in d.rows}}}
