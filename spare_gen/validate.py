@@ -16,8 +16,13 @@ from spare_gen.questions import validate as questions_validate
 from spare_gen.questions.schema import QUESTIONS_DIR, SUMMARY_NAME
 
 
-def validate(out: str | Path) -> list[str]:
-    """Every problem found in the dataset at ``out`` (empty: valid)."""
+def _say(message: str, progress: bool) -> None:
+    if progress:
+        print(f"spare-gen validate: {message}", file=sys.stderr, flush=True)
+
+
+def validate(out: str | Path, progress: bool = False) -> list[str]:
+    """Every problem found in the dataset at ``out`` (empty: valid); ``progress``: say each phase on stderr."""
     out = Path(out)
     if not out.is_dir():
         return [f"load: {out} is not a folder"]
@@ -26,18 +31,20 @@ def validate(out: str | Path) -> list[str]:
         return [f"load: {out / inventory.MANIFEST_FILE} is missing or unreadable (not a spare_gen dataset?)"]
     if not manifest.get("complete"):
         return [f"load: the run that wrote {out} did not finish (dataset.json says complete: false); rerun it"]
+    _say(f"checking {len(manifest.get('tables', {}))} tables and the hash of every file they name ...", progress)
     try:
         problems = inventory.check(out, manifest.get("tables", {}))
     except (OSError, ValueError) as exc:
         return [f"files: cannot read the tables of {out}: {type(exc).__name__}: {exc}"]
     if (out / QUESTIONS_DIR / SUMMARY_NAME).is_file():
+        _say("checking every question-set rule ...", progress)
         problems += questions_validate.validate(out)
     return problems
 
 
 def main(out: Path) -> int:
     """Print each problem; exit code 1 if any, else 0 with a one-line OK."""
-    problems = validate(out)
+    problems = validate(out, progress=True)
     for p in problems:
         print(p)
     if problems:

@@ -29,6 +29,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """0 every probe ran and is within chance, 1 one is not, 3 one could not run, 2 on errors."""
     out = Path(args.out)
+    print(f"spare-gen audit: {out}: fitting question-blind probes for every task (minutes on a large dataset) ...",
+          file=sys.stderr, flush=True)
     try:
         report, json_path = audit_and_record(out, args.seed)
     except (ValueError, FileNotFoundError, KeyError) as exc:
