@@ -66,8 +66,8 @@ def run_questions(client, config: Config, out: Path) -> str:
     _check_shortfalls(config, quotas, fills, inputs)
     t = time.monotonic()
     sources: dict[str, str] = {}
-    written = outputs.write_splits(out, config, fills, planned, sources)
-    paths = outputs.write_file_tables(out, fills, written, sources)
+    written = outputs.write_splits(client, out, config, fills, planned, sources)
+    paths = outputs.write_file_tables(client, out, fills, written, sources)
     summary = outputs.summary(config, inputs, requested, planned, quotas, fills, written)
     write_json(out / QUESTIONS_DIR / SUMMARY_NAME, summary)
     parts["write"] = time.monotonic() - t
