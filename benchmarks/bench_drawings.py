@@ -30,7 +30,8 @@ from spare_gen.cad.hlr_shape import prepare_shape
 from spare_gen.config.schema import RenderConfig
 from spare_gen.drawings.poses import bbox_from_three_views, fixed_poses, framing_for
 from spare_gen.drawings.render import Style, render_view
-from spare_gen.drawings.child import draw_model, project_checked
+from spare_gen.drawings.preset import drawing_rule
+from spare_gen.drawings.child import draw_model, estimated_scale, project_checked
 from spare_gen.models.csg import primitive_counts_for, random_program
 from spare_gen.models.child import check_csg
 from spare_gen.rng import derive_rng
@@ -77,7 +78,8 @@ def per_view_work(path: Path, render: RenderConfig, out: Path) -> tuple[float, f
     hlr = HlrModel(cad.read_shape(path), "exact", render.deflection)
     prep = time.perf_counter() - t0
     start = [clock() for clock in CLOCKS]
-    lines = {p.name: project_checked(hlr, p) for p in poses}
+    px_per_unit = estimated_scale(hlr, style.size, render.margin, drawing_rule(render))
+    lines = {p.name: project_checked(hlr, p, px_per_unit)[0] for p in poses}
     framing = framing_for(bbox_from_three_views({k: v.visible + v.hidden for k, v in lines.items()}) or hlr.bbox,
                           style.size, render.margin)
     for p in poses:

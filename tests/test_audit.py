@@ -115,7 +115,7 @@ def test_a_planted_shortcut_is_flagged(biased, capsys):
     assert card_again.count(BEGIN) == 1 and card_again.count(END) == 1 and card_again == card
 
 
-def test_probes_fitted_on_dask_workers_give_the_same_report(biased):
+def test_probe_inputs_read_and_fitted_on_dask_workers_give_the_same_report(biased):
     from spare_gen.runner.cluster import open_client
 
     here = audit(biased, seed=1)

@@ -38,14 +38,13 @@ import numpy as np
 
 from spare_gen.atomic import write_json
 from spare_gen.audit import logit
-from spare_gen.audit.features import LAYOUT, DrawingFeatures, FeatureKind, Layout, needed_svgs, split_features
-from spare_gen.audit.surface import (
-    TOKEN_PROBES, FolderListing, SurfaceProbe, TokenLookup, empty_splits, surface_data, task_columns,
-)
+from spare_gen.audit.features import LAYOUT, FeatureKind, Layout
+from spare_gen.audit.inputs import Source, probe_split_data
+from spare_gen.audit.surface import TOKEN_PROBES, SurfaceProbe, TokenLookup, empty_splits, task_columns
 from spare_gen.config.schema import TaskName
 from spare_gen.data.evaluate import MULTIPLE_CHOICE, REPORTS_DIR
 from spare_gen.data.stats import CONFIDENCE, wilson
-from spare_gen.data.tables import DrawingVectors, available_tasks
+from spare_gen.data.tables import available_tasks
 from spare_gen.questions.tasks import LAYOUTS, SPLITS
 from spare_gen.rng import derive_rng
 
@@ -170,31 +169,36 @@ def judge(results: list[dict], family_confidence: float = FAMILY_CONFIDENCE) -> 
 def audit(out: Path, seed: int = 0, client=None) -> dict:
     """Run every probe on every multiple-choice task present in ``out``; the report as a dict.
 
-    Features are read here; the probes' fits (most of the audit's CPU) run on the Dask ``client``'s workers when
-    one is given, else here: the same report either way."""
+    With a Dask ``client``, the probes' inputs are read on its workers, one task per (task, split, feature set),
+    and each probe's fit runs there on them: the client only plans and merges the small results. Without one,
+    everything runs here: the same report either way."""
     out = Path(out)
     tasks = [t for t in available_tasks(out) if t in MULTIPLE_CHOICE]
     if not tasks:
         raise FileNotFoundError(f"no multiple-choice question sets under {out / 'questions'} (run the question stage)")
-    features = DrawingFeatures(out, DrawingVectors.load(out, needed_svgs(out, tasks, SPLITS)))
-    listing = FolderListing(out)
+    inputs: dict[tuple, object] = {}  # (task, split, source) -> (x, answers), or its future on the workers
+
+    def split_data(task: TaskName, split: str, source: Source):
+        key = (task, split, source)
+        if key not in inputs:
+            inputs[key] = (probe_split_data(out, task, split, source) if client is None else
+                           client.submit(probe_split_data, out, task, split, source, pure=False))
+        return inputs[key]
+
     jobs, excluded = [], {}  # per probe: its result, or its future on the client
     for task in tasks:
         columns = task_columns(out, task, SPLITS)
         if columns is not None:
             excluded[task.value] = columns.excluded
         for probe in Probe:
-            if probe in SURFACE:
-                if columns is None:
-                    continue
-                data = {s: surface_data(out, task, s, SURFACE[probe], columns, listing) for s in SPLITS}
-            else:
-                data = {s: split_features(out, task, s, FEATURES[probe], features) for s in SPLITS}
+            if probe in SURFACE and columns is None:
+                continue
+            source = SURFACE[probe] if probe in SURFACE else FEATURES[probe]
+            data = {s: split_data(task, s, source) for s in SPLITS}
             if client is None:
                 jobs.append(run_probe(task, probe, data, seed))
-            else:  # fitted while the next probe's features are read; sent as data, not in the task graph (tens of MB)
-                shared = client.scatter([data], hash=False)[0]
-                jobs.append(client.submit(run_probe, task, probe, shared, seed, pure=False))
+            else:  # the inputs stay on the workers: the fit's task depends on their futures
+                jobs.append(client.submit(run_probe, task, probe, data, seed, pure=False))
     results = jobs if client is None else client.gather(jobs)
     level = judge(results)
     return {"seed": seed, "family_confidence": FAMILY_CONFIDENCE, "per_evaluation_confidence": level,

@@ -17,16 +17,11 @@ import shutil
 from pathlib import Path
 from typing import Iterable
 
-import pyarrow as pa
-
 from spare_gen.atomic import write_bytes
 from spare_gen.filehash import sha256_file
 from spare_gen.packed import drawing_bytes, packed_bytes
-from spare_gen.questions.schema import (
-    CUTS_DIR, MANIFEST_SCHEMA, STAGED_CUTS_DIR, content_name, question_files_dir, settle,
-)
+from spare_gen.questions.schema import CUTS_DIR, STAGED_CUTS_DIR, content_name, question_files_dir, settle
 from spare_gen.questions.tasks import path_columns
-from spare_gen.shards import rows_to_table
 
 
 def copy_to_content_name(out: Path, rel: str, folder: str) -> str:
@@ -95,10 +90,10 @@ def dataset_sha256(out: Path, rel: str) -> str | None:
     return sha256_file(full) if full.is_file() else None
 
 
-def manifest_table(out: Path, paths: Iterable[str]) -> pa.Table:
-    """(path, sha256, bytes) of each distinct path, sorted by path."""
+def manifest_rows(out: Path, paths: Iterable[str]) -> list[dict]:
+    """(path, sha256, bytes) rows of ``paths`` (distinct, in the order given); runs on a Dask worker as well."""
     rows = []
-    for rel in sorted(set(paths)):
+    for rel in paths:
         full = out / rel
         packed = packed_bytes(out, rel)  # a drawing in the views table (render.store = "parquet")
         if packed is not None:
@@ -107,7 +102,7 @@ def manifest_table(out: Path, paths: Iterable[str]) -> pa.Table:
         if not full.is_file():
             raise FileNotFoundError(f"a question references {rel!r}, which does not exist under {out}")
         rows.append({"path": rel, "sha256": sha256_file(full), "bytes": full.stat().st_size})
-    return rows_to_table(rows, MANIFEST_SCHEMA)
+    return rows
 
 
 def publish_staged(out: Path, result):

@@ -70,8 +70,8 @@ def run_questions(client, config: Config, out: Path) -> str:
         for item in (item for acc in fill.accepted.values() for item in acc):
             item.result = publish_staged(out, item.result)
     sources: dict[str, str] = {}
-    written = outputs.write_splits(out, config, fills, planned, sources)
-    paths = outputs.write_file_tables(out, fills, written, sources)
+    written = outputs.write_splits(client, out, config, fills, planned, sources)
+    paths = outputs.write_file_tables(client, out, fills, written, sources)
     summary = outputs.summary(config, inputs, requested, planned, quotas, fills, written)
     write_json(out / QUESTIONS_DIR / SUMMARY_NAME, summary)
     parts["write"] = time.monotonic() - t

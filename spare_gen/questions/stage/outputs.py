@@ -1,4 +1,7 @@
-"""What the question stage writes: each task's split tables, the cut views, the summary and the timings."""
+"""What the question stage writes: each task's split tables, the cut views, the summary and the timings.
+
+Splits are assembled and written, and the referenced files hashed, on the Dask workers; the client merges the
+rows and writes the small tables."""
 
 from __future__ import annotations
 
@@ -9,9 +12,11 @@ from pathlib import Path
 from spare_gen.atomic import write_parquet
 from spare_gen.config.schema import Config, TaskName
 from spare_gen.questions.layout import SPLITS
-from spare_gen.questions.publish.files import manifest_table, publish_answer_files, remove_unlisted, row_paths
+from spare_gen.questions.publish.files import manifest_rows, publish_answer_files, remove_unlisted, row_paths
+from spare_gen.questions.row_parts import Accepted
 from spare_gen.questions.schema import (
-    CUT_VIEWS_NAME, CUT_VIEWS_SCHEMA, FILE_SOURCES_NAME, FILE_SOURCES_SCHEMA, MANIFEST_NAME, QUESTIONS_DIR, split_path,
+    CUT_VIEWS_NAME, CUT_VIEWS_SCHEMA, FILE_SOURCES_NAME, FILE_SOURCES_SCHEMA, MANIFEST_NAME, MANIFEST_SCHEMA,
+    QUESTIONS_DIR, split_path,
 )
 from spare_gen.questions.select import needs_by_stratum
 from spare_gen.questions.stage.assemble import assemble_split
@@ -20,26 +25,45 @@ from spare_gen.questions.stage.inputs import Inputs
 from spare_gen.questions.tasks import TASK_SPECS, TASKS, question_schema
 from spare_gen.shards import rows_to_table
 
+MANIFEST_CHUNK = 256  # referenced files hashed per Dask task
 
-def write_splits(out: Path, config: Config, fills: dict[TaskName, TaskFill], planned: dict,
+
+def write_split(out: Path, seed: int, task: TaskName, split: str, items: list[Accepted]
+                ) -> tuple[list[dict], dict[str, str]]:
+    """Runs on a Dask worker: assemble one task split, publish its answer-side copies and write its table.
+
+    Returns (rows, sources): the rows as written and every per-question copy (copy -> original)."""
+    sources: dict[str, str] = {}
+    rows = publish_answer_files(out, task.value, assemble_split(seed, task, split, items),
+                                TASK_SPECS[task].content_named_columns, sources)
+    path = split_path(out, task.value, split)
+    if rows:  # no file for an empty split: Hugging Face datasets cannot load one
+        write_parquet(path, rows_to_table(rows, question_schema(task)))
+    else:
+        path.unlink(missing_ok=True)
+    return rows, sources
+
+
+def write_splits(client, out: Path, config: Config, fills: dict[TaskName, TaskFill], planned: dict,
                  sources: dict[str, str]) -> dict:
-    """Write every task split; return {task: {split: rows}}; ``sources`` gets every per-question copy."""
-    written: dict[str, dict[str, list[dict]]] = {}
+    """Write every task split, one Dask task each; return {task: {split: rows}}; ``sources`` gets every
+    per-question copy."""
+    futures: dict[TaskName, dict[str, object]] = {}
+    where = Path(out).resolve()  # as the workers see it
     for task in TASKS:
-        task_dir = out / QUESTIONS_DIR / task.value
         if planned[task.value] == 0:
-            shutil.rmtree(task_dir, ignore_errors=True)
+            shutil.rmtree(out / QUESTIONS_DIR / task.value, ignore_errors=True)
             continue
-        written[task.value] = {}
+        futures[task] = {}
         for split in SPLITS:
             items = [a for (t, s, _), acc in fills[task].accepted.items() if s == split for a in acc]
-            rows = publish_answer_files(out, task.value, assemble_split(config.seed, task, split, items),
-                                        TASK_SPECS[task].content_named_columns, sources)
-            path = split_path(out, task.value, split)
-            if rows:  # no file for an empty split: Hugging Face datasets cannot load one
-                write_parquet(path, rows_to_table(rows, question_schema(task)))
-            else:
-                path.unlink(missing_ok=True)
+            futures[task][split] = client.submit(write_split, where, config.seed, task, split, items, pure=False)
+    written: dict[str, dict[str, list[dict]]] = {}
+    for task, by_split in futures.items():
+        written[task.value] = {}
+        for split, future in by_split.items():
+            rows, copies = future.result()
+            sources.update(copies)  # in task and split order: a later copy of the same name wins, as before
             written[task.value][split] = rows
         remove_unlisted(out, task.value, set(sources))
     return written
@@ -52,15 +76,19 @@ def cut_view_rows(fills: dict[TaskName, TaskFill]) -> list[dict]:
     return sorted(rows, key=lambda r: (r["model_id"], r["cut"], r["view"]))
 
 
-def write_file_tables(out: Path, fills: dict[TaskName, TaskFill], written: dict, sources: dict[str, str]
+def write_file_tables(client, out: Path, fills: dict[TaskName, TaskFill], written: dict, sources: dict[str, str]
                       ) -> list[str]:
-    """``file_sources.parquet``, the manifest ``files.parquet`` and ``cut_views.parquet``; every file path the
-    questions name (with repeats)."""
+    """``file_sources.parquet``, the manifest ``files.parquet`` (files hashed on the Dask workers, MANIFEST_CHUNK
+    paths a task) and ``cut_views.parquet``; every file path the questions name (with repeats)."""
     write_parquet(out / QUESTIONS_DIR / FILE_SOURCES_NAME, rows_to_table(
         [{"path": p, "source": s} for p, s in sorted(sources.items())], FILE_SOURCES_SCHEMA))
     paths = [p for task, splits in written.items() for rows in splits.values() for r in rows
              for p in row_paths(r, TaskName(task))]
-    write_parquet(out / QUESTIONS_DIR / MANIFEST_NAME, manifest_table(out, paths))
+    distinct, where = sorted(set(paths)), Path(out).resolve()
+    chunks = [client.submit(manifest_rows, where, distinct[i:i + MANIFEST_CHUNK], pure=False)
+              for i in range(0, len(distinct), MANIFEST_CHUNK)]
+    write_parquet(out / QUESTIONS_DIR / MANIFEST_NAME,
+                  rows_to_table([row for chunk in client.gather(chunks) for row in chunk], MANIFEST_SCHEMA))
     write_parquet(out / QUESTIONS_DIR / CUT_VIEWS_NAME,
                   rows_to_table(cut_view_rows(fills), CUT_VIEWS_SCHEMA))
     return paths
