@@ -125,14 +125,16 @@ def edge_samples(shape: TopoDS_Shape, tolerance: float, smooth_edges: bool = Tru
 
     Sampled in 3D, independently of any projection: the model's projected extent in a view reaches at
     least as far as these points do, which is what a drawing's extent is checked against. With
-    ``smooth_edges=False`` (a drawing rule that leaves them out) edges between tangent faces are skipped.
+    ``smooth_edges=False`` (a drawing rule that leaves them out) edges between tangent faces are skipped. Loose
+    edges (of no face) are left out too: OCCT's hidden-line removal reports them only where they are visible, so a
+    drawing cannot be required to reach their hidden parts.
     """
     faces_of = EdgeFaceMap()
     TopExp.MapShapesAndUniqueAncestors_s(shape, TopAbs_EDGE, TopAbs_FACE, faces_of)
     chunks = [np.zeros((0, 3))]
     for i in range(1, faces_of.Extent() + 1):
         edge = to_edge(faces_of.FindKey(i))
-        if BRep_Tool.Degenerated_s(edge):
+        if BRep_Tool.Degenerated_s(edge) or faces_of.FindFromIndex(i).Extent() == 0:
             continue
         if not smooth_edges and _is_smooth(edge, [to_face(f) for f in faces_of.FindFromIndex(i)]):
             continue
