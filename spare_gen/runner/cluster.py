@@ -400,7 +400,7 @@ def open_cluster(runner: RunnerConfig, shared: Path | None = None, dashboard: bo
         with open_client(runner.scheduler, 0, dashboard, quiet, shared=shared, intro=intro) as client:
             yield client
     else:
-        if intro:
-            say(intro)
         with _open_jobqueue(runner, shared, dashboard, say) as client:
+            if intro:  # once the jobs run: a refused job or a missing sbatch stays one line
+                say(intro)
             yield client
