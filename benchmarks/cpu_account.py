@@ -8,7 +8,8 @@ depend on the load. Measured with ``resource.getrusage``:
 * scheduler: a separate scheduler process's ``RUSAGE_SELF`` (``client.run_on_scheduler``);
 * workers: every Dask worker's own ``RUSAGE_SELF`` (asked through ``client.run``, so a remote cluster counts too);
 * OCCT children: every worker's ``RUSAGE_CHILDREN`` (children that ended) plus its live children (from /proc);
-* nannies: the nanny processes' ``RUSAGE_SELF`` (``client.run(nanny=True)``);
+* nannies: the nanny processes' ``RUSAGE_SELF`` (``client.run(nanny=True)``; an embedded cluster's nannies run in
+  this process and count as client);
 * ended: this process's ``RUSAGE_CHILDREN`` (process pools and clusters that already stopped).
 
 The projection to full scale (``full_units`` of a stage, e.g. the paper config's 12,000 models) on N workers assumes
@@ -44,8 +45,8 @@ def own_cpu() -> float:
     return _cpu(resource.getrusage(resource.RUSAGE_SELF))
 
 
-def scheduler_cpu() -> tuple[int, float]:
-    """Runs in the scheduler's process: (its pid, its CPU seconds)."""
+def pid_cpu() -> tuple[int, float]:
+    """Runs in the scheduler's or a nanny's process: (its pid, its CPU seconds)."""
     return os.getpid(), own_cpu()
 
 
@@ -67,16 +68,17 @@ def cpu_now(client=None) -> dict[str, float]:
     now["client"] = _cpu(resource.getrusage(resource.RUSAGE_SELF))
     now["ended"] = _cpu(resource.getrusage(resource.RUSAGE_CHILDREN))
     if client is not None:
-        pid, cpu = client.run_on_scheduler(scheduler_cpu)
+        pid, cpu = client.run_on_scheduler(pid_cpu)
         if pid != os.getpid():  # an embedded scheduler is part of "client"
             now["scheduler"] = cpu
         for own, children in client.run(worker_cpu).values():
             now["worker"] += own
             now["child"] += children
-        try:
-            now["nanny"] = sum(client.run(own_cpu, nanny=True).values())
+        try:  # an embedded cluster's nannies live in this process: already counted as "client"
+            nannies = dict(client.run(pid_cpu, nanny=True).values())
         except (ValueError, KeyError):  # workers started without nannies
-            pass
+            nannies = {}
+        now["nanny"] = sum(cpu for pid, cpu in nannies.items() if pid != os.getpid())
     return now
 
 

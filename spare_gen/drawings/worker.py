@@ -23,7 +23,7 @@ def view_names(random_views: int) -> list[str]:
 
 
 def failed_result(model_id: str, status: str, error: str, random_views: int, fallback_reason: str = "",
-                  seconds: float = 0.0) -> dict:
+                  seconds: float = 0.0, cpu_seconds: float = 0.0) -> dict:
     """A model that was not drawn: its drawings row and one views row per expected view, with the reason."""
     model = {
         "model_id": model_id, "status": status, "error": error, "hlr_method": None,
@@ -33,7 +33,8 @@ def failed_result(model_id: str, status: str, error: str, random_views: int, fal
     views = [
         {"model_id": model_id, "view": v, "status": status, "error": error} for v in view_names(random_views)
     ]
-    return {"status": status, "model": model, "views": views, "seconds": round(seconds, 4)}
+    return {"status": status, "model": model, "views": views, "seconds": round(seconds, 4),
+            "cpu_seconds": round(cpu_seconds, 4)}
 
 
 def _attempts(settings: DrawSettings) -> list[tuple[HlrMethod, float]]:
@@ -53,11 +54,11 @@ def draw_task(unit: dict, settings: DrawSettings) -> dict:
     model_id, random_views = unit["model_id"], settings.render.random_views
     if unit.get("skip_reason"):
         return failed_result(model_id, Status.SKIPPED.value, unit["skip_reason"], random_views)
-    reasons, seconds, outcome = [], 0.0, None
+    reasons, seconds, cpu, outcome = [], 0.0, 0.0, None
     for method, timeout in _attempts(settings):
         outcome = run_in_child(DRAW_TARGET, {**unit, "method": method.value}, settings, timeout=timeout,
                                phase=method.value)
-        seconds += outcome.seconds
+        seconds, cpu = seconds + outcome.seconds, cpu + outcome.cpu_seconds
         if outcome.status is Status.TRANSIENT:
             return {"status": Status.TRANSIENT.value, "error": outcome.error}
         if outcome.status is Status.OK:
@@ -66,12 +67,12 @@ def draw_task(unit: dict, settings: DrawSettings) -> dict:
     assert outcome is not None
     if outcome.status is not Status.OK:
         return failed_result(model_id, outcome.status.value, "; ".join(reasons), random_views,
-                             fallback_reason="; ".join(reasons[:-1]), seconds=seconds)
+                             fallback_reason="; ".join(reasons[:-1]), seconds=seconds, cpu_seconds=cpu)
     model, views = outcome.value["model"], outcome.value["views"]
     if reasons:  # an earlier method failed: say why, before any per-view reason from the child
         model["fallback_reason"] = "; ".join(reasons + ([model["fallback_reason"]] if model["fallback_reason"] else []))
     return {"status": model["status"], "model": model, "views": views, "timing": outcome.value["timing"],
-            "seconds": round(seconds, 4)}
+            "seconds": round(seconds, 4), "cpu_seconds": round(cpu, 4)}
 
 
 def views_rows(result: dict) -> list[dict]:

@@ -18,7 +18,7 @@ def wireframe_task(unit: dict, settings: WireframeSettings) -> dict:
     row = {"model_id": unit["model_id"], "status": outcome.status.value, "error": outcome.error}
     if outcome.status is Status.OK:
         row.update(outcome.value)
-    row["seconds"] = round(outcome.seconds, 4)
+    row["seconds"], row["cpu_seconds"] = round(outcome.seconds, 4), round(outcome.cpu_seconds, 4)
     return row
 
 

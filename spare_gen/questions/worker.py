@@ -9,7 +9,8 @@ from spare_gen.runner.isolation import Status
 
 
 def run_in_child(target: str, unit: dict, settings: QuestionSettings, timeout: float | None = None) -> dict:
-    """``target(unit, settings, rng)``'s result, or a UNIT_FAILED rejection naming the status; ``seconds`` added.
+    """``target(unit, settings, rng)``'s result, or a UNIT_FAILED rejection naming the status; ``seconds`` and
+    ``cpu_seconds`` (the child's wall and CPU time) added.
 
     A machine failure is returned as ``transient``: the stage runner retries it and never records it.
     """
@@ -21,5 +22,5 @@ def run_in_child(target: str, unit: dict, settings: QuestionSettings, timeout: f
     else:
         result = {"accepted": False, "rule": QuestionRejection.UNIT_FAILED.value,
                   "error": f"{outcome.status.value}: {outcome.error}"}
-    result["seconds"] = round(outcome.seconds, 4)
+    result["seconds"], result["cpu_seconds"] = round(outcome.seconds, 4), round(outcome.cpu_seconds, 4)
     return result
