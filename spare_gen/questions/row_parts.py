@@ -16,7 +16,7 @@ class Accepted:
 
     model_id: str
     stratum: Stratum
-    result: dict  # the unit's result (cut set, pose matrix, points, ...)
+    result: dict  # the unit's result (cut set, pose matrix, points, ...); on the client only its decision
     views: dict[str, dict]  # view -> {svg, png, png_sha256}
 
 

@@ -41,6 +41,7 @@ from spare_gen.runner.contract import RunOptions, StageSettings
 from spare_gen.runner.isolation import Status
 
 Task = Callable[[dict, StageSettings], dict]
+Reply = Callable[[dict], dict]  # what of a unit's result a worker sends back to the client
 
 MACHINE_RETRIES = 2
 TIMING_KEYS = ("seconds", "task_seconds", "cpu_seconds", "timing", "timings")
@@ -142,10 +143,11 @@ def run_unit(task: Task, unit: dict, settings: StageSettings, attempt: int = 0,
 
 
 def execute_unit(task: Task, unit: dict, settings: StageSettings, fingerprint: str, attempt: int = 0,
-                 debug: DebugConfig | None = None) -> dict:
+                 debug: DebugConfig | None = None, reply: Reply | None = None) -> dict:
     """Runs on a worker: the task, then its unit file (the unit counts as done only once that exists).
 
-    A transient result, or an OSError while writing the unit file, is returned but never written.
+    Returns the result, or ``reply(result)`` if given (the unit file keeps the whole result). A transient
+    result, or an OSError while writing the unit file, is returned but never written.
     """
     result = run_unit(task, unit, settings, attempt, debug)
     stage, out_dir = settings.stage, settings.out_dir
@@ -156,6 +158,14 @@ def execute_unit(task: Task, unit: dict, settings: StageSettings, fingerprint: s
         _write_unit_file(_unit_path(out_dir, stage, unit["unit_id"]), {**stored, "unit_fingerprint": fingerprint})
     except OSError as exc:
         return {**result, "status": Status.TRANSIENT.value, "error": f"writing the unit file: {exc}"}
+    return reply(result) if reply is not None else result
+
+
+def read_unit_result(out_dir: str | os.PathLike, stage: str, unit_id: str) -> dict:
+    """The whole stored result of a finished unit (its unit file), e.g. on a worker after ``run_stage`` returned
+    only a ``reply`` of it."""
+    result = _read_unit_file(_unit_path(out_dir, stage, unit_id))
+    result.pop("unit_fingerprint", None)
     return result
 
 
@@ -253,9 +263,12 @@ def run_stage(
     units: list[dict],
     settings: StageSettings,
     options: RunOptions = RunOptions(),
+    reply: Reply | None = None,
 ) -> list[dict]:
     """Run ``task(unit, settings)`` for every unit not already done; return all results sorted by unit_id.
 
+    ``reply`` (a module-level function, applied on the worker): what of each result comes back to the client,
+    e.g. only what the client decides on; ``read_unit_result`` reads the whole result where it is needed.
     ``options`` (progress, test hooks: ``spare_gen.runner.testhooks``) never change a fingerprint.
     Raises MachineFailure if some units still failed because of the machine after ``MACHINE_RETRIES``.
     """
@@ -265,6 +278,8 @@ def run_stage(
     stage, out_dir = settings.stage, str(Path(settings.out_dir).resolve())
     fingerprints = unit_fingerprints(units, settings, out_dir)
     results = load_done(out_dir, stage, fingerprints)
+    if reply is not None:
+        results = {uid: reply(r) for uid, r in results.items()}
     todo = {u["unit_id"]: u for u in units if u["unit_id"] not in results}
     if results and todo:
         print(f"spare-gen: {stage}: {len(results)} of {len(units)} units already done, resuming", file=sys.stderr)
@@ -276,7 +291,7 @@ def run_stage(
         def submit(uid: str, attempt: int):
             # settings are small: pass them by value (scatter(broadcast=True) was seen to hang with busy workers)
             return client.submit(execute_unit, task, todo[uid], settings, fingerprints[uid], attempt, options.debug,
-                                 key=f"{stage}-{uid}-{attempt}-{run_token}", pure=False)
+                                 reply, key=f"{stage}-{uid}-{attempt}-{run_token}", pure=False)
 
         attempts = {uid: 0 for uid in todo}
         futures = {submit(uid, 0): uid for uid in todo}

@@ -15,7 +15,6 @@ from pathlib import Path
 from spare_gen.atomic import write_json
 from spare_gen.config.schema import Config, TaskName
 from spare_gen.questions.publish import preview
-from spare_gen.questions.publish.files import publish_staged
 from spare_gen.questions.schema import QUESTIONS_DIR, SUMMARY_NAME, TIMINGS_NAME
 from spare_gen.questions.select import ModelQueues, NotEnoughModels, stratum_label
 from spare_gen.questions.settings import QuestionSettings
@@ -66,12 +65,10 @@ def run_questions(client, config: Config, out: Path) -> str:
     fills = _fill_all(client, config, out, inputs, quotas)
     _check_shortfalls(config, quotas, fills, inputs)
     t = time.monotonic()
-    for fill in fills.values():  # the files of what the questions use, and nothing else, enter the dataset
-        for item in (item for acc in fill.accepted.values() for item in acc):
-            item.result = publish_staged(out, item.result)
     sources: dict[str, str] = {}
-    written = outputs.write_splits(client, out, config, fills, planned, sources)
-    paths = outputs.write_file_tables(client, out, fills, written, sources)
+    cut_views: list[dict] = []  # the files of what the questions use, and nothing else, enter the dataset
+    written = outputs.write_splits(client, out, config, fills, planned, sources, cut_views)
+    paths = outputs.write_file_tables(client, out, written, sources, cut_views)
     summary = outputs.summary(config, inputs, requested, planned, quotas, fills, written)
     write_json(out / QUESTIONS_DIR / SUMMARY_NAME, summary)
     parts["write"] = time.monotonic() - t

@@ -21,9 +21,11 @@ from spare_gen.questions.settings import QuestionSettings
 from spare_gen.questions.stage.inputs import Inputs, add_unit_inputs
 from spare_gen.questions.tasks import TASK_SPECS
 from spare_gen.runner.contract import RunOptions
-from spare_gen.runner.stage import run_stage
+from spare_gen.runner.stage import TIMING_KEYS, run_stage
 
 MIN_ACCEPTANCE = 0.25  # never over-provision a round by more than 4x
+# what of a unit's result comes back to the client: what the fill decides and counts on, and the timings
+DECISION_KEYS = ("unit_id", "model_id", "status", "error", "accepted", "rule", "attempt_rejections", *TIMING_KEYS)
 
 
 @dataclass
@@ -47,9 +49,16 @@ def _units(task: TaskName, model_ids: list[str], inputs: Inputs, out: Path) -> l
     return units
 
 
+def decision(result: dict) -> dict:
+    """Runs on a worker: the part of a unit's result the fill needs (``DECISION_KEYS``); the split writer reads
+    the whole result from the unit file (``spare_gen.questions.stage.outputs.write_split``)."""
+    return {k: result[k] for k in DECISION_KEYS if k in result}
+
+
 def run_units(client, model_ids: list[str], inputs: Inputs, settings: QuestionSettings,
               options: RunOptions = RunOptions(), round_: int = 1) -> dict[str, dict]:
-    """model_id -> unit result; a task without per-model work (no ``run_unit``) accepts every usable model."""
+    """model_id -> the unit's ``decision``; a task without per-model work (no ``run_unit``) accepts every usable
+    model."""
     task = settings.task
     run_unit = TASK_SPECS[task].run_unit
     if run_unit is None:
@@ -57,7 +66,7 @@ def run_units(client, model_ids: list[str], inputs: Inputs, settings: QuestionSe
     if not model_ids:
         return {}
     rows = run_stage(client, run_unit, _units(task, model_ids, inputs, Path(settings.out_dir)),
-                     settings.model_copy(update={"round": round_}), options)
+                     settings.model_copy(update={"round": round_}), options, reply=decision)
     return {r["model_id"]: r for r in rows}
 
 

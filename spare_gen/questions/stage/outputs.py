@@ -1,7 +1,8 @@
 """What the question stage writes: each task's split tables, the cut views, the summary and the timings.
 
-Splits are assembled and written, and the referenced files hashed, on the Dask workers; the client merges the
-rows and writes the small tables."""
+Splits are assembled and written, and the referenced files hashed, on the Dask workers: a split's writer reads
+its models' whole unit results from their unit files and publishes the staged cut files they use; the client
+merges the rows and writes the small tables."""
 
 from __future__ import annotations
 
@@ -12,27 +13,44 @@ from pathlib import Path
 from spare_gen.atomic import write_parquet
 from spare_gen.config.schema import Config, TaskName
 from spare_gen.questions.layout import SPLITS
-from spare_gen.questions.publish.files import manifest_rows, publish_answer_files, remove_unlisted, row_paths
+from spare_gen.questions.publish.files import (
+    manifest_rows, publish_answer_files, publish_staged, remove_unlisted, row_paths,
+)
 from spare_gen.questions.row_parts import Accepted
 from spare_gen.questions.schema import (
     CUT_VIEWS_NAME, CUT_VIEWS_SCHEMA, FILE_SOURCES_NAME, FILE_SOURCES_SCHEMA, MANIFEST_NAME, MANIFEST_SCHEMA,
     QUESTIONS_DIR, split_path,
 )
 from spare_gen.questions.select import needs_by_stratum
+from spare_gen.questions.settings import stage_name
 from spare_gen.questions.stage.assemble import assemble_split
 from spare_gen.questions.stage.fill import TaskFill
 from spare_gen.questions.stage.inputs import Inputs
 from spare_gen.questions.tasks import TASK_SPECS, TASKS, question_schema
+from spare_gen.runner.stage import read_unit_result
 from spare_gen.shards import rows_to_table
 
 MANIFEST_CHUNK = 256  # referenced files hashed per Dask task
 
 
+def whole(out: Path, task: TaskName, item: Accepted) -> Accepted:
+    """Runs on a Dask worker: ``item`` with its unit's whole result (read from its unit file; a task without
+    per-model work has none), every staged cut file it names published."""
+    if TASK_SPECS[task].run_unit is None:
+        return item
+    result = publish_staged(out, read_unit_result(out, stage_name(task), item.model_id))
+    return Accepted(item.model_id, item.stratum, result, item.views)
+
+
 def write_split(out: Path, seed: int, task: TaskName, split: str, items: list[Accepted]
-                ) -> tuple[list[dict], dict[str, str]]:
+                ) -> tuple[list[dict], dict[str, str], list[dict]]:
     """Runs on a Dask worker: assemble one task split, publish its answer-side copies and write its table.
 
-    Returns (rows, sources): the rows as written and every per-question copy (copy -> original)."""
+    Returns (rows, sources, cut views): the rows as written, every per-question copy (copy -> original) and the
+    rows of the cut objects' drawings its questions use."""
+    items = [whole(out, task, item) for item in items]
+    spec = TASK_SPECS[task]
+    cut_views = [row for item in items for row in spec.cut_view_rows(item)] if spec.cut_view_rows else []
     sources: dict[str, str] = {}
     rows = publish_answer_files(out, task.value, assemble_split(seed, task, split, items),
                                 TASK_SPECS[task].content_named_columns, sources)
@@ -41,13 +59,13 @@ def write_split(out: Path, seed: int, task: TaskName, split: str, items: list[Ac
         write_parquet(path, rows_to_table(rows, question_schema(task)))
     else:
         path.unlink(missing_ok=True)
-    return rows, sources
+    return rows, sources, cut_views
 
 
 def write_splits(client, out: Path, config: Config, fills: dict[TaskName, TaskFill], planned: dict,
-                 sources: dict[str, str]) -> dict:
+                 sources: dict[str, str], cut_views: list[dict]) -> dict:
     """Write every task split, one Dask task each; return {task: {split: rows}}; ``sources`` gets every
-    per-question copy."""
+    per-question copy, ``cut_views`` the rows of the cut objects' drawings (sorted)."""
     futures: dict[TaskName, dict[str, object]] = {}
     where = Path(out).resolve()  # as the workers see it
     for task in TASKS:
@@ -62,24 +80,20 @@ def write_splits(client, out: Path, config: Config, fills: dict[TaskName, TaskFi
     for task, by_split in futures.items():
         written[task.value] = {}
         for split, future in by_split.items():
-            rows, copies = future.result()
+            rows, copies, views = future.result()
             sources.update(copies)  # in task and split order: a later copy of the same name wins, as before
             written[task.value][split] = rows
+            cut_views.extend(views)
         remove_unlisted(out, task.value, set(sources))
+    cut_views.sort(key=lambda r: (r["model_id"], r["cut"], r["view"]))
     return written
 
 
-def cut_view_rows(fills: dict[TaskName, TaskFill]) -> list[dict]:
-    """Vector drawings of the cut objects the questions use (the validator re-checks rule 3 on them)."""
-    rows = [row for task, fill in fills.items() if TASK_SPECS[task].cut_view_rows is not None
-            for acc in fill.accepted.values() for item in acc for row in TASK_SPECS[task].cut_view_rows(item)]
-    return sorted(rows, key=lambda r: (r["model_id"], r["cut"], r["view"]))
-
-
-def write_file_tables(client, out: Path, fills: dict[TaskName, TaskFill], written: dict, sources: dict[str, str]
+def write_file_tables(client, out: Path, written: dict, sources: dict[str, str], cut_views: list[dict]
                       ) -> list[str]:
     """``file_sources.parquet``, the manifest ``files.parquet`` (files hashed on the Dask workers, MANIFEST_CHUNK
-    paths a task) and ``cut_views.parquet``; every file path the questions name (with repeats)."""
+    paths a task) and ``cut_views.parquet`` (vector drawings of the cut objects the questions use: the validator
+    re-checks rule 3 on them); every file path the questions name (with repeats)."""
     write_parquet(out / QUESTIONS_DIR / FILE_SOURCES_NAME, rows_to_table(
         [{"path": p, "source": s} for p, s in sorted(sources.items())], FILE_SOURCES_SCHEMA))
     paths = [p for task, splits in written.items() for rows in splits.values() for r in rows
@@ -89,8 +103,7 @@ def write_file_tables(client, out: Path, fills: dict[TaskName, TaskFill], writte
               for i in range(0, len(distinct), MANIFEST_CHUNK)]
     write_parquet(out / QUESTIONS_DIR / MANIFEST_NAME,
                   rows_to_table([row for chunk in client.gather(chunks) for row in chunk], MANIFEST_SCHEMA))
-    write_parquet(out / QUESTIONS_DIR / CUT_VIEWS_NAME,
-                  rows_to_table(cut_view_rows(fills), CUT_VIEWS_SCHEMA))
+    write_parquet(out / QUESTIONS_DIR / CUT_VIEWS_NAME, rows_to_table(cut_views, CUT_VIEWS_SCHEMA))
     return paths
 
 
