@@ -28,6 +28,7 @@ def test_stage_timings_say_wall_or_cpu_and_steps_fit_in_the_childs_cpu(tmp_path)
         views = record["steps_cpu_s"]["views"]
         assert len(views) == 11 and sum(views.values()) <= record["steps_cpu_s"]["model"] + 1e-6, record
         assert record["steps_cpu_s"]["model"] <= record["child_wall_s"] + TICK_SLACK_S
+        assert 0 < record["steps_cpu_s"]["model"] <= record["child_cpu_s"] + TICK_SLACK_S, record
 
 
 def test_the_question_timings_file_names_cpu_steps_and_wall_times(tmp_path):
@@ -50,3 +51,8 @@ def test_the_question_timings_file_names_cpu_steps_and_wall_times(tmp_path):
     assert 0 < steps <= cuts["cpu"] * 1.05 + TICK_SLACK_S, cuts
     cloud = timings["tasks"]["point_cloud_generation"]["unit_steps_cpu_s"]
     assert cloud["tessellate"] > 0 and cloud["sample"] > 0
+    # every unit that ran in an OCCT child records that child's CPU next to its steps
+    for record in read_timings(out, "questions_point_cloud_generation").values():
+        steps = sum(record["steps_cpu_s"].values())
+        assert 0 < steps <= record["child_cpu_s"] + TICK_SLACK_S, record
+    assert all(r["child_cpu_s"] > 0 for r in read_timings(out, "questions_three_view_to_isometric").values())

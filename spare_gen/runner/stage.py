@@ -294,7 +294,11 @@ def run_stage(
                                  reply, key=f"{stage}-{uid}-{attempt}-{run_token}", pure=False)
 
         attempts = {uid: 0 for uid in todo}
-        futures = {submit(uid, 0): uid for uid in todo}
+        first = list(todo)  # one graph for every unit's first attempt: one message, not one per unit
+        futures = dict(zip(client.map(
+            execute_unit, [task] * len(first), [todo[uid] for uid in first], [settings] * len(first),
+            [fingerprints[uid] for uid in first], [0] * len(first), [options.debug] * len(first),
+            [reply] * len(first), key=[f"{stage}-{uid}-0-{run_token}" for uid in first], pure=False), first))
         bar = tqdm(total=len(units), initial=len(results), desc=stage, unit="unit", disable=not options.progress,
                    file=sys.stderr, dynamic_ncols=True)
         try:

@@ -1,0 +1,56 @@
+"""The question stage's client only decides: a unit sends back its decision, and the split writer, on a worker,
+reads the unit's whole result from its unit file and publishes the cut files it names."""
+
+from __future__ import annotations
+
+import pickle
+
+import pyarrow.parquet as pq
+
+from spare_gen.config.schema import TaskName
+from spare_gen.questions.row_parts import Accepted
+from spare_gen.questions.schema import CUTS_DIR, STAGED_CUTS_DIR, split_path
+from spare_gen.questions.settings import stage_name
+from spare_gen.questions.stage.fill import DECISION_KEYS, decision
+from spare_gen.questions.stage.inputs import load_inputs
+from spare_gen.questions.stage.outputs import whole
+from spare_gen.runner.stage import read_unit_result, unit_dir
+
+WORKED = (TaskName.THREE_VIEW_TO_ISOMETRIC, TaskName.POSE_TO_ISOMETRIC, TaskName.POINT_CLOUD_GENERATION)
+
+
+def _used_models(out, task: TaskName) -> list[str]:
+    return sorted({m for split in ("train", "val", "test") if split_path(out, task.value, split).is_file()
+                   for m in pq.read_table(split_path(out, task.value, split), columns=["model_id"])["model_id"]
+                   .to_pylist()})
+
+
+def test_a_question_unit_replies_only_its_decision_a_small_fraction_of_its_result(small_dataset):
+    for task in WORKED:
+        used = _used_models(small_dataset, task)
+        assert used, task
+        for mid in used[:5]:
+            result = read_unit_result(small_dataset, stage_name(task), mid)
+            reply = decision({**result, "seconds": 1.0, "timings": {"cpu": 1.0}})
+            assert reply["accepted"] is True and reply["model_id"] == mid
+            assert set(reply) <= set(DECISION_KEYS) and {"seconds", "timings"} <= set(reply)
+            assert 20 * len(pickle.dumps(reply)) < len(pickle.dumps(result)), (task, mid)
+
+
+def test_the_split_writer_reads_the_whole_result_and_publishes_the_staged_cut_files(small_dataset):
+    inputs = load_inputs(small_dataset)
+    task = TaskName.THREE_VIEW_TO_ISOMETRIC
+    for mid in _used_models(small_dataset, task)[:3]:
+        stored = read_unit_result(small_dataset, stage_name(task), mid)
+        staged = [c["step"] for c in stored["cuts"]]
+        assert all(p.startswith(f"{STAGED_CUTS_DIR}/") for p in staged), staged
+        item = whole(small_dataset, task, Accepted(mid, inputs.strata[mid], decision(stored), inputs.views[mid]))
+        assert item.model_id == mid and item.views == inputs.views[mid]
+        published = [c["step"] for c in item.result["cuts"]]
+        assert published == [f"{CUTS_DIR}/{p.removeprefix(STAGED_CUTS_DIR + '/')}" for p in staged]
+        assert all((small_dataset / p).is_file() for p in published)
+        assert len(item.result["cuts"]) == len(stored["cuts"]) and item.result.get("rule") == stored.get("rule")
+    # a task without per-model work keeps the item as it is: it has no unit files
+    assert not unit_dir(small_dataset, stage_name(TaskName.ISOMETRIC_VIEW_GENERATION)).exists()
+    item = Accepted("m", 2, {"model_id": "m", "accepted": True}, {})
+    assert whole(small_dataset, TaskName.ISOMETRIC_VIEW_GENERATION, item) is item
