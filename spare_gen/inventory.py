@@ -41,10 +41,12 @@ def dataset_files(out: Path) -> Iterator[str]:
     found = []
     for root, dirs, files in os.walk(out):
         dirs[:] = [d for d in dirs if not d.startswith(".")]
+        folder = Path(root).relative_to(out).as_posix()  # strings per file: a dataset has ~25 files per model
+        prefix = "" if folder == "." else f"{folder}/"
         for name in files:
             if name.startswith("."):
                 continue
-            rel = (Path(root) / name).relative_to(out).as_posix()
+            rel = prefix + name
             if not _is_bookkeeping(rel):
                 found.append(rel)
     yield from sorted(found)

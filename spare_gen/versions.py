@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import platform
 from importlib.metadata import PackageNotFoundError, version
 
@@ -12,6 +13,12 @@ PACKAGES = ("spare_gen", "cadquery-ocp-novtk", "numpy", "scipy", "trimesh", "pya
 
 
 def package_versions() -> dict[str, str]:
+    """package -> installed version (a fresh dict; looked up once per process)."""
+    return dict(_versions())
+
+
+@functools.cache
+def _versions() -> dict[str, str]:
     out = {"python": platform.python_version()}
     for name in PACKAGES:
         try:

@@ -37,6 +37,7 @@ from spare_gen.runner.isolation import Status
 from spare_gen.runner.stage import (
     MACHINE_RETRIES,
     TIMINGS_DIR,
+    Sealed,
     Task,
     _lost_worker,
     _split_timing,
@@ -112,14 +113,15 @@ def all_done(units: list[dict], settings: StageSettings, tables: tuple[TableOut,
     return all(_reusable(known.get(uid), fp, out_dir) for uid, fp in fingerprints.items())
 
 
-def execute_shard(task: Task, units: list[dict], settings: StageSettings, fingerprints: dict[str, str],
-                  reuse: dict[str, dict], tables: tuple[TableOut, ...], index: int, attempt: int = 0,
-                  debug: DebugConfig | None = None) -> dict:
-    """Runs on a worker: the shard's units, then its parts. ``reuse``: unit_id -> its index entry in an
-    existing part (``part`` names it), for units whose rows are copied instead of made again.
+def execute_shard(task: Task, sealed: Sealed, settings: StageSettings, tables: tuple[TableOut, ...], index: int,
+                  attempt: int = 0, debug: DebugConfig | None = None) -> dict:
+    """Runs on a worker: the shard's units, then its parts. ``sealed``: (units, fingerprints, reuse), ``reuse``
+    being unit_id -> its index entry in an existing part (``part`` names it), for units whose rows are copied
+    instead of made again.
 
     Returns {part, transient: {uid: error}}; the units' timings go to ``timings/<stage>/<part>.json``.
     """
+    units, fingerprints, reuse = sealed.open()
     out_dir, stage = settings.out_dir, settings.stage
     pieces: dict[str, list[pa.Table]] = {t.name: [] for t in tables}
     entries: dict[str, dict] = {}
@@ -211,8 +213,8 @@ def run_sharded_stage(
         run_token = uuid.uuid4().hex[:8]  # keys are never reused, even by a later run on the same cluster
 
         def submit(i: int, attempt: int):
-            return client.submit(execute_shard, task, groups[i], settings, {u["unit_id"]: fingerprints[u["unit_id"]]
-                                 for u in groups[i]}, todo[i], tables, i, attempt, options.debug,
+            shard = Sealed((groups[i], {u["unit_id"]: fingerprints[u["unit_id"]] for u in groups[i]}, todo[i]))
+            return client.submit(execute_shard, task, shard, settings, tables, i, attempt, options.debug,
                                  key=f"{stage}-shard{i:05d}-{attempt}-{run_token}", pure=False)
 
         attempts = {i: 0 for i in todo}

@@ -24,6 +24,7 @@ import gzip
 import hashlib
 import json
 import os
+import pickle
 import sys
 import time
 import uuid
@@ -41,6 +42,30 @@ from spare_gen.runner.contract import RunOptions, StageSettings
 from spare_gen.runner.isolation import Status
 
 Task = Callable[[dict, StageSettings], dict]
+
+
+class Sealed:
+    """A task argument pickled once by the client and opened by the worker.
+
+    Dask walks every dict and list of a task's arguments looking for futures, and its scheduler unpickles and
+    repickles them; for a unit that carries drawings' polylines that costs the client and the scheduler more
+    than the unit's work. Sealed, an argument is one opaque block of bytes on its way.
+    """
+
+    __slots__ = ("data",)
+
+    def __init__(self, value: Any):
+        self.data = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+
+    def __getstate__(self):
+        return self.data
+
+    def __setstate__(self, data: bytes):
+        self.data = data
+
+    def open(self) -> Any:
+        return pickle.loads(self.data)
+
 Reply = Callable[[dict], dict]  # what of a unit's result a worker sends back to the client
 
 MACHINE_RETRIES = 2
@@ -142,13 +167,15 @@ def run_unit(task: Task, unit: dict, settings: StageSettings, attempt: int = 0,
     return result
 
 
-def execute_unit(task: Task, unit: dict, settings: StageSettings, fingerprint: str, attempt: int = 0,
+def execute_unit(task: Task, sealed: Sealed, settings: StageSettings, fingerprint: str, attempt: int = 0,
                  debug: DebugConfig | None = None, reply: Reply | None = None) -> dict:
-    """Runs on a worker: the task, then its unit file (the unit counts as done only once that exists).
+    """Runs on a worker: the task on the ``sealed`` unit, then its unit file (the unit counts as done only once
+    that exists).
 
     Returns the result, or ``reply(result)`` if given (the unit file keeps the whole result). A transient
     result, or an OSError while writing the unit file, is returned but never written.
     """
+    unit = sealed.open()
     result = run_unit(task, unit, settings, attempt, debug)
     stage, out_dir = settings.stage, settings.out_dir
     if result.get("status") == Status.TRANSIENT.value:
@@ -290,13 +317,14 @@ def run_stage(
 
         def submit(uid: str, attempt: int):
             # settings are small: pass them by value (scatter(broadcast=True) was seen to hang with busy workers)
-            return client.submit(execute_unit, task, todo[uid], settings, fingerprints[uid], attempt, options.debug,
+            return client.submit(execute_unit, task, Sealed(todo[uid]), settings, fingerprints[uid], attempt,
+                                 options.debug,
                                  reply, key=f"{stage}-{uid}-{attempt}-{run_token}", pure=False)
 
         attempts = {uid: 0 for uid in todo}
         first = list(todo)  # one graph for every unit's first attempt: one message, not one per unit
         futures = dict(zip(client.map(
-            execute_unit, [task] * len(first), [todo[uid] for uid in first], [settings] * len(first),
+            execute_unit, [task] * len(first), [Sealed(todo[uid]) for uid in first], [settings] * len(first),
             [fingerprints[uid] for uid in first], [0] * len(first), [options.debug] * len(first),
             [reply] * len(first), key=[f"{stage}-{uid}-0-{run_token}" for uid in first], pure=False), first))
         bar = tqdm(total=len(units), initial=len(results), desc=stage, unit="unit", disable=not options.progress,
