@@ -15,14 +15,15 @@ from spare_gen.hub.pack import write_hf_tables
 from spare_gen.questions.schema import QUESTIONS_DIR, SUMMARY_NAME
 
 
-def write_card(out: Path, config: Config) -> Path | None:
-    """The card and the image-embedded Hugging Face tables it declares; None where no question stage has run."""
+def write_card(out: Path, config: Config, client=None) -> Path | None:
+    """The card and the image-embedded Hugging Face tables it declares (packed on the ``client``'s workers if
+    given); None where no question stage has run."""
     out = Path(out)
     summary_path = out / QUESTIONS_DIR / SUMMARY_NAME
     if not summary_path.is_file():
         return None
     summary = json.loads(summary_path.read_text(encoding="utf-8"))
-    splits = write_hf_tables(out, list(summary["produced"]))
+    splits = write_hf_tables(out, list(summary["produced"]), client)
     text = card_text(config, summary, out, splits)
     report_path = out / REPORTS_DIR / REPORT_NAME
     if report_path.is_file():

@@ -78,16 +78,29 @@ def packed_table(out: Path, table: pa.Table) -> pa.Table:
     return pa.Table.from_arrays(columns, schema=schema.with_metadata(meta))
 
 
-def write_hf_tables(out: Path, tasks: list[str]) -> dict[str, list[str]]:
-    """Write the packed copy of every non-empty task split; {task: [spare_gen split names written]}."""
+def write_hf_split(out: Path, task: str, split: str) -> bool:
+    """Write the packed copy of one task split (runs on a Dask worker as well); False for a missing or empty
+    split, whose stale copy is removed."""
+    src, dest = split_path(out, task, split), hf_path(out, task, split)
+    if not src.is_file() or pq.read_metadata(src).num_rows == 0:
+        dest.unlink(missing_ok=True)  # no stale copy of a split that is now empty
+        return False
+    write_parquet(dest, packed_table(out, pq.read_table(src)))
+    return True
+
+
+def write_hf_tables(out: Path, tasks: list[str], client=None) -> dict[str, list[str]]:
+    """Write the packed copy of every non-empty task split, one Dask task each if a ``client`` is given;
+    {task: [spare_gen split names written]}."""
     out = Path(out)
+    pairs = [(task, split) for task in tasks for split in SPLITS]
+    if client is not None:
+        where = out.resolve()  # as the workers see it
+        done = client.gather([client.submit(write_hf_split, where, t, s, pure=False) for t, s in pairs])
+    else:
+        done = [write_hf_split(out, t, s) for t, s in pairs]
     written: dict[str, list[str]] = {}
-    for task in tasks:
-        for split in SPLITS:
-            src, dest = split_path(out, task, split), hf_path(out, task, split)
-            if not src.is_file() or pq.read_metadata(src).num_rows == 0:
-                dest.unlink(missing_ok=True)  # no stale copy of a split that is now empty
-                continue
-            write_parquet(dest, packed_table(out, pq.read_table(src)))
+    for (task, split), wrote in zip(pairs, done):
+        if wrote:
             written.setdefault(task, []).append(split)
     return written

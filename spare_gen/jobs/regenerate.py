@@ -71,7 +71,7 @@ def run(config: Config, *, stages: tuple[str, ...] = STAGES, announce: str = "")
         with contextlib.ExitStack() as stack:
             stack.push(client_cm)
             _run_stages(client, config, out, stages, summaries)
-        write_card(out, config)  # once, from every stage's outputs (questions, audit, pool)
+            write_card(out, config, client)  # once, from every stage's outputs (questions, audit, pool)
         stale = remove_unreferenced(out)
         if stale:
             say(f"removed {len(stale)} file(s) no table names (left by an earlier run with other settings), "
