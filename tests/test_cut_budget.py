@@ -60,7 +60,7 @@ def test_an_over_budget_boolean_is_rejected_and_the_cut_set_completes_with_the_n
     assert plain["cuts"][0]["attempt"] == 0
 
 
-def _work(request, mark):
+def _work(state, request, mark):
     mark("boolean")
     if request == "crash":
         os.kill(os.getpid(), signal.SIGSEGV)
