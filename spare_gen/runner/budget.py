@@ -3,8 +3,10 @@
 Used inside a stage's isolated child for work whose single steps can run long in one C++ call (a boolean, a
 view's hidden-line removal). The copy (``os.fork``: copy-on-write; one long-lived copy per process, a fresh one
 after a kill) reports each step with its own CPU clock at the step's start; the parent reads the copy's CPU time
-from /proc every ``POLL_S`` and kills it when one step has used more than the budget. CPU time, not wall time, so
-the verdict does not depend on machine load. The fork also turns a crash inside one step into a failed call.
+from /proc every ``POLL_S`` once the step could have used its budget, and kills it when one step has used more
+than the budget. Before that the parent sleeps (waking for the copy's messages): the copy cannot use more CPU
+seconds than the machine has CPUs per second of wall time, so those polls could not have found it over its budget.
+CPU time, not wall time, so the verdict does not depend on machine load. The fork also turns a crash inside one step into a failed call.
 State that many calls share (``hold``) crosses the pipe once, not with every call: a live copy receives it pickled
 before its next call, a copy forked later inherits it.
 """
@@ -24,6 +26,8 @@ from spare_gen.runner.child import _die_with_parent
 from spare_gen.runner.isolation import cpu_seconds, read_message, write_message
 
 POLL_S = 0.01
+_CPUS = os.sysconf("SC_NPROCESSORS_CONF")  # a process's CPU seconds per wall second, at most
+_CLOCK_SLACK_S = 2 / os.sysconf("SC_CLK_TCK")  # /proc's CPU time lags the true one by up to a clock tick
 
 
 def frames(buf: bytearray) -> list:
@@ -120,6 +124,13 @@ class BudgetedCopy:
         live = cpu_seconds(self.pid) if self.pid is not None else None
         return self.reaped_cpu + (live or 0.0)
 
+    def _wait_s(self, used: float | None, step_cpu0: float | None) -> float:
+        """Wall seconds before the step in progress could pass its budget (``POLL_S`` at least): no poll before."""
+        if used is None:
+            return POLL_S
+        spent = 0.0 if step_cpu0 is None else used - step_cpu0  # no step yet: its mark wakes the parent
+        return max(POLL_S, (self.budget_s - spent - _CLOCK_SLACK_S) / _CPUS)
+
     def call(self, request) -> dict:
         if self.pid is None:
             self._fork()
@@ -129,9 +140,9 @@ class BudgetedCopy:
             write_message(self.req, ("state", self.state))
             self.state_sent = True
         write_message(self.req, ("call", request))
-        buf, final, step, step_cpu0, over = bytearray(), None, "start", None, None
+        buf, final, step, step_cpu0, over, used = bytearray(), None, "start", None, None, start_cpu
         while final is None:
-            if select.select([self.rep], [], [], POLL_S)[0]:
+            if select.select([self.rep], [], [], self._wait_s(used, step_cpu0))[0]:
                 chunk = os.read(self.rep, 1 << 20)
                 if not chunk:
                     break
