@@ -6,9 +6,9 @@ after a kill) reports each step with its own CPU clock at the step's start; the 
 from /proc every ``POLL_S`` once the step could have used its budget, and kills it when one step has used more
 than the budget. Before that the parent sleeps (waking for the copy's messages): the copy cannot use more CPU
 seconds than the machine has CPUs per second of wall time, so those polls could not have found it over its budget.
-CPU time, not wall time, so the verdict does not depend on machine load. The fork also turns a crash inside one step into a failed call.
-State that many calls share (``hold``) crosses the pipe once, not with every call: a live copy receives it pickled
-before its next call, a copy forked later inherits it.
+CPU time, not wall time, so the verdict does not depend on machine load. The fork also turns a crash inside one
+step into a failed call. State that many calls share (``hold``) crosses the pipe once, not with every call: a live
+copy receives it pickled before its next call, a copy forked later inherits it.
 """
 
 from __future__ import annotations
