@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import signal
+from pathlib import Path
 
 import pytest
 
@@ -17,7 +18,8 @@ from spare_gen.config.schema import DebugConfig, TaskName
 from spare_gen.drawings.child import draw_model
 from spare_gen.questions.rejections import ATTEMPT_RULES, QuestionRejection
 from spare_gen.questions.settings import QuestionSettings
-from spare_gen.questions.tasks.three_view_to_isometric import run_unit
+from spare_gen.questions.tasks.three_view_to_isometric import child, run_unit
+from spare_gen.questions.tasks.three_view_to_isometric.child import make_cut_set
 from spare_gen.runner import testhooks
 from spare_gen.runner.budget import BudgetedCopy
 from spare_gen.runner.isolation import worker_executor
@@ -60,7 +62,35 @@ def test_an_over_budget_boolean_is_rejected_and_the_cut_set_completes_with_the_n
     assert plain["cuts"][0]["attempt"] == 0
 
 
-def _work(request, mark):
+def _cut_set_and_files(unit: dict, settings: QuestionSettings) -> tuple[dict, dict]:
+    result = make_cut_set(unit, settings)
+    out = Path(settings.out_dir)
+    files = {str(p.relative_to(out)): p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    return {k: v for k, v in result.items() if k != "timings"}, files
+
+
+def test_the_held_cut_set_gives_the_same_cuts_sent_inherited_or_made_again_in_a_fresh_copy(tmp_path, monkeypatch):
+    unit, settings = _unit_and_settings(tmp_path, 5.0)
+    try:
+        inherited = _cut_set_and_files(unit, settings)  # the first set of a process: the copy is forked with it
+        sent = _cut_set_and_files(unit, settings)  # the live copy receives the next set pickled
+        call = BudgetedCopy.call
+
+        def call_and_end(self, request):
+            outcome = call(self, request)
+            self.close()
+            return outcome
+
+        # every attempt in a fresh copy: it inherits the accepted cuts without drawings and makes them again
+        monkeypatch.setattr(BudgetedCopy, "call", call_and_end)
+        fresh = _cut_set_and_files(unit, settings)
+    finally:
+        child._COPY.close()
+    assert inherited[0]["accepted"] and len(inherited[1]) > 4
+    assert inherited == sent == fresh
+
+
+def _work(state, request, mark):
     mark("boolean")
     if request == "crash":
         os.kill(os.getpid(), signal.SIGSEGV)

@@ -3,8 +3,12 @@
 Used inside a stage's isolated child for work whose single steps can run long in one C++ call (a boolean, a
 view's hidden-line removal). The copy (``os.fork``: copy-on-write; one long-lived copy per process, a fresh one
 after a kill) reports each step with its own CPU clock at the step's start; the parent reads the copy's CPU time
-from /proc every ``POLL_S`` and kills it when one step has used more than the budget. CPU time, not wall time, so
-the verdict does not depend on machine load. The fork also turns a crash inside one step into a failed call.
+from /proc every ``POLL_S`` once the step could have used its budget, and kills it when one step has used more
+than the budget. Before that the parent sleeps (waking for the copy's messages): the copy cannot use more CPU
+seconds than the machine has CPUs per second of wall time, so those polls could not have found it over its budget.
+CPU time, not wall time, so the verdict does not depend on machine load. The fork also turns a crash inside one
+step into a failed call. State that many calls share (``hold``) crosses the pipe once, not with every call: a live
+copy receives it pickled before its next call, a copy forked later inherits it.
 """
 
 from __future__ import annotations
@@ -22,6 +26,8 @@ from spare_gen.runner.child import _die_with_parent
 from spare_gen.runner.isolation import cpu_seconds, read_message, write_message
 
 POLL_S = 0.01
+_CPUS = os.sysconf("SC_NPROCESSORS_CONF")  # a process's CPU seconds per wall second, at most
+_CLOCK_SLACK_S = 2 / os.sysconf("SC_CLK_TCK")  # /proc's CPU time lags the true one by up to a clock tick
 
 
 def frames(buf: bytearray) -> list:
@@ -37,19 +43,26 @@ def frames(buf: bytearray) -> list:
 
 
 class BudgetedCopy:
-    """A forked copy of this process that runs ``work(request, mark)`` calls, each step of a call (started by
-    ``mark(name)``) within ``budget_s`` CPU seconds.
+    """A forked copy of this process that runs ``work(state, request, mark)`` calls, each step of a call (started
+    by ``mark(name)``) within ``budget_s`` CPU seconds; ``state`` is the one last given to ``hold``.
 
     The copy lives for many calls (one fork, not one per call); a copy killed over its budget is
     replaced by a fresh fork on the next call. ``call`` returns {"status": "ok", "value", "cpu_s"} or
     {"status": "over_budget" | "error" | "crashed", "step", "cpu_s", ...}; an OSError or MemoryError in the copy
-    (a machine fault such as a full disk) is raised here again.
+    (a machine fault such as a full disk) is raised here again. What ``work`` changes in ``state`` stays in the
+    copy for its next calls; a fresh copy starts from this process's ``state``.
     """
 
-    def __init__(self, work: Callable[[object, Callable[[str], None]], object], budget_s: float):
+    def __init__(self, work: Callable[[object, object, Callable[[str], None]], object], budget_s: float):
         self.work, self.budget_s = work, float(budget_s)
         self.pid: int | None = None
         self.reaped_cpu = 0.0  # CPU seconds of copies already ended
+        self.state, self.state_sent = None, True  # a copy forked now inherits the state
+
+    def hold(self, state) -> None:
+        """``state`` for the next calls: pickled to the live copy once, before its next call (a copy forked
+        later inherits it)."""
+        self.state, self.state_sent = state, self.pid is None
 
     def _fork(self) -> None:
         req_r, req_w = os.pipe()
@@ -70,7 +83,7 @@ class BudgetedCopy:
                 os._exit(code)
         os.close(req_r)
         os.close(rep_w)
-        self.pid, self.req, self.rep = pid, req_w, rep_r
+        self.pid, self.req, self.rep, self.state_sent = pid, req_w, rep_r, True
 
     def _serve(self, req: int, rep: int) -> None:
         def mark(step: str) -> None:
@@ -78,11 +91,14 @@ class BudgetedCopy:
 
         while True:
             try:
-                request = read_message(req)
+                kind, payload = read_message(req)
             except EOFError:
                 return
+            if kind == "state":
+                self.state = payload
+                continue
             try:
-                msg = ("ok", self.work(request, mark))
+                msg = ("ok", self.work(self.state, payload, mark))
             except (OSError, MemoryError) as exc:
                 msg = ("oserror", f"{type(exc).__name__}: {exc}")
             except Exception as exc:  # noqa: BLE001 - reported as a failed call
@@ -108,15 +124,25 @@ class BudgetedCopy:
         live = cpu_seconds(self.pid) if self.pid is not None else None
         return self.reaped_cpu + (live or 0.0)
 
+    def _wait_s(self, used: float | None, step_cpu0: float | None) -> float:
+        """Wall seconds before the step in progress could pass its budget (``POLL_S`` at least): no poll before."""
+        if used is None:
+            return POLL_S
+        spent = 0.0 if step_cpu0 is None else used - step_cpu0  # no step yet: its mark wakes the parent
+        return max(POLL_S, (self.budget_s - spent - _CLOCK_SLACK_S) / _CPUS)
+
     def call(self, request) -> dict:
         if self.pid is None:
             self._fork()
         pid = self.pid
         start_cpu = cpu_seconds(pid) or 0.0
-        write_message(self.req, request)
-        buf, final, step, step_cpu0, over = bytearray(), None, "start", None, None
+        if not self.state_sent:
+            write_message(self.req, ("state", self.state))
+            self.state_sent = True
+        write_message(self.req, ("call", request))
+        buf, final, step, step_cpu0, over, used = bytearray(), None, "start", None, None, start_cpu
         while final is None:
-            if select.select([self.rep], [], [], POLL_S)[0]:
+            if select.select([self.rep], [], [], self._wait_s(used, step_cpu0))[0]:
                 chunk = os.read(self.rep, 1 << 20)
                 if not chunk:
                     break

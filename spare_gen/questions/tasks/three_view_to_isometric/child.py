@@ -28,12 +28,15 @@ way; typical steps take 0.01-0.3 s against a default of 5 s). An operation-count
 binds Message_ProgressIndicator without an overridable constructor (no Python ``UserBreak``) and exact HLR takes no
 progress range at all. The fork also turns a crash inside one boolean into a rejected attempt. The copy's CPU time
 is charged to the cut set here (``unit_budget_s``): the executor above sees only this process's own.
+
+The copy holds the set (``_CutSet``: job, model, accepted cuts with their drawings) between attempts: the set
+crosses the pipe once (or a copy forked during it inherits it), each attempt sends only its cutter and gets back
+its rule or the accepted cut's record.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import itertools
 import resource
 import shutil
 import time
@@ -195,7 +198,7 @@ def _burn() -> None:
 def _attempt(job: CutJob, shape, k: int, attempt: int, cutter: dict, accepted: list[dict],
              mark: Callable[[str], None]) -> dict:
     """One cutter on the model ``shape``, boolean to STEP (in the forked copy): {"rule"} or the accepted cut's
-    record."""
+    record, its drawings (the rules' inputs, which stay in the copy) included."""
     timings: Counter = Counter()
     mark(_BOOLEAN)
     if k == 0 and attempt == 0 and job.slow_boolean:
@@ -231,9 +234,37 @@ def _attempt(job: CutJob, shape, k: int, attempt: int, cutter: dict, accepted: l
                     "drawings": {} if job.original else {v: d.drawing(v) for v in d.rows}}}
 
 
-_UNITS = itertools.count()  # cut sets made by this process: the copy reads each set's model once
+class _CutSet:
+    """What every attempt of one cut set shares, held by the forked copy for the whole set: the job, the model and
+    the accepted cuts.
+
+    Pickled (to a live copy, once per set) it carries the model's path, and the copy reads the model; a copy forked
+    during the set inherits this process's model. ``accepted`` holds the records the attempts returned (no
+    drawings); in the copy, ``drawings`` holds each accepted cut's drawings, the copy's own or, after a fork, made
+    again from the record's stored views (the only ones the rules compare).
+    """
+
+    def __init__(self, job: CutJob, shape, accepted: list[dict]):
+        self.job, self.shape, self.accepted = job, shape, accepted
+        self.drawings: list[dict[str, Drawing]] = []
+
+    def __getstate__(self) -> dict:
+        return {"job": self.job, "accepted": self.accepted}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__init__(state["job"], None, state["accepted"])
+
+    def rule_inputs(self) -> list[dict]:
+        """In the copy: the accepted cuts with their drawings (as the rules read them); the model read if needed."""
+        if self.shape is None:
+            self.shape = cad.read_shape(self.job.shape_path)
+        for cut in self.accepted[len(self.drawings):]:
+            self.drawings.append({} if self.job.original
+                                 else {v: Drawing.from_view(row) for v, row in cut["views"].items()})
+        return [{**cut, "drawings": d} for cut, d in zip(self.accepted, self.drawings)]
+
+
 _COPY: BudgetedCopy | None = None  # this process's forked copy, kept for every cut set it makes
-_MODEL: tuple[int, object] | None = None  # in the copy: (unit, shape) of the cut set in progress
 
 
 def _copy(budget_s: float) -> BudgetedCopy:
@@ -245,13 +276,17 @@ def _copy(budget_s: float) -> BudgetedCopy:
     return _COPY
 
 
-def _serve_attempt(request: tuple, mark: Callable[[str], None]) -> dict:
-    """In the copy: one attempt of a cut set (its model read on the set's first attempt)."""
-    global _MODEL
-    job, k, attempt, cutter, accepted = request
-    if _MODEL is None or _MODEL[0] != job.unit:
-        _MODEL = (job.unit, cad.read_shape(job.shape_path))
-    return _attempt(job, _MODEL[1], k, attempt, cutter, accepted, mark)
+def _serve_attempt(cut_set: _CutSet, request: tuple, mark: Callable[[str], None]) -> dict:
+    """In the copy: one attempt of the held cut set; an accepted cut is kept (with its drawings) for the next
+    attempts and returned without its drawings."""
+    k, attempt, cutter = request
+    accepted = cut_set.rule_inputs()
+    outcome = _attempt(cut_set.job, cut_set.shape, k, attempt, cutter, accepted, mark)
+    if outcome["rule"] is None:
+        cut = outcome["cut"]
+        cut_set.drawings.append(cut.pop("drawings"))
+        cut_set.accepted.append(cut)
+    return outcome
 
 
 def _own_cpu() -> float:
@@ -295,29 +330,28 @@ def make_cut_set(unit: dict, settings: QuestionSettings) -> dict:
     shutil.rmtree(folder, ignore_errors=True)  # leftovers of an interrupted run
     render = settings.render
     job = CutJob(model_id=unit["model_id"], shape_path=unit["shape_path"], out_dir=settings.out_dir, rel=rel,
-                 seed=settings.seed, unit=next(_UNITS), bbox=bounding_box(shape), model_volume=model_volume,
+                 seed=settings.seed, bbox=bounding_box(shape), model_volume=model_volume,
                  cutters=settings.cutters, render=render, framing=unit["framing"], hlr_method=unit["hlr_method"],
                  tolerance_px=settings.tolerance_px, min_extent=render.tiny_fraction * render.size,
                  max_attempts=settings.max_cut_attempts, unit_budget_s=settings.timeout_s * CUT_TIMEOUT_FACTOR,
                  slow_boolean=testhooks.active(SLOW_BOOLEAN_HOOK))
     timings: Counter = Counter()
-    result = _cut_set(job, _copy(settings.cut_budget_s), timings,
-                      lambda: _own_cpu() - cpu0 + timings["attempt_cpu"])
+    copy, cut_set = _copy(settings.cut_budget_s), _CutSet(job, shape, [])
+    copy.hold(cut_set)
+    result = _cut_set(cut_set, copy, timings, lambda: _own_cpu() - cpu0 + timings["attempt_cpu"])
     timings["cpu"] += _own_cpu() - cpu0 + timings["attempt_cpu"]
     result["timings"] = dict(timings)
     if not result["accepted"]:
         shutil.rmtree(folder, ignore_errors=True)
-        return result
-    for c in result["cuts"]:
-        del c["drawings"]
     return result
 
 
-def _cut_set(job: CutJob, copy: BudgetedCopy, timings: Counter, cpu_used: Callable[[], float]) -> dict:
-    """The attempts loop of make_cut_set: {"accepted", "cuts" or "rule", "attempt_rejections", "over_budget"}."""
+def _cut_set(cut_set: _CutSet, copy: BudgetedCopy, timings: Counter, cpu_used: Callable[[], float]) -> dict:
+    """The attempts loop of make_cut_set (``copy`` holds ``cut_set``): {"accepted", "cuts" or "rule",
+    "attempt_rejections", "over_budget"}."""
+    job, accepted = cut_set.job, cut_set.accepted  # a copy forked during the set starts from these accepted cuts
     attempts: Counter = Counter()
     over_budget: list[dict] = []
-    accepted: list[dict] = []
     make_cutter = spare3d_cutter if job.original else random_cutter
     unit_budget_s = job.unit_budget_s
 
@@ -332,7 +366,7 @@ def _cut_set(job: CutJob, copy: BudgetedCopy, timings: Counter, cpu_used: Callab
             if not job.original and removable_volume(job.bbox, cutter) < MIN_REMOVED * job.model_volume:
                 attempts[QuestionRejection.CUT_MISSED.value] += 1  # cannot remove enough: no boolean needed
                 continue
-            outcome = copy.call((job, k, attempt, cutter, accepted))
+            outcome = copy.call((k, attempt, cutter))
             timings["attempt_cpu"] += outcome["cpu_s"]
             if outcome["status"] != "ok":
                 rule = _failed_rule(outcome)

@@ -32,9 +32,8 @@ def staged_cut_dir(model_id: str) -> str:
 
 @dataclass(frozen=True)
 class CutJob:
-    """What every attempt of one cut set needs (sent to the forked copy with each attempt).
+    """What every attempt of one cut set needs (held by the forked copy for the whole set: sent once, or inherited).
 
-    ``unit`` numbers the cut sets of one child process, so the copy reads each set's model once;
     ``unit_budget_s`` is the CPU budget of the whole set (None: no limit); ``slow_boolean`` is the
     set's own test hook, not the one the copy was forked with.
     """
@@ -44,7 +43,6 @@ class CutJob:
     out_dir: str
     rel: str  # the cut objects' folder, relative to the dataset root
     seed: int
-    unit: int
     bbox: tuple[float, ...]
     model_volume: float
     cutters: CutterFamily
