@@ -11,6 +11,7 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 from scipy.spatial.transform import Rotation
+from scipy.stats import binomtest  # the reference for wilson(): spare_gen itself does not import scipy.stats
 from synthetic_dataset import make_dataset
 
 from spare_gen.cli import main as cli_main
@@ -53,6 +54,15 @@ def test_wilson_matches_the_closed_form():
         assert acc.high == pytest.approx(min(centre + half, 1.0), abs=1e-12)
     with pytest.raises(ValueError, match="outside"):
         wilson(5, 4)
+
+
+def test_wilson_is_scipys_interval_to_the_last_bit():
+    for n in range(1, 120):
+        for k in range(n + 1):
+            for confidence in (0.95, 1 - 0.05 / 21, 0.99):
+                ci = binomtest(k, n).proportion_ci(confidence_level=confidence, method="wilson")
+                acc = wilson(k, n, confidence)
+                assert (acc.low, acc.high) == (float(ci.low), float(ci.high)), (k, n, confidence)
 
 
 def test_perfect_predictions_score_100_percent_and_write_the_report(dataset, tmp_path, capsys):

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from math import sqrt
 
-from scipy.stats import binomtest
+from scipy.special import ndtri
 
 CONFIDENCE = 0.95
 
@@ -32,10 +33,21 @@ class Accuracy:
 
 
 def wilson(correct: int, total: int, confidence: float = CONFIDENCE) -> Accuracy:
-    """Accuracy ``correct / total`` with its Wilson score interval (scipy's binomtest)."""
+    """Accuracy ``correct / total`` with its Wilson score interval."""
     if not 0 <= correct <= total:
         raise ValueError(f"correct count {correct!r} outside 0..{total!r}")
     if total == 0:
         return Accuracy(0, 0, float("nan"), float("nan"), confidence)
-    ci = binomtest(int(correct), int(total)).proportion_ci(confidence_level=confidence, method="wilson")
-    return Accuracy(int(correct), int(total), float(ci.low), float(ci.high), confidence)
+    low, high = _wilson_interval(int(correct), int(total), confidence)
+    return Accuracy(int(correct), int(total), float(low), float(high), confidence)
+
+
+def _wilson_interval(k: int, n: int, confidence: float) -> tuple[float, float]:
+    """The two-sided Wilson score interval, computed as scipy's ``binomtest(k, n).proportion_ci(method="wilson")``
+    computes it (Newcombe 1998), to the last bit, without importing scipy.stats (a third of a second per command)."""
+    p = k / n
+    z = ndtri(0.5 + 0.5 * confidence)
+    denom = 2 * (n + z**2)
+    center = (2 * n * p + z**2) / denom
+    delta = z / denom * sqrt(4 * n * p * (1 - p) + z**2)
+    return (0.0 if k == 0 else center - delta), (1.0 if k == n else center + delta)
