@@ -39,11 +39,12 @@ def say(msg: str) -> None:
     print(f"spare-gen: {msg}", file=sys.stderr)
 
 
-def run(config: Config, *, stages: tuple[str, ...] = STAGES, announce: str = "") -> dict:
+def run(config: Config, *, stages: tuple[str, ...] = STAGES, announce: str = "", client=None) -> dict:
     """Run the enabled stages in order on the configured Dask cluster; return per-stage summaries.
 
     ``announce`` (e.g. the config it uses) is printed first once the run starts: after the checks that stop it
-    with one line (predictions folder, output folder, scheduler)."""
+    with one line (predictions folder, output folder, scheduler). ``client``: a Dask client the caller owns (a
+    notebook's, a benchmark's) to run on instead of the configured cluster; it stays open after the run."""
     out = Path(config.out)
     if "pool" in stages and config.pool.enabled and config.pool.predictions \
             and not Path(config.pool.predictions).is_dir():  # before any work
@@ -57,7 +58,12 @@ def run(config: Config, *, stages: tuple[str, ...] = STAGES, announce: str = "")
     check_output_folder(out)
     started, t0 = now(), time.monotonic()
     try:
-        client_cm = open_cluster(config.runner, shared=out, intro=announce)
+        if client is None:
+            client_cm = open_cluster(config.runner, shared=out, intro=announce)
+        else:
+            client_cm = contextlib.nullcontext(client)
+            if announce:
+                print(announce, file=sys.stderr)
         client = client_cm.__enter__()
     except BaseException:
         if created:  # nothing was written: leave no empty folder behind
