@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import pyarrow.parquet as pq
+from distributed import Client
 
-from tests.conftest import spare_gen_cli
+from spare_gen.config import load_config
+from spare_gen.jobs import regenerate
+from tests.conftest import REPO, spare_gen_cli
 
 
 def test_pipeline_runs_on_a_real_scheduler_and_workers(tmp_path, remote_scheduler):
@@ -19,6 +22,20 @@ def test_pipeline_runs_on_a_real_scheduler_and_workers(tmp_path, remote_schedule
     b = pq.read_table(local / "models.parquet")
     assert a.equals(b)
     assert a.num_rows == 8 and set(a.column("status").to_pylist()) == {"ok"}
+
+
+def test_a_run_on_the_callers_own_client_leaves_it_open_and_makes_the_same_models(tmp_path, remote_scheduler):
+    mine, cli = tmp_path / "mine", tmp_path / "cli"
+    config = load_config(REPO / "configs" / "default.toml", [f'out="{mine}"', "runner.progress=false",
+                                                             "models.csg.count=6", "seed=5"])
+    with Client(remote_scheduler) as client:
+        regenerate.run(config, stages=("models",), client=client)
+        assert client.status == "running" and len(client.scheduler_info()["workers"]) == 2
+        assert client.submit(sum, [1, 2]).result() == 3
+    proc = spare_gen_cli("run", "--workers", "1", "--out", str(cli), "--stages", "models", "--no-progress",
+                         "--set", "models.csg.count=6", "--set", "seed=5")
+    assert proc.returncode == 0, proc.stderr
+    assert pq.read_table(mine / "models.parquet").equals(pq.read_table(cli / "models.parquet"))
 
 
 def test_metric_report_runs_on_a_real_scheduler_and_matches_the_embedded_cluster(small_dataset, tmp_path,
