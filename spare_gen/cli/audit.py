@@ -10,6 +10,7 @@ from spare_gen.audit.probes import EXIT_ERROR, audit_and_record, exit_code
 from spare_gen.audit.text import format_report, summary, warnings
 from spare_gen.card.compose import write_audit_section
 from spare_gen.cli.common import DATASET_INPUT
+from spare_gen.runner.cluster import open_client
 
 EPILOG = DATASET_INPUT + """
 
@@ -24,6 +25,10 @@ Example:
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("out")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--workers", type=int, default=0, help="Dask workers that read the drawings and fit the probes "
+                                                          "(0 = one per core)")
+    p.add_argument("--scheduler", default="", help="tcp://HOST:PORT of a running Dask scheduler whose workers see OUT "
+                                                   "at the same path (default: an embedded cluster of --workers)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -32,7 +37,9 @@ def run(args: argparse.Namespace) -> int:
     print(f"spare-gen audit: {out}: fitting question-blind probes for every task (minutes on a large dataset) ...",
           file=sys.stderr, flush=True)
     try:
-        report, json_path = audit_and_record(out, args.seed)
+        with open_client(args.scheduler, workers=args.workers, dashboard=False, quiet=not args.scheduler,
+                         shared=out if args.scheduler else None) as client:
+            report, json_path = audit_and_record(out, args.seed, client)
     except (ValueError, FileNotFoundError, KeyError) as exc:
         print(f"spare-gen audit: error: {exc}", file=sys.stderr)
         return EXIT_ERROR
