@@ -69,6 +69,8 @@ class Sealed:
 Reply = Callable[[dict], dict]  # what of a unit's result a worker sends back to the client
 
 MACHINE_RETRIES = 2
+MAX_BATCH = 8  # units per Dask task at most (run_stage)
+TASKS_PER_WORKER = 16  # Dask tasks per worker at least, before units are batched
 TIMING_KEYS = ("seconds", "task_seconds", "cpu_seconds", "timing", "timings")
 # A unit result's timing key -> its name in timings/*.json, which says the clock: wall of the child call(s),
 # wall of the whole task on the worker, CPU of the child call(s), CPU per step as the stage measures them
@@ -167,15 +169,21 @@ def run_unit(task: Task, unit: dict, settings: StageSettings, attempt: int = 0,
     return result
 
 
-def execute_unit(task: Task, sealed: Sealed, settings: StageSettings, fingerprint: str, attempt: int = 0,
+def execute_units(task: Task, sealed: Sealed, settings: StageSettings, attempt: int = 0,
+                  debug: DebugConfig | None = None, reply: Reply | None = None) -> list[dict]:
+    """Runs on a worker: ``execute_unit`` for each (unit, fingerprint) of a sealed batch, in order. One Dask task
+    runs several units of a large stage, so the client and the scheduler handle fewer tasks (``batch_size``)."""
+    return [execute_unit(task, unit, settings, fingerprint, attempt, debug, reply)
+            for unit, fingerprint in sealed.open()]
+
+
+def execute_unit(task: Task, unit: dict, settings: StageSettings, fingerprint: str, attempt: int = 0,
                  debug: DebugConfig | None = None, reply: Reply | None = None) -> dict:
-    """Runs on a worker: the task on the ``sealed`` unit, then its unit file (the unit counts as done only once
-    that exists).
+    """Runs on a worker: the task, then its unit file (the unit counts as done only once that exists).
 
     Returns the result, or ``reply(result)`` if given (the unit file keeps the whole result). A transient
     result, or an OSError while writing the unit file, is returned but never written.
     """
-    unit = sealed.open()
     result = run_unit(task, unit, settings, attempt, debug)
     stage, out_dir = settings.stage, settings.out_dir
     if result.get("status") == Status.TRANSIENT.value:
@@ -280,6 +288,12 @@ def read_timings(out_dir: str | os.PathLike, stage: str) -> dict[str, dict]:
     return found
 
 
+def batch_size(units: int, workers: int) -> int:
+    """Units per Dask task: one for a small stage; for a large one up to ``MAX_BATCH``, keeping at least
+    ``TASKS_PER_WORKER`` tasks per worker so the work still spreads evenly."""
+    return max(1, min(MAX_BATCH, units // (TASKS_PER_WORKER * max(1, workers))))
+
+
 def _lost_worker(uid: str, exc: BaseException) -> dict:
     return {"unit_id": uid, "status": Status.TRANSIENT.value, "error": f"worker lost ({type(exc).__name__}: {exc})"}
 
@@ -315,40 +329,45 @@ def run_stage(
     if todo:
         run_token = uuid.uuid4().hex[:8]  # keys are never reused, even by a later run on the same cluster
 
-        def submit(uid: str, attempt: int):
+        def sealed(batch: list[str]) -> Sealed:
+            return Sealed([(todo[uid], fingerprints[uid]) for uid in batch])
+
+        def submit(uid: str, attempt: int):  # a retry: one unit
             # settings are small: pass them by value (scatter(broadcast=True) was seen to hang with busy workers)
-            return client.submit(execute_unit, task, Sealed(todo[uid]), settings, fingerprints[uid], attempt,
-                                 options.debug,
-                                 reply, key=f"{stage}-{uid}-{attempt}-{run_token}", pure=False)
+            return client.submit(execute_units, task, sealed([uid]), settings, attempt, options.debug, reply,
+                                 key=f"{stage}-{uid}-{attempt}-{run_token}", pure=False)
 
         attempts = {uid: 0 for uid in todo}
-        first = list(todo)  # one graph for every unit's first attempt: one message, not one per unit
+        first, size = list(todo), batch_size(len(todo), len(client.scheduler_info().get("workers", {})))
+        batches = [first[i:i + size] for i in range(0, len(first), size)]
+        # one graph for every unit's first attempt: one message, not one per unit
         futures = dict(zip(client.map(
-            execute_unit, [task] * len(first), [Sealed(todo[uid]) for uid in first], [settings] * len(first),
-            [fingerprints[uid] for uid in first], [0] * len(first), [options.debug] * len(first),
-            [reply] * len(first), key=[f"{stage}-{uid}-0-{run_token}" for uid in first], pure=False), first))
+            execute_units, [task] * len(batches), [sealed(b) for b in batches], [settings] * len(batches),
+            [0] * len(batches), [options.debug] * len(batches), [reply] * len(batches),
+            key=[f"{stage}-{b[0]}-0-{run_token}" for b in batches], pure=False), batches))
         bar = tqdm(total=len(units), initial=len(results), desc=stage, unit="unit", disable=not options.progress,
                    file=sys.stderr, dynamic_ncols=True)
         try:
             pending = as_completed(list(futures))
             for fut in pending:
-                uid = futures[fut]
+                batch = futures.pop(fut)  # release the result as soon as it is read
                 try:
-                    res = fut.result()
+                    got = fut.result()
                 except Exception as exc:  # the worker died (KilledWorker) or the connection broke
-                    res = _lost_worker(uid, exc)
-                if res.get("status") == Status.TRANSIENT.value:
-                    if attempts[uid] < MACHINE_RETRIES:
-                        attempts[uid] += 1
-                        retry = submit(uid, attempts[uid])
-                        futures[retry] = uid
-                        pending.add(retry)
-                        continue
-                    failed_machine[uid] = res
-                else:
-                    results[uid] = res  # timings stay in memory for the caller's report
-                    timings[uid] = _split_timing(res)[1]
-                bar.update(1)
+                    got = [_lost_worker(uid, exc) for uid in batch]
+                for uid, res in zip(batch, got):
+                    if res.get("status") == Status.TRANSIENT.value:
+                        if attempts[uid] < MACHINE_RETRIES:
+                            attempts[uid] += 1
+                            retry = submit(uid, attempts[uid])
+                            futures[retry] = [uid]
+                            pending.add(retry)
+                            continue
+                        failed_machine[uid] = res
+                    else:
+                        results[uid] = res  # timings stay in memory for the caller's report
+                        timings[uid] = _split_timing(res)[1]
+                    bar.update(1)
         finally:
             bar.close()
             _write_timings(out_dir, stage, timings)
