@@ -9,7 +9,7 @@ from pathlib import Path
 from spare_gen.audit.probes import EXIT_ERROR, audit_and_record, exit_code
 from spare_gen.audit.text import format_report, summary, warnings
 from spare_gen.card.compose import write_audit_section
-from spare_gen.cli.common import DATASET_INPUT
+from spare_gen.cli.common import DATASET_INPUT, add_worker_arguments
 from spare_gen.runner.cluster import open_client
 
 EPILOG = DATASET_INPUT + """
@@ -25,10 +25,7 @@ Example:
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("out")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--workers", type=int, default=0, help="Dask workers that read the drawings and fit the probes "
-                                                          "(0 = one per core)")
-    p.add_argument("--scheduler", default="", help="tcp://HOST:PORT of a running Dask scheduler whose workers see OUT "
-                                                   "at the same path (default: an embedded cluster of --workers)")
+    add_worker_arguments(p, "read the drawings and fit the probes")
 
 
 def run(args: argparse.Namespace) -> int:

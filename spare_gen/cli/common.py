@@ -40,6 +40,13 @@ DATASET_INPUT = """input: OUT is a dataset folder written by `spare-gen run` (da
 {train,val,test}.parquet, drawings/...), e.g. outputs/default"""
 
 
+def add_worker_arguments(p: argparse.ArgumentParser, work: str) -> None:
+    """--workers and --scheduler of the commands that read a dataset and run ``work`` on Dask workers."""
+    p.add_argument("--workers", type=int, default=0, help=f"Dask workers that {work} (0 = one per core)")
+    p.add_argument("--scheduler", default="", help="tcp://HOST:PORT of a running Dask scheduler whose workers see OUT "
+                                                   "at the same path (default: an embedded cluster of --workers)")
+
+
 def add_config_arguments(p: argparse.ArgumentParser) -> None:
     """The options of the commands that run or show a config: -c, --set, --out, --scheduler, --workers, --cluster,
     --no-progress."""

@@ -53,7 +53,7 @@ def write_split(out: Path, seed: int, task: TaskName, split: str, items: list[Ac
     cut_views = [row for item in items for row in spec.cut_view_rows(item)] if spec.cut_view_rows else []
     sources: dict[str, str] = {}
     rows = publish_answer_files(out, task.value, assemble_split(seed, task, split, items),
-                                TASK_SPECS[task].content_named_columns, sources)
+                                spec.content_named_columns, sources)
     path = split_path(out, task.value, split)
     if rows:  # no file for an empty split: Hugging Face datasets cannot load one
         write_parquet(path, rows_to_table(rows, question_schema(task)))
