@@ -65,15 +65,14 @@ def run_questions(client, config: Config, out: Path) -> str:
     fills = _fill_all(client, config, out, inputs, quotas)
     _check_shortfalls(config, quotas, fills, inputs)
     t = time.monotonic()
-    sources: dict[str, str] = {}
-    cut_views: list[dict] = []  # the files of what the questions use, and nothing else, enter the dataset
-    written = outputs.write_splits(client, out, config, fills, planned, sources, cut_views)
-    paths = outputs.write_file_tables(client, out, written, sources, cut_views)
+    sources: dict[str, str] = {}  # the files of what the questions use, and nothing else, enter the dataset
+    written = outputs.write_splits(client, out, config, fills, planned, sources)
+    paths = outputs.write_file_tables(client, out, written, sources)
     summary = outputs.summary(config, inputs, requested, planned, quotas, fills, written)
     write_json(out / QUESTIONS_DIR / SUMMARY_NAME, summary)
     parts["write"] = time.monotonic() - t
     t = time.monotonic()
-    preview.write_contact_sheets(out, written)
+    preview.write_contact_sheets(out, {t: {s: o.head for s, o in splits.items()} for t, splits in written.items()})
     parts["preview"] = time.monotonic() - t
     write_json(out / QUESTIONS_DIR / TIMINGS_NAME, outputs.timings(fills, written, parts))
     produced = {t: sum(v.values()) for t, v in summary["produced"].items()}

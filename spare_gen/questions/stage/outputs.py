@@ -1,14 +1,18 @@
 """What the question stage writes: each task's split tables, the cut views, the summary and the timings.
 
 Splits are assembled and written, and the referenced files hashed, on the Dask workers: a split's writer reads
-its models' whole unit results from their unit files and publishes the staged cut files they use; the client
-merges the rows and writes the small tables."""
+its models' whole unit results from their unit files and publishes the staged cut files they use. It sends back
+only what the client needs (``SplitOutput``); the client merges that and writes the small tables."""
 
 from __future__ import annotations
 
 import shutil
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from spare_gen.atomic import write_parquet
 from spare_gen.config.schema import Config, TaskName
@@ -16,6 +20,7 @@ from spare_gen.questions.layout import SPLITS
 from spare_gen.questions.publish.files import (
     manifest_rows, publish_answer_files, publish_staged, remove_unlisted, row_paths,
 )
+from spare_gen.questions.publish.preview import QUESTIONS_PER_SHEET
 from spare_gen.questions.row_parts import Accepted
 from spare_gen.questions.schema import (
     CUT_VIEWS_NAME, CUT_VIEWS_SCHEMA, FILE_SOURCES_NAME, FILE_SOURCES_SCHEMA, MANIFEST_NAME, MANIFEST_SCHEMA,
@@ -42,12 +47,20 @@ def whole(out: Path, task: TaskName, item: Accepted) -> Accepted:
     return Accepted(item.model_id, item.stratum, result, item.views)
 
 
-def write_split(out: Path, seed: int, task: TaskName, split: str, items: list[Accepted]
-                ) -> tuple[list[dict], dict[str, str], list[dict]]:
-    """Runs on a Dask worker: assemble one task split, publish its answer-side copies and write its table.
+@dataclass(frozen=True)
+class SplitOutput:
+    """What a split's writer sends back to the client: per question its answer, stratum and file paths; the first
+    rows whole (the contact sheet's); every per-question copy (copy -> original); the rows of the cut objects'
+    drawings as one Arrow table, so that their polylines never pass through the client as Python objects."""
 
-    Returns (rows, sources, cut views): the rows as written, every per-question copy (copy -> original) and the
-    rows of the cut objects' drawings its questions use."""
+    questions: list[dict]
+    head: list[dict]
+    sources: dict[str, str]
+    cut_views: pa.Table
+
+
+def write_split(out: Path, seed: int, task: TaskName, split: str, items: list[Accepted]) -> SplitOutput:
+    """Runs on a Dask worker: assemble one task split, publish its answer-side copies and write its table."""
     items = [whole(out, task, item) for item in items]
     spec = TASK_SPECS[task]
     cut_views = [row for item in items for row in spec.cut_view_rows(item)] if spec.cut_view_rows else []
@@ -59,13 +72,15 @@ def write_split(out: Path, seed: int, task: TaskName, split: str, items: list[Ac
         write_parquet(path, rows_to_table(rows, question_schema(task)))
     else:
         path.unlink(missing_ok=True)
-    return rows, sources, cut_views
+    questions = [{"answer": r.get("answer"), "n_primitives": r["n_primitives"], "paths": row_paths(r, task)}
+                 for r in rows]
+    return SplitOutput(questions, rows[:QUESTIONS_PER_SHEET], sources, rows_to_table(cut_views, CUT_VIEWS_SCHEMA))
 
 
 def write_splits(client, out: Path, config: Config, fills: dict[TaskName, TaskFill], planned: dict,
-                 sources: dict[str, str], cut_views: list[dict]) -> dict:
-    """Write every task split, one Dask task each; return {task: {split: rows}}; ``sources`` gets every
-    per-question copy, ``cut_views`` the rows of the cut objects' drawings (sorted)."""
+                 sources: dict[str, str]) -> dict[str, dict[str, SplitOutput]]:
+    """Write every task split, one Dask task each; return {task: {split: SplitOutput}}; ``sources`` gets every
+    per-question copy."""
     futures: dict[TaskName, dict[str, object]] = {}
     where = Path(out).resolve()  # as the workers see it
     for task in TASKS:
@@ -76,34 +91,42 @@ def write_splits(client, out: Path, config: Config, fills: dict[TaskName, TaskFi
         for split in SPLITS:
             items = [a for (t, s, _), acc in fills[task].accepted.items() if s == split for a in acc]
             futures[task][split] = client.submit(write_split, where, config.seed, task, split, items, pure=False)
-    written: dict[str, dict[str, list[dict]]] = {}
+    written: dict[str, dict[str, SplitOutput]] = {}
     for task, by_split in futures.items():
         written[task.value] = {}
         for split, future in by_split.items():
-            rows, copies, views = future.result()
-            sources.update(copies)  # in task and split order: a later copy of the same name wins, as before
-            written[task.value][split] = rows
-            cut_views.extend(views)
+            output = future.result()
+            sources.update(output.sources)  # in task and split order: a later copy of the same name wins, as before
+            written[task.value][split] = output
         remove_unlisted(out, task.value, set(sources))
-    cut_views.sort(key=lambda r: (r["model_id"], r["cut"], r["view"]))
     return written
 
 
-def write_file_tables(client, out: Path, written: dict, sources: dict[str, str], cut_views: list[dict]
+def _cut_views_table(written: dict[str, dict[str, SplitOutput]]) -> pa.Table:
+    """Every split's cut view rows, in task and split order, stably sorted by (model_id, cut, view)."""
+    tables = [o.cut_views for splits in written.values() for o in splits.values() if o.cut_views.num_rows]
+    if not tables:
+        return rows_to_table([], CUT_VIEWS_SCHEMA)
+    table = pa.concat_tables(tables)
+    order = pc.sort_indices(table, sort_keys=[("model_id", "ascending"), ("cut", "ascending"),
+                                              ("view", "ascending")])
+    return table.take(order).combine_chunks()
+
+
+def write_file_tables(client, out: Path, written: dict[str, dict[str, SplitOutput]], sources: dict[str, str]
                       ) -> list[str]:
     """``file_sources.parquet``, the manifest ``files.parquet`` (files hashed on the Dask workers, MANIFEST_CHUNK
     paths a task) and ``cut_views.parquet`` (vector drawings of the cut objects the questions use: the validator
     re-checks rule 3 on them); every file path the questions name (with repeats)."""
     write_parquet(out / QUESTIONS_DIR / FILE_SOURCES_NAME, rows_to_table(
         [{"path": p, "source": s} for p, s in sorted(sources.items())], FILE_SOURCES_SCHEMA))
-    paths = [p for task, splits in written.items() for rows in splits.values() for r in rows
-             for p in row_paths(r, TaskName(task))]
+    paths = [p for splits in written.values() for o in splits.values() for q in o.questions for p in q["paths"]]
     distinct, where = sorted(set(paths)), Path(out).resolve()
     chunks = [client.submit(manifest_rows, where, distinct[i:i + MANIFEST_CHUNK], pure=False)
               for i in range(0, len(distinct), MANIFEST_CHUNK)]
     write_parquet(out / QUESTIONS_DIR / MANIFEST_NAME,
                   rows_to_table([row for chunk in client.gather(chunks) for row in chunk], MANIFEST_SCHEMA))
-    write_parquet(out / QUESTIONS_DIR / CUT_VIEWS_NAME, rows_to_table(cut_views, CUT_VIEWS_SCHEMA))
+    write_parquet(out / QUESTIONS_DIR / CUT_VIEWS_NAME, _cut_views_table(written))
     return paths
 
 
@@ -116,9 +139,10 @@ def summary(config: Config, inputs: Inputs, requested, planned, quotas, fills, w
     answers, mix = {}, {}
     for task, splits in written.items():
         n_answers = TASK_SPECS[TaskName(task)].n_answers
-        answers[task] = {s: [sum(r["answer"] == k for r in rows) for k in range(n_answers)] for s, rows in splits.items()}
-        mix[task] = {s: dict(sorted(Counter(_strata_key(r["n_primitives"]) for r in rows).items()))
-                     for s, rows in splits.items()}
+        answers[task] = {s: [sum(q["answer"] == k for q in o.questions) for k in range(n_answers)]
+                         for s, o in splits.items()}
+        mix[task] = {s: dict(sorted(Counter(_strata_key(q["n_primitives"]) for q in o.questions).items()))
+                     for s, o in splits.items()}
     return {
         "seed": config.seed,
         "tolerance_px": config.questions.duplicate_tolerance_px,
@@ -128,7 +152,7 @@ def summary(config: Config, inputs: Inputs, requested, planned, quotas, fills, w
         "point_cloud_points": config.questions.point_cloud_points,
         "requested": requested,
         "planned": planned,
-        "produced": {t: {s: len(rows) for s, rows in splits.items()} for t, splits in written.items()},
+        "produced": {t: {s: len(o.questions) for s, o in splits.items()} for t, splits in written.items()},
         "usable_models": dict(sorted(available.items())),
         "needed_models": {_strata_key(s): n for s, n in needs_by_stratum(quotas).items()},
         "filtered_models": dict(sorted(inputs.filtered.items())),
@@ -143,7 +167,7 @@ def summary(config: Config, inputs: Inputs, requested, planned, quotas, fills, w
 def timings(fills: dict[TaskName, TaskFill], written: dict, parts: dict) -> dict:
     tasks = {}
     for task, fill in fills.items():
-        n = sum(len(rows) for rows in written.get(task.value, {}).values())
+        n = sum(len(o.questions) for o in written.get(task.value, {}).values())
         tasks[task.value] = {
             "questions": n, "models_processed": fill.processed, "rounds": fill.rounds,
             "wall_s": round(fill.wall_seconds, 4),
