@@ -4,17 +4,22 @@ reads the unit's whole result from its unit file and publishes the cut files it 
 from __future__ import annotations
 
 import pickle
+import random
 
 import pyarrow.parquet as pq
 
+from spare_gen.atomic import write_parquet
 from spare_gen.config.schema import TaskName
 from spare_gen.questions.row_parts import Accepted
-from spare_gen.questions.schema import CUTS_DIR, STAGED_CUTS_DIR, split_path
+from spare_gen.questions.schema import (
+    CUT_VIEWS_NAME, CUT_VIEWS_SCHEMA, CUTS_DIR, QUESTIONS_DIR, STAGED_CUTS_DIR, split_path,
+)
 from spare_gen.questions.settings import stage_name
 from spare_gen.questions.stage.fill import DECISION_KEYS, decision
 from spare_gen.questions.stage.inputs import load_inputs
-from spare_gen.questions.stage.outputs import whole
+from spare_gen.questions.stage.outputs import SplitOutput, _cut_views_table, whole
 from spare_gen.runner.stage import read_unit_result, unit_dir
+from spare_gen.shards import rows_to_table
 
 WORKED = (TaskName.THREE_VIEW_TO_ISOMETRIC, TaskName.POSE_TO_ISOMETRIC, TaskName.POINT_CLOUD_GENERATION)
 
@@ -56,3 +61,24 @@ def test_the_split_writer_reads_the_whole_result_and_publishes_the_staged_cut_fi
     assert not unit_dir(small_dataset, stage_name(TaskName.ISOMETRIC_VIEW_GENERATION)).exists()
     item = Accepted("m", 2, {"model_id": "m", "accepted": True}, {})
     assert whole(small_dataset, TaskName.ISOMETRIC_VIEW_GENERATION, item) is item
+
+
+def test_cut_views_merged_from_the_splits_arrow_tables_are_the_bytes_of_the_sorted_rows(small_dataset, tmp_path):
+    rows = pq.read_table(small_dataset / QUESTIONS_DIR / CUT_VIEWS_NAME).to_pylist()
+    assert len({r["model_id"] for r in rows}) > 3, "the small dataset has cut views of several models"
+    # three splits' worth, each in its writer's order (not sorted), as the workers send them
+    shuffled = random.Random(0).sample(rows, len(rows))
+    parts = [shuffled[i::3] for i in range(3)]
+    written = {TaskName.THREE_VIEW_TO_ISOMETRIC.value: {
+        split: SplitOutput([], [], {}, rows_to_table(part, CUT_VIEWS_SCHEMA))
+        for split, part in zip(("train", "val", "test"), parts)}}
+    merged = _cut_views_table(written)
+    by_rows = sorted([r for part in parts for r in part], key=lambda r: (r["model_id"], r["cut"], r["view"]))
+    write_parquet(tmp_path / "arrow.parquet", merged)
+    write_parquet(tmp_path / "rows.parquet", rows_to_table(by_rows, CUT_VIEWS_SCHEMA))
+    assert (tmp_path / "arrow.parquet").read_bytes() == (tmp_path / "rows.parquet").read_bytes()
+    assert merged.num_rows == len(rows)
+    # no split with cut views (three-view questions not asked): the empty table, as before
+    empty = _cut_views_table({TaskName.POSE_TO_ISOMETRIC.value: {"train": SplitOutput([], [], {}, rows_to_table(
+        [], CUT_VIEWS_SCHEMA))}})
+    assert empty.num_rows == 0 and empty.schema == CUT_VIEWS_SCHEMA
