@@ -3,24 +3,31 @@ reads the unit's whole result from its unit file and publishes the cut files it 
 
 from __future__ import annotations
 
+import gzip
+import json
 import pickle
 import random
+from pathlib import Path
 
 import pyarrow.parquet as pq
 
 from spare_gen.atomic import write_parquet
+from spare_gen.config import load_config
 from spare_gen.config.schema import TaskName
+from spare_gen.drawings.poses import ISOMETRIC_VIEWS
 from spare_gen.questions.row_parts import Accepted
 from spare_gen.questions.schema import (
     CUT_VIEWS_NAME, CUT_VIEWS_SCHEMA, CUTS_DIR, QUESTIONS_DIR, STAGED_CUTS_DIR, split_path,
 )
-from spare_gen.questions.settings import stage_name
+from spare_gen.questions.settings import QuestionSettings, stage_name
 from spare_gen.questions.stage.fill import DECISION_KEYS, decision
-from spare_gen.questions.stage.inputs import load_inputs
+from spare_gen.questions.stage.inputs import WORKER_INPUTS, load_inputs, load_polylines
+from spare_gen.questions.tasks import TASK_SPECS
 from spare_gen.questions.stage.outputs import SplitOutput, _cut_views_table, whole
-from spare_gen.runner.stage import read_unit_result, unit_dir
+from spare_gen.runner.stage import load_units, loaded_fingerprints, read_unit_result, unit_dir, unit_fingerprints
 from spare_gen.shards import rows_to_table
 
+REPO = Path(__file__).resolve().parents[1]
 WORKED = (TaskName.THREE_VIEW_TO_ISOMETRIC, TaskName.POSE_TO_ISOMETRIC, TaskName.POINT_CLOUD_GENERATION)
 
 
@@ -82,3 +89,29 @@ def test_cut_views_merged_from_the_splits_arrow_tables_are_the_bytes_of_the_sort
     empty = _cut_views_table({TaskName.POSE_TO_ISOMETRIC.value: {"train": SplitOutput([], [], {}, rows_to_table(
         [], CUT_VIEWS_SCHEMA))}})
     assert empty.num_rows == 0 and empty.schema == CUT_VIEWS_SCHEMA
+
+
+def test_pose_units_read_their_polylines_on_a_worker_with_the_fingerprints_the_run_stored(small_dataset):
+    config = load_config(REPO / "configs" / "default.toml", [f'out="{small_dataset}"'])
+    for task in (TaskName.POSE_TO_ISOMETRIC, TaskName.ISOMETRIC_TO_POSE):
+        expand = WORKER_INPUTS[TASK_SPECS[task].unit_inputs]
+        done = sorted(p.name.removesuffix(".json.gz") for p in unit_dir(small_dataset, stage_name(task)).iterdir())
+        assert len(done) >= 8, task
+        units = [{"unit_id": m, "task": task.value, "model_id": m} for m in done]
+        out_dir = str(small_dataset.resolve())
+        stored = {m: json.loads(gzip.decompress((unit_dir(small_dataset, stage_name(task)) / f"{m}.json.gz")
+                                                .read_bytes()))["unit_fingerprint"] for m in done}
+        matched = set()
+        for round_ in (1, 2, 3):  # a unit's round is part of its settings
+            settings = QuestionSettings.from_config(config, small_dataset, task, round_)
+            loaded = load_units(expand, units, settings, out_dir)
+            assert loaded_fingerprints(loaded) == loaded["fingerprints"]
+            assert all(loaded["units"][m]["views"] and set(loaded["units"][m]["views"]) == set(ISOMETRIC_VIEWS)
+                       for m in done)
+            # what the client would have computed had it read the polylines itself
+            polylines = load_polylines(small_dataset, done, ISOMETRIC_VIEWS)
+            client_side = unit_fingerprints([{**u, "views": polylines[u["unit_id"]]} for u in units], settings,
+                                            out_dir)
+            assert loaded["fingerprints"] == client_side
+            matched |= {m for m in done if stored[m] == client_side[m]}
+        assert matched == set(done), task  # every unit file carries the fingerprint its worker computed

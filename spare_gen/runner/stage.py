@@ -42,6 +42,8 @@ from spare_gen.runner.contract import RunOptions, StageSettings
 from spare_gen.runner.isolation import Status
 
 Task = Callable[[dict, StageSettings], dict]
+# adds to units what they read from the output folder (e.g. drawings' polylines), on a worker: (units, out_dir)
+Expand = Callable[[list[dict], str], list[dict]]
 
 
 class Sealed:
@@ -169,11 +171,26 @@ def run_unit(task: Task, unit: dict, settings: StageSettings, attempt: int = 0,
     return result
 
 
+def load_units(expand: Expand, units: list[dict], settings: StageSettings, out_dir: str) -> dict:
+    """Runs on a worker: {"units": unit_id -> the unit with what ``expand`` adds, "fingerprints": unit_id -> its
+    fingerprint}. The result stays on the workers; the client fetches only the fingerprints."""
+    full = expand(units, out_dir)
+    return {"units": {u["unit_id"]: u for u in full}, "fingerprints": unit_fingerprints(full, settings, out_dir)}
+
+
+def loaded_fingerprints(loaded: dict) -> dict[str, str]:
+    """Runs on a worker: the fingerprints of a ``load_units`` result."""
+    return loaded["fingerprints"]
+
+
 def execute_units(task: Task, sealed: Sealed, settings: StageSettings, attempt: int = 0,
-                  debug: DebugConfig | None = None, reply: Reply | None = None) -> list[dict]:
+                  debug: DebugConfig | None = None, reply: Reply | None = None,
+                  loaded: dict | None = None) -> list[dict]:
     """Runs on a worker: ``execute_unit`` for each (unit, fingerprint) of a sealed batch, in order. One Dask task
-    runs several units of a large stage, so the client and the scheduler handle fewer tasks (``batch_size``)."""
-    return [execute_unit(task, unit, settings, fingerprint, attempt, debug, reply)
+    runs several units of a large stage, so the client and the scheduler handle fewer tasks (``batch_size``).
+    ``loaded`` (a ``load_units`` result, passed worker to worker): the whole units, for the ids the batch names."""
+    return [execute_unit(task, unit if loaded is None else loaded["units"][unit["unit_id"]], settings, fingerprint,
+                         attempt, debug, reply)
             for unit, fingerprint in sealed.open()]
 
 
@@ -305,11 +322,14 @@ def run_stage(
     settings: StageSettings,
     options: RunOptions = RunOptions(),
     reply: Reply | None = None,
+    expand: Expand | None = None,
 ) -> list[dict]:
     """Run ``task(unit, settings)`` for every unit not already done; return all results sorted by unit_id.
 
     ``reply`` (a module-level function, applied on the worker): what of each result comes back to the client,
     e.g. only what the client decides on; ``read_unit_result`` reads the whole result where it is needed.
+    ``expand`` (module-level): adds to the units what they read from the output folder, in one Dask task whose
+    result stays on the workers; the client gets only the fingerprints (the same as if it had added it itself).
     ``options`` (progress, test hooks: ``spare_gen.runner.testhooks``) never change a fingerprint.
     Raises MachineFailure if some units still failed because of the machine after ``MACHINE_RETRIES``.
     """
@@ -317,7 +337,12 @@ def run_stage(
     from tqdm.auto import tqdm
 
     stage, out_dir = settings.stage, str(Path(settings.out_dir).resolve())
-    fingerprints = unit_fingerprints(units, settings, out_dir)
+    loaded = None
+    if expand is None:
+        fingerprints = unit_fingerprints(units, settings, out_dir)
+    else:
+        loaded = client.submit(load_units, expand, units, settings, out_dir, pure=False)
+        fingerprints = client.submit(loaded_fingerprints, loaded, pure=False).result()
     results = load_done(out_dir, stage, fingerprints)
     if reply is not None:
         results = {uid: reply(r) for uid, r in results.items()}
@@ -334,7 +359,7 @@ def run_stage(
 
         def submit(uid: str, attempt: int):  # a retry: one unit
             # settings are small: pass them by value (scatter(broadcast=True) was seen to hang with busy workers)
-            return client.submit(execute_units, task, sealed([uid]), settings, attempt, options.debug, reply,
+            return client.submit(execute_units, task, sealed([uid]), settings, attempt, options.debug, reply, loaded,
                                  key=f"{stage}-{uid}-{attempt}-{run_token}", pure=False)
 
         attempts = {uid: 0 for uid in todo}
@@ -343,7 +368,7 @@ def run_stage(
         # one graph for every unit's first attempt: one message, not one per unit
         futures = dict(zip(client.map(
             execute_units, [task] * len(batches), [sealed(b) for b in batches], [settings] * len(batches),
-            [0] * len(batches), [options.debug] * len(batches), [reply] * len(batches),
+            [0] * len(batches), [options.debug] * len(batches), [reply] * len(batches), [loaded] * len(batches),
             key=[f"{stage}-{b[0]}-0-{run_token}" for b in batches], pure=False), batches))
         bar = tqdm(total=len(units), initial=len(results), desc=stage, unit="unit", disable=not options.progress,
                    file=sys.stderr, dynamic_ncols=True)

@@ -18,7 +18,7 @@ from spare_gen.config.schema import TaskName
 from spare_gen.questions.row_parts import Accepted
 from spare_gen.questions.select import ModelQueues, QuotaKey
 from spare_gen.questions.settings import QuestionSettings
-from spare_gen.questions.stage.inputs import Inputs, add_unit_inputs
+from spare_gen.questions.stage.inputs import WORKER_INPUTS, Inputs, add_unit_inputs
 from spare_gen.questions.tasks import TASK_SPECS
 from spare_gen.runner.contract import RunOptions
 from spare_gen.runner.stage import TIMING_KEYS, run_stage
@@ -66,7 +66,8 @@ def run_units(client, model_ids: list[str], inputs: Inputs, settings: QuestionSe
     if not model_ids:
         return {}
     rows = run_stage(client, run_unit, _units(task, model_ids, inputs, Path(settings.out_dir)),
-                     settings.model_copy(update={"round": round_}), options, reply=decision)
+                     settings.model_copy(update={"round": round_}), options, reply=decision,
+                     expand=WORKER_INPUTS.get(TASK_SPECS[task].unit_inputs))
     return {r["model_id"]: r for r in rows}
 
 

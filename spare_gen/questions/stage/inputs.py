@@ -109,11 +109,11 @@ def load_polylines(out: Path, model_ids: list[str], views: tuple[str, ...]) -> d
     return result
 
 
-def isometric_polylines(units: list[dict], inputs: Inputs, out: Path) -> None:
-    """``views``: the model's isometric drawings as polylines (the pose tasks' symmetry checks)."""
-    polylines = load_polylines(out, [u["model_id"] for u in units], ISOMETRIC_VIEWS)
-    for u in units:
-        u["views"] = polylines.get(u["model_id"], {})
+def with_isometric_polylines(units: list[dict], out_dir: str) -> list[dict]:
+    """Runs on a Dask worker: the units with ``views``, the model's isometric drawings as polylines (the pose
+    tasks' symmetry checks), read from ``views.parquet`` (``runner.stage.Expand``)."""
+    polylines = load_polylines(Path(out_dir), [u["model_id"] for u in units], ISOMETRIC_VIEWS)
+    return [{**u, "views": polylines.get(u["model_id"], {})} for u in units]
 
 
 def shape_and_framing(units: list[dict], inputs: Inputs, out: Path) -> None:
@@ -123,9 +123,12 @@ def shape_and_framing(units: list[dict], inputs: Inputs, out: Path) -> None:
         u.update(inputs.framing[u["model_id"]])
 
 
-UNIT_INPUTS = {UnitInput.ISOMETRIC_POLYLINES: isometric_polylines, UnitInput.SHAPE_AND_FRAMING: shape_and_framing}
+# small inputs, added by the client from what it has read anyway; large ones, read on the workers
+CLIENT_INPUTS = {UnitInput.SHAPE_AND_FRAMING: shape_and_framing}
+WORKER_INPUTS = {UnitInput.ISOMETRIC_POLYLINES: with_isometric_polylines}
 
 
 def add_unit_inputs(kind: UnitInput, units: list[dict], inputs: Inputs, out: Path) -> None:
-    """Add what ``kind`` names to each unit."""
-    UNIT_INPUTS[kind](units, inputs, out)
+    """Add what ``kind`` names to each unit, if the client adds it (``CLIENT_INPUTS``)."""
+    if kind in CLIENT_INPUTS:
+        CLIENT_INPUTS[kind](units, inputs, out)
