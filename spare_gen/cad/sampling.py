@@ -59,8 +59,10 @@ def sample_curve(curve, first: float, last: float, tolerance: float, dim: int) -
     Every piece between consecutive points stays within ``tolerance`` of the curve at its quarter
     points, measured to the piece as a segment; ``dim`` = 2 or 3 (the adaptor's dimension).
     """
-    def values(ts) -> np.ndarray:
-        return np.array([curve.Value(float(t)).Coord()[:dim] for t in ts]).reshape(-1, dim)
+    value = curve.Value  # Coord() of a 2D or 3D point has the adaptor's dimension
+
+    def values(ts: np.ndarray) -> np.ndarray:
+        return np.array([value(t).Coord() for t in ts.tolist()], dtype=float).reshape(-1, dim)
 
     params = _seed_parameters(curve, first, last, tolerance)
     points = values(params)
