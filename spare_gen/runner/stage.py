@@ -73,6 +73,7 @@ Reply = Callable[[dict], dict]  # what of a unit's result a worker sends back to
 MACHINE_RETRIES = 2
 MAX_BATCH = 8  # units per Dask task at most (run_stage)
 TASKS_PER_WORKER = 16  # Dask tasks per worker at least, before units are batched
+MIN_EXPAND = 32  # units per load_units task at least (each reads the output folder's tables once)
 TIMING_KEYS = ("seconds", "task_seconds", "cpu_seconds", "timing", "timings")
 # A unit result's timing key -> its name in timings/*.json, which says the clock: wall of the child call(s),
 # wall of the whole task on the worker, CPU of the child call(s), CPU per step as the stage measures them
@@ -328,8 +329,9 @@ def run_stage(
 
     ``reply`` (a module-level function, applied on the worker): what of each result comes back to the client,
     e.g. only what the client decides on; ``read_unit_result`` reads the whole result where it is needed.
-    ``expand`` (module-level): adds to the units what they read from the output folder, in one Dask task whose
-    result stays on the workers; the client gets only the fingerprints (the same as if it had added it itself).
+    ``expand`` (module-level): adds to the units what they read from the output folder, in a Dask task per worker
+    whose results stay on the workers; the client gets only the fingerprints (the same as if it had added it
+    itself), and each batch runs with its load task's units.
     ``options`` (progress, test hooks: ``spare_gen.runner.testhooks``) never change a fingerprint.
     Raises MachineFailure if some units still failed because of the machine after ``MACHINE_RETRIES``.
     """
@@ -337,12 +339,19 @@ def run_stage(
     from tqdm.auto import tqdm
 
     stage, out_dir = settings.stage, str(Path(settings.out_dir).resolve())
-    loaded = None
+    workers = max(1, len(client.scheduler_info().get("workers", {})))
+    groups = [units]  # units loaded together: batches never mix groups
+    loaded: list = [None]
     if expand is None:
         fingerprints = unit_fingerprints(units, settings, out_dir)
     else:
-        loaded = client.submit(load_units, expand, units, settings, out_dir, pure=False)
-        fingerprints = client.submit(loaded_fingerprints, loaded, pure=False).result()
+        size = max(MIN_EXPAND, -(-len(units) // workers))
+        groups = [units[i:i + size] for i in range(0, len(units), size)] or [[]]
+        loaded = [client.submit(load_units, expand, g, settings, out_dir, pure=False) for g in groups]
+        fingerprints = {}
+        for part in client.gather([client.submit(loaded_fingerprints, f, pure=False) for f in loaded]):
+            fingerprints.update(part)
+    group_of = {u["unit_id"]: k for k, g in enumerate(groups) for u in g}
     results = load_done(out_dir, stage, fingerprints)
     if reply is not None:
         results = {uid: reply(r) for uid, r in results.items()}
@@ -359,17 +368,21 @@ def run_stage(
 
         def submit(uid: str, attempt: int):  # a retry: one unit
             # settings are small: pass them by value (scatter(broadcast=True) was seen to hang with busy workers)
-            return client.submit(execute_units, task, sealed([uid]), settings, attempt, options.debug, reply, loaded,
-                                 key=f"{stage}-{uid}-{attempt}-{run_token}", pure=False)
+            return client.submit(execute_units, task, sealed([uid]), settings, attempt, options.debug, reply,
+                                 loaded[group_of[uid]], key=f"{stage}-{uid}-{attempt}-{run_token}", pure=False)
 
         attempts = {uid: 0 for uid in todo}
-        first, size = list(todo), batch_size(len(todo), len(client.scheduler_info().get("workers", {})))
-        batches = [first[i:i + size] for i in range(0, len(first), size)]
+        size = batch_size(len(todo), workers)
+        batches = []
+        for group in groups:
+            first = [u["unit_id"] for u in group if u["unit_id"] in todo]
+            batches.extend(first[i:i + size] for i in range(0, len(first), size))
         # one graph for every unit's first attempt: one message, not one per unit
         futures = dict(zip(client.map(
             execute_units, [task] * len(batches), [sealed(b) for b in batches], [settings] * len(batches),
-            [0] * len(batches), [options.debug] * len(batches), [reply] * len(batches), [loaded] * len(batches),
-            key=[f"{stage}-{b[0]}-0-{run_token}" for b in batches], pure=False), batches))
+            [0] * len(batches), [options.debug] * len(batches), [reply] * len(batches),
+            [loaded[group_of[b[0]]] for b in batches], key=[f"{stage}-{b[0]}-0-{run_token}" for b in batches],
+            pure=False), batches))
         bar = tqdm(total=len(units), initial=len(results), desc=stage, unit="unit", disable=not options.progress,
                    file=sys.stderr, dynamic_ncols=True)
         try:
