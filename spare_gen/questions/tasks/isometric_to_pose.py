@@ -1,6 +1,9 @@
-"""isometric_to_pose: given F, R, T and one isometric drawing, choose its pose among 1, 2, 5, 6.
+"""isometric_to_pose: given F, R, T and one isometric drawing, choose its pose among 1, 2, 3, 4.
 
-Rule 3 for this task: a model is used only when its drawings from poses 1, 2, 5 and 6 are pairwise distinct
+The choices are the four upper poses, not SPARE3D's 1, 2, 5, 6 (see ``layout.POSE_CHOICES``): seen from below,
+with +Z kept as image up, an axis-aligned model's drawing is recognisably upside down, a question-blind cue.
+
+Rule 3 for this task: a model is used only when its drawings from poses 1, 2, 3 and 4 are pairwise distinct
 (a pure function of the model's isometric polylines; the result travels as JSON).
 """
 
@@ -29,7 +32,7 @@ TASK = TaskName.ISOMETRIC_TO_POSE
 
 
 def check_isometric_to_pose(views: dict[str, dict], tolerance_px: float) -> dict:
-    """Accept when the drawings from poses 1, 2, 5 and 6 are pairwise distinct."""
+    """Accept when the drawings from the choice poses (1, 2, 3, 4) are pairwise distinct."""
     dup = duplicate_matrix(pose_drawings(views, POSE_CHOICES), tolerance_px)
     pairs = [[POSE_CHOICES[i], POSE_CHOICES[j]] for i, j in zip(*np.nonzero(np.triu(dup)))]
     return {"accepted": not pairs, "rule": QuestionRejection.POSES_COINCIDE.value if pairs else None,
@@ -69,12 +72,12 @@ def sheet_cells(out: Path, row: dict) -> list[Cell]:
 SPEC = TaskSpec(
     name=TASK,
     n_answers=len(POSE_CHOICES),
-    summary="Given the F, R, T drawings and one isometric drawing, choose its pose among 1, 2, 5, 6 "
+    summary="Given the F, R, T drawings and one isometric drawing, choose its pose among 1, 2, 3, 4 "
             "(answer 0..3 in that order).",
     fields=(
         field("iso_svg", pa.string(), "input isometric drawing, SVG"),
         field("iso_png", pa.string(), "input isometric drawing, PNG"),
-        field("choice_poses", pa.list_(pa.int32()), "the pose choices, always [1, 2, 5, 6]; the iso drawing's pose is "
+        field("choice_poses", pa.list_(pa.int32()), "the pose choices, always [1, 2, 3, 4]; the iso drawing's pose is "
               "choice_poses[answer] (its file is a content-named copy, see questions/file_sources.parquet)"),
         ANSWER_FIELD,
     ),
