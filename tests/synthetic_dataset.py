@@ -15,10 +15,10 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from PIL import Image, ImageDraw
 
-from spare_gen.config.schema import TaskName
+from spare_gen.config.schema import PoseChoices, TaskName
 from spare_gen.drawings.poses import random_poses
 from spare_gen.questions.tasks import question_schema
-from spare_gen.questions.layout import POSE_CHOICES
+from spare_gen.questions.layout import POSE_CHOICE_SETS
 from spare_gen.rng import derive_rng
 
 SIZE = 32
@@ -97,7 +97,7 @@ def make_dataset(root: Path, *, seed: int = 0, biased: bool = False, split_sizes
                 elif task is TaskName.ISOMETRIC_TO_POSE:
                     hidden = answer + 1 if biased else int(rng.integers(1, 5))
                     p = w.drawing(model_id, "iso", _lines(rng, 4), _lines(rng, hidden))
-                    row.update(iso_svg=p["svg"], iso_png=p["png"], choice_poses=list(POSE_CHOICES), answer=answer)
+                    row.update(iso_svg=p["svg"], iso_png=p["png"], choice_poses=list(POSE_CHOICE_SETS[PoseChoices.UPPER]), answer=answer)
                 elif task is TaskName.ISOMETRIC_VIEW_GENERATION:
                     p = w.drawing(model_id, "2", _lines(rng, 4), _lines(rng, 2))
                     row.update(target_svg=p["svg"], target_png=p["png"])

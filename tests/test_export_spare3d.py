@@ -22,8 +22,8 @@ import pytest
 
 from spare_gen.data.tables import load_split
 from spare_gen.export.spare3d import INDEX_NAME, MARKER_NAME, TASK_FOLDERS, export
-from spare_gen.questions.layout import POSE_CHOICES, SPLITS
-from spare_gen.config.schema import TaskName
+from spare_gen.questions.layout import POSE_CHOICE_SETS, SPLITS
+from spare_gen.config.schema import PoseChoices, TaskName
 from tests.conftest import spare_gen_cli
 
 SIZE = 200
@@ -94,7 +94,7 @@ def test_isometric_to_pose_reads_with_string_labels(small_dataset, exported, spl
         label = answers[name]
         assert type(label) is str and label in ("0", "1", "2", "3")  # the loader compares with "0".."3"
         assert int(label) == rows[index[name]]["answer"]
-        assert rows[index[name]]["choice_poses"] == list(POSE_CHOICES)
+        assert rows[index[name]]["choice_poses"] == list(POSE_CHOICE_SETS[PoseChoices.UPPER])
         # the published '/*r.png' glob also matches answer.png (a defect of the loader; README gives the fix)
         assert sorted(os.path.basename(p) for p in glob.glob(folder + "/*r.png")) == [f"{name}_r.png", "answer.png"]
         views = [read_img(folder, p) for p in ("/*f.png", "/*_r.png", "/*t.png")]

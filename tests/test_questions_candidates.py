@@ -7,6 +7,8 @@ import math
 import numpy as np
 import pytest
 
+from spare_gen.config.schema import PoseChoices
+from spare_gen.questions.layout import POSE_CHOICE_SETS
 from spare_gen.questions.near_duplicate import (
     Drawing, chamfer, distinct_triples, drawing_distance, duplicate_matrix, near_duplicate, sample_polylines,
 )
@@ -109,12 +111,17 @@ def _views(ys_by_pose: dict[int, float]) -> dict[str, dict]:
     return {str(p): {"visible": [[[0, y], [100, y]]], "hidden": [], "png_sha256": ""} for p, y in ys_by_pose.items()}
 
 
-def test_isometric_to_pose_rejects_coinciding_pose_drawings():
+@pytest.mark.parametrize("choice, other", [(PoseChoices.UPPER, 4), (PoseChoices.SPARE3D, 6)])
+def test_isometric_to_pose_rejects_coinciding_pose_drawings_among_its_choices_only(choice, other):
+    poses = POSE_CHOICE_SETS[choice]
     distinct = _views({p: 10.0 * p for p in range(1, 9)})
-    assert check_isometric_to_pose(distinct, 1.5)["accepted"]
-    same_2_6 = _views({**{p: 10.0 * p for p in range(1, 9)}, 6: 20.0})
-    result = check_isometric_to_pose(same_2_6, 1.5)
-    assert not result["accepted"] and result["rule"] == "poses_coincide" and result["coinciding"] == [[2, 6]]
+    assert check_isometric_to_pose(distinct, 1.5, poses) == {"accepted": True, "rule": None, "coinciding": [],
+                                                             "choice_poses": list(poses)}
+    same = _views({**{p: 10.0 * p for p in range(1, 9)}, other: 20.0})  # pose `other` draws like pose 2
+    result = check_isometric_to_pose(same, 1.5, poses)
+    assert not result["accepted"] and result["rule"] == "poses_coincide" and result["coinciding"] == [[2, other]]
+    outside = _views({**{p: 10.0 * p for p in range(1, 9)}, 7: 20.0})  # pose 7 is never a choice
+    assert check_isometric_to_pose(outside, 1.5, poses)["accepted"]
 
 
 def test_pose_to_isometric_feasible_poses_and_candidates():

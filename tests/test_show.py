@@ -86,7 +86,8 @@ def test_show_writes_every_task_with_answers_behind_the_toggle(tiny_dataset, tmp
             if task is TaskName.POSE_TO_ISOMETRIC:
                 assert f"query pose {row['pose']}" in q["text"]
             if task is TaskName.ISOMETRIC_TO_POSE:
-                assert "0 = pose 1, 1 = pose 2, 2 = pose 5, 3 = pose 6" in q["text"]
+                assert row["choice_poses"] == [1, 2, 3, 4]  # the default questions.pose_choices
+                assert "0 = pose 1, 1 = pose 2, 2 = pose 3, 3 = pose 4" in q["text"]
                 assert f"(pose {row['choice_poses'][row['answer']]})" in q["hidden"]
 
 

@@ -12,6 +12,7 @@ from spare_gen.config.schema import Config, ModelSource, TaskName
 from spare_gen.drawings.preset import drawing_rule
 from spare_gen.hub.pack import HF_SPLIT, hf_path
 from spare_gen.models.schema import MODELS_FILE
+from spare_gen.questions.layout import POSE_CHOICE_SETS
 from spare_gen.questions.tasks import LAYOUTS, SPLITS, TASKS, describe
 from spare_gen.versions import package_versions
 from spare_gen.pool.schema import CORRUPTIONS_FILE, PAIRS_FILE, WIREFRAMES_FILE
@@ -228,8 +229,11 @@ def card_text(config: Config, summary: dict, out: Path | None = None, splits: di
         "could still exploit. Check any copy with `spare-gen validate <this folder>`.",
         "",
         f"Drawing preset `{config.render.preset.value}` (`render.preset`), three-view-to-isometric cutters "
-        f"`{config.questions.cutters.value}` (`questions.cutters`); `spare3d_csg` / `spare3d_abc` and `spare3d` "
-        f"draw and cut like the original SPARE3D generator. {drawing_rule(config.render).describe()}",
+        f"`{config.questions.cutters.value}` (`questions.cutters`), isometric-to-pose choices "
+        f"`{config.questions.pose_choices.value}` (`questions.pose_choices`: poses "
+        f"{', '.join(map(str, POSE_CHOICE_SETS[config.questions.pose_choices]))}); `spare3d_csg` / `spare3d_abc` "
+        f"and `spare3d` draw, cut and pose like the original SPARE3D generator. "
+        f"{drawing_rule(config.render).describe()}",
         "",
         "## Tasks",
         "",

@@ -274,6 +274,13 @@ class CutterFamily(str, Enum):
     SPARE3D = "spare3d"  # the original boolean.py: box, sphere, sharp cone, cylinder; axis-aligned; A=(X+Y+Z)/5
 
 
+class PoseChoices(str, Enum):
+    """The four poses isometric_to_pose offers (``spare_gen.questions.layout.POSE_CHOICE_SETS``)."""
+
+    UPPER = "upper"  # 1, 2, 3, 4: quarter turns of one another about +Z; one drawing alone tells nothing of its pose
+    SPARE3D = "spare3d"  # 1, 2, 5, 6, the paper's: a drawing from below (5, 6) looks upside down, a question-blind cue
+
+
 class QuestionsConfig(_Section):
     enabled: bool = True
     counts: dict[TaskName, Annotated[int, Field(ge=0)]] = Field(
@@ -294,6 +301,13 @@ class QuestionsConfig(_Section):
     cutters: CutterFamily = Field(
         CutterFamily.SPARE_GEN,
         description="spare3d: the original generator's cutters, kept unless two candidate PNGs are pixel-identical",
+    )
+    pose_choices: PoseChoices = Field(
+        PoseChoices.UPPER,
+        description="isometric_to_pose's four choices. upper: poses 1, 2, 3, 4, each the previous one turned a "
+                    "quarter about +Z, so one drawing alone tells nothing of its pose. spare3d: poses 1, 2, 5, 6, as "
+                    "in the SPARE3D paper, cue included: every camera keeps +Z as image up, so an axis-aligned model "
+                    "seen from below (5, 6) looks upside down and one drawing tells 1 or 2 from 5 or 6",
     )
     allow_flagged_cad: bool = Field(
         False, description="also make questions from CAD models the quality gate flagged (invalid B-rep, disjoint solids)"

@@ -5,7 +5,7 @@ isometric drawing or a candidate). Per task an item holds:
 
 * three_view_to_isometric: ``inputs`` (4, 12, H, W), F, R, T + candidate k for each k; ``answer``.
 * isometric_to_pose: ``inputs`` (12, H, W), F, R, T + the isometric drawing; ``answer`` 0..3 for
-  poses (1, 2, 5, 6).
+  the row's ``choice_poses`` ((1, 2, 3, 4) by default, (1, 2, 5, 6) with ``questions.pose_choices = "spare3d"``).
 * pose_to_isometric: ``inputs`` (4, 12, H, W) as above; ``pose`` (8,) one-hot of poses 1..8; ``answer``.
 * isometric_view_generation: ``inputs`` (9, H, W), ``target`` (3, H, W).
 * point_cloud_generation: ``inputs`` (9, H, W), ``target`` (n, 3) float32 (n = 2025 by default).

@@ -4,8 +4,9 @@ Layout under DEST (one folder per task, one per split, one per question; split f
 
 * ``Three_view_to_isometric/<split>/answer.json`` ``{"<q>": 0..3}`` (ints) beside ``<q>/`` with ``<q>_f.png``,
   ``<q>_r.png``, ``<q>_t.png`` and the candidates ``0.png``..``3.png``.
-* ``Isometric_to_pose/<split>/answer.json`` with *string* values ``"0".."3"`` (label k means pose (1, 2, 5, 6)[k]),
-  folders with ``<q>_f/_r/_t.png`` and ``answer.png`` (the isometric drawing whose pose is asked).
+* ``Isometric_to_pose/<split>/answer.json`` with *string* values ``"0".."3"`` (label k means pose ``choice_poses[k]``:
+  (1, 2, 3, 4) by default, SPARE3D's (1, 2, 5, 6) with ``questions.pose_choices = "spare3d"``), folders with
+  ``<q>_f/_r/_t.png`` and ``answer.png`` (the isometric drawing whose pose is asked).
 * ``Pose_to_isometric/<split>/answer.json`` (ints), folders with ``<q>_f/_r/_t.png``, ``0.png``..``3.png`` and an
   empty ``pose_<k>.txt`` naming the query pose.
 * ``Isometric_view_generation/<split>/<q>/Dic3V/<q>_front.png, <q>_right.png, <q>_top.png`` and

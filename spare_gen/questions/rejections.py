@@ -14,7 +14,7 @@ class QuestionRejection(str, Enum):
     TINY = "tiny"
     DUPLICATE_MODEL = "duplicate_model"
     # near-duplicate candidates (rule 3)
-    POSES_COINCIDE = "poses_coincide"  # isometric_to_pose: two of the poses 1, 2, 5, 6 give the same drawing
+    POSES_COINCIDE = "poses_coincide"  # isometric_to_pose: two of the choice poses give the same drawing
     NO_DISTINCT_POSES = "no_distinct_poses"  # pose_to_isometric: no query pose with 3 distinct other poses
     # cut objects (three_view_to_isometric), counted per attempt
     CUT_FAILED = "cut_failed"  # the boolean raised or failed

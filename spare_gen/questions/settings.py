@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from spare_gen.config.schema import Config, CutterFamily, RenderConfig, TaskName
+from spare_gen.config.schema import Config, CutterFamily, PoseChoices, RenderConfig, TaskName
 from spare_gen.runner.contract import StageSettings
 
 
@@ -16,7 +16,8 @@ class QuestionSettings(StageSettings):
     """One task's per-model work: rules, the render section (fixed views only) and the fill round.
 
     ``round`` counts: a model first tried in a later round is another unit of work (its replacement
-    quota differs), so resume never mixes rounds.
+    quota differs), so resume never mixes rounds. ``pose_choices`` is None for every task but isometric_to_pose:
+    changing it redoes that task's units only.
     """
 
     task: TaskName
@@ -26,6 +27,7 @@ class QuestionSettings(StageSettings):
     cut_budget_s: float
     point_cloud_points: int
     cutters: CutterFamily
+    pose_choices: PoseChoices | None = None
     render: RenderConfig
 
     @classmethod
@@ -36,4 +38,5 @@ class QuestionSettings(StageSettings):
                    timeout_s=config.runner.timeout_s, task=task, round=round_,
                    tolerance_px=q.duplicate_tolerance_px, max_cut_attempts=q.max_cut_attempts,
                    cut_budget_s=q.cut_budget_s,
-                   point_cloud_points=q.point_cloud_points, cutters=q.cutters, render=render)
+                   point_cloud_points=q.point_cloud_points, cutters=q.cutters,
+                   pose_choices=q.pose_choices if task is TaskName.ISOMETRIC_TO_POSE else None, render=render)

@@ -147,6 +147,7 @@ def summary(config: Config, inputs: Inputs, requested, planned, quotas, fills, w
         "seed": config.seed,
         "tolerance_px": config.questions.duplicate_tolerance_px,
         "cutters": config.questions.cutters.value,
+        "pose_choices": config.questions.pose_choices.value,
         "split_ratios": list(config.questions.split),
         "allow_fewer": config.questions.allow_fewer,
         "point_cloud_points": config.questions.point_cloud_points,

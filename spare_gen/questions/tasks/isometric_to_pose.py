@@ -1,7 +1,12 @@
-"""isometric_to_pose: given F, R, T and one isometric drawing, choose its pose among 1, 2, 5, 6.
+"""isometric_to_pose: given F, R, T and one isometric drawing, choose its pose among four choice poses.
 
-Rule 3 for this task: a model is used only when its drawings from poses 1, 2, 5 and 6 are pairwise distinct
-(a pure function of the model's isometric polylines; the result travels as JSON).
+``questions.pose_choices`` picks them (``layout.POSE_CHOICE_SETS``): by default the four upper poses 1, 2, 3, 4;
+``spare3d``: SPARE3D's 1, 2, 5, 6, where, seen from below with +Z kept as image up, an axis-aligned model's drawing is
+recognisably upside down, a question-blind cue.
+
+Rule 3 for this task: a model is used only when its drawings from the choice poses are pairwise distinct (a pure
+function of the model's isometric polylines; the result travels as JSON and names the poses it checked, which the
+row then records as ``choice_poses``).
 """
 
 from __future__ import annotations
@@ -12,11 +17,11 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
-from spare_gen.config.schema import TaskName
+from spare_gen.config.schema import PoseChoices, TaskName
 from spare_gen.questions.dataset import (
     LoadedDataset, check_model_three_views, distinct_candidates, model_view, question_id,
 )
-from spare_gen.questions.layout import POSE_CHOICES, AnswerSide, pose_view
+from spare_gen.questions.layout import POSE_CHOICE_SETS, AnswerSide, pose_view
 from spare_gen.questions.near_duplicate import duplicate_matrix, pose_drawings
 from spare_gen.questions.rejections import QuestionRejection
 from spare_gen.questions.row_parts import Accepted, three_view_fields
@@ -28,35 +33,52 @@ from spare_gen.questions.spec import LoaderKeys, TaskSpec, UnitInput
 TASK = TaskName.ISOMETRIC_TO_POSE
 
 
-def check_isometric_to_pose(views: dict[str, dict], tolerance_px: float) -> dict:
-    """Accept when the drawings from poses 1, 2, 5 and 6 are pairwise distinct."""
-    dup = duplicate_matrix(pose_drawings(views, POSE_CHOICES), tolerance_px)
-    pairs = [[POSE_CHOICES[i], POSE_CHOICES[j]] for i, j in zip(*np.nonzero(np.triu(dup)))]
+def check_isometric_to_pose(views: dict[str, dict], tolerance_px: float, poses: tuple[int, ...]) -> dict:
+    """Accept when the drawings from the choice poses ``poses`` are pairwise distinct."""
+    dup = duplicate_matrix(pose_drawings(views, poses), tolerance_px)
+    pairs = [[poses[i], poses[j]] for i, j in zip(*np.nonzero(np.triu(dup)))]
     return {"accepted": not pairs, "rule": QuestionRejection.POSES_COINCIDE.value if pairs else None,
-            "coinciding": pairs}
+            "coinciding": pairs, "choice_poses": list(poses)}
 
 
 def run_unit(unit: dict, settings: QuestionSettings) -> dict:
     start = time.monotonic()
-    result = check_isometric_to_pose(unit["views"], settings.tolerance_px)
+    result = check_isometric_to_pose(unit["views"], settings.tolerance_px, POSE_CHOICE_SETS[settings.pose_choices])
     return {"model_id": unit["model_id"], **result, "seconds": round(time.monotonic() - start, 4)}
 
 
 def build_row(seed: int, item: Accepted, answer: int, **_) -> dict:
-    iso = item.views[pose_view(POSE_CHOICES[answer])]
+    """The poses are the ones the model's unit checked (its result, read whole on the split's writer)."""
+    poses = [int(p) for p in item.result["choice_poses"]]
+    iso = item.views[pose_view(poses[answer])]
     return {**three_view_fields(item.views), "iso_svg": iso["svg"], "iso_png": iso["png"],
-            "choice_poses": list(POSE_CHOICES), "answer": answer}
+            "choice_poses": poses, "answer": answer}
+
+
+def _choice_poses(ds: LoadedDataset, row: dict) -> tuple[tuple[int, ...], list[str]]:
+    """The row's recorded choice poses, and a line if they are not the set ``questions.pose_choices`` names."""
+    poses = tuple(int(p) for p in row.get("choice_poses") or ())
+    recorded = ds.summary.get("pose_choices")  # absent in datasets made before the setting existed
+    expected = POSE_CHOICE_SETS[PoseChoices(recorded)] if recorded in {c.value for c in PoseChoices} else None
+    if poses in POSE_CHOICE_SETS.values() and expected in (None, poses):
+        return poses, []
+    want = f"{list(expected)} (questions.pose_choices = {recorded})" if expected else \
+        " or ".join(str(list(p)) for p in POSE_CHOICE_SETS.values())
+    return poses, [f"candidates: {question_id(row)}: choice_poses {list(poses)} are not {want}"]
 
 
 def check_row(ds: LoadedDataset, row: dict) -> list[str]:
     mid = row["model_id"]
-    views = [pose_view(p) for p in POSE_CHOICES]
+    poses, bad = _choice_poses(ds, row)
+    if bad:
+        return bad + check_model_three_views(ds, row)
+    views = [pose_view(p) for p in poses]
     svgs = [model_view(ds, mid, v, "svg") for v in views]
     bad = distinct_candidates(ds, row, svgs, [model_view(ds, mid, v, "png") for v in views],
                               float(ds.summary["tolerance_px"]))
-    if row.get("answer") in range(len(POSE_CHOICES)) and ds.source(row["iso_svg"]) != svgs[row["answer"]]:
+    if row.get("answer") in range(len(poses)) and ds.source(row["iso_svg"]) != svgs[row["answer"]]:
         bad.append(f"candidates: {question_id(row)}: iso drawing is not the model's pose "
-                   f"{POSE_CHOICES[row['answer']]} drawing the answer claims")
+                   f"{poses[row['answer']]} drawing the answer claims")
     return bad + check_model_three_views(ds, row)
 
 
@@ -68,13 +90,14 @@ def sheet_cells(out: Path, row: dict) -> list[Cell]:
 
 SPEC = TaskSpec(
     name=TASK,
-    n_answers=len(POSE_CHOICES),
-    summary="Given the F, R, T drawings and one isometric drawing, choose its pose among 1, 2, 5, 6 "
-            "(answer 0..3 in that order).",
+    n_answers=len(POSE_CHOICE_SETS[PoseChoices.UPPER]),
+    summary="Given the F, R, T drawings and one isometric drawing, choose its pose among four choice poses "
+            "(answer 0..3 in the order of `choice_poses`: 1, 2, 3, 4, or SPARE3D's 1, 2, 5, 6).",
     fields=(
         field("iso_svg", pa.string(), "input isometric drawing, SVG"),
         field("iso_png", pa.string(), "input isometric drawing, PNG"),
-        field("choice_poses", pa.list_(pa.int32()), "the pose choices, always [1, 2, 5, 6]; the iso drawing's pose is "
+        field("choice_poses", pa.list_(pa.int32()), "the pose choices, the same in every row: [1, 2, 3, 4] "
+              "(questions.pose_choices = upper, the default) or [1, 2, 5, 6] (spare3d); the iso drawing's pose is "
               "choice_poses[answer] (its file is a content-named copy, see questions/file_sources.parquet)"),
         ANSWER_FIELD,
     ),
