@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import ClassVar
 
 from spare_gen.config.schema import Config, CutterFamily, PoseChoices, RenderConfig, TaskName
 from spare_gen.runner.contract import StageSettings
@@ -16,9 +17,11 @@ class QuestionSettings(StageSettings):
     """One task's per-model work: rules, the render section (fixed views only) and the fill round.
 
     ``round`` counts: a model first tried in a later round is another unit of work (its replacement
-    quota differs), so resume never mixes rounds. ``pose_choices`` is None for every task but isometric_to_pose:
-    changing it redoes that task's units only.
+    quota differs), so resume never mixes rounds. ``pose_choices`` is None for every task but isometric_to_pose, and
+    then not in the fingerprint: changing it redoes that task's units only.
     """
+
+    UNUSED_WHEN_NONE: ClassVar[frozenset[str]] = frozenset({"pose_choices"})
 
     task: TaskName
     round: int = 1

@@ -45,6 +45,9 @@ class StageSettings(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
     PLACEMENT: ClassVar[frozenset[str]] = frozenset({"out_dir"})
+    # fields some units of the stage do not use (None for them): left out of the fingerprint while None, so adding
+    # one keeps the other units' results reusable
+    UNUSED_WHEN_NONE: ClassVar[frozenset[str]] = frozenset()
 
     stage: str
     seed: int
@@ -52,8 +55,9 @@ class StageSettings(BaseModel):
     timeout_s: float
 
     def fingerprint(self) -> str:
-        """Hash of every field but where the output goes."""
-        data = self.model_dump(mode="json", exclude=set(self.PLACEMENT))
+        """Hash of every field but where the output goes (and the unused ones, ``UNUSED_WHEN_NONE``)."""
+        unused = {k for k in self.UNUSED_WHEN_NONE if getattr(self, k) is None}
+        data = self.model_dump(mode="json", exclude=set(self.PLACEMENT) | unused)
         return hashlib.sha256(json.dumps(data, sort_keys=True, separators=(",", ":")).encode()).hexdigest()[:16]
 
     def unit_rng(self, unit_id: str):
