@@ -62,9 +62,10 @@ def _floor_ratio(n: int = 12) -> tuple[float, float]:
 
 def _cut_set_occt_cpu(unit: dict) -> float:
     """CPU s of a cut set's OCCT work, every attempt included, as its child timed it: booleans with their checks
-    and volumes (``boolean``), HLR models and projections of every view drawn (``hlr``)."""
+    and volumes (``boolean``), HLR models and projections of every view drawn (``hlr``), the accepted cuts' STEP
+    files (``step``)."""
     steps = unit.get("steps_cpu_s") or {}
-    return float(steps.get("boolean", 0.0)) + float(steps.get("hlr", 0.0))
+    return sum(float(steps.get(k, 0.0)) for k in ("boolean", "hlr", "step"))
 
 
 def _model_phase_cpu(out: Path) -> float:
@@ -154,9 +155,10 @@ def main() -> None:
               f"ratio {per / floor:.2f}   ({what})")
     if n_q:
         print(f"  {'three_view_to_isometric':24s} floor {cut_occt / n_q:8.3f} s/question (every attempt's booleans, "
-              f"checks, volumes and HLR, timed in the run), cut sets' own CPU {cut_cpu / n_q:.3f} s/question "
-              f"(forked attempts included): ratio {cut_cpu / cut_occt:.2f}; {len(cut_units)} cut sets for {n_q} "
-              f"questions; the accepted cuts alone (4 booleans + 7 views, re-timed bare) {cut_floor:.3f} s/question")
+              f"checks, volumes and HLR, and the STEP files, timed in the run), cut sets' own CPU "
+              f"{cut_cpu / n_q:.3f} s/question (forked attempts included): ratio {cut_cpu / cut_occt:.2f}; "
+              f"{len(cut_units)} cut sets for {n_q} questions; the accepted cuts alone (4 booleans + 7 views, "
+              f"re-timed bare) {cut_floor:.3f} s/question")
     for stage, rows in slow.items():
         if rows:
             print(f"  slowest {stage}: " + ", ".join(f"{uid} {s:.1f} s" for uid, s in rows))

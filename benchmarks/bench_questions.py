@@ -29,7 +29,7 @@ from spare_gen.runner.stage import read_timings
 from cpu_account import CpuMeter
 
 SLOWEST = 5
-PART_GROUPS = {"boolean": ("boolean",), "hlr": ("hlr",), "render+write": ("render_write",),
+PART_GROUPS = {"boolean": ("boolean",), "hlr": ("hlr",), "render+write": ("render_write",), "step": ("step",),
                "tessellate+sample": ("tessellate", "sample")}
 
 

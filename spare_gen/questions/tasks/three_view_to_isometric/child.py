@@ -226,9 +226,11 @@ def _attempt(job: CutJob, shape, k: int, attempt: int, cutter: dict, accepted: l
     views = _write_views(d, CUT_VIEWS if k == 0 else (TARGET,), out, rel, job.framing)  # cut 0 gives F, R, T
     # the STEP is named after its candidate drawing: STEP bytes of multi-body shapes are not reproducible
     step = f"{rel}/{content_name(d.view(TARGET)[SVG_TEXT].encode('utf-8'), '.step', salt='step')}"
+    timings["render_write"] += time.process_time() - t
+    t = time.process_time()
     cad.write_step(cut.shape, out / step, name=job.model_id)
     settle(out / step)
-    timings["render_write"] += time.process_time() - t
+    timings["step"] += time.process_time() - t
     return {"rule": None, "timings": dict(timings),
             "cut": {"cutter": cutter, "step": step, "attempt": attempt, "removed": removed, "views": views,
                     "drawings": {} if job.original else {v: d.drawing(v) for v in d.rows}}}
