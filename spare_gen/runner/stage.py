@@ -222,7 +222,7 @@ def read_unit_result(out_dir: str | os.PathLike, stage: str, unit_id: str) -> di
     return result
 
 
-def _numbers(value: list) -> bool:
+def is_number_list(value: list) -> bool:
     """True for a (nested) list of numbers, judged by its first leaf: result lists are homogeneous."""
     first = value
     while isinstance(first, list) and first:
@@ -243,7 +243,7 @@ def output_files(result) -> list[str]:
                 if isinstance(v, (dict, list, str)) and not is_packed(value, str(k)):  # packed bytes name no file
                     walk(v, str(k))
         elif isinstance(value, list):
-            if value and _numbers(value):
+            if value and is_number_list(value):
                 return
             for v in value:
                 if isinstance(v, (dict, list, str)):

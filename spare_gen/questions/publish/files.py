@@ -22,6 +22,7 @@ from spare_gen.filehash import sha256_file
 from spare_gen.packed import drawing_bytes, packed_bytes
 from spare_gen.questions.schema import CUTS_DIR, STAGED_CUTS_DIR, content_name, question_files_dir, settle
 from spare_gen.questions.tasks import path_columns
+from spare_gen.runner.stage import is_number_list
 
 
 def copy_to_content_name(out: Path, rel: str, folder: str) -> str:
@@ -112,6 +113,8 @@ def publish_staged(out: Path, result):
     if isinstance(result, dict):
         return {k: publish_staged(out, v) for k, v in result.items()}
     if isinstance(result, list):
+        if is_number_list(result):  # polylines, points: no paths inside
+            return result
         return [publish_staged(out, v) for v in result]
     if isinstance(result, str) and result.startswith(f"{STAGED_CUTS_DIR}/"):
         rel = f"{CUTS_DIR}/{result.removeprefix(f'{STAGED_CUTS_DIR}/')}"
