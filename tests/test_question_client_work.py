@@ -23,7 +23,7 @@ from spare_gen.questions.settings import QuestionSettings, stage_name
 from spare_gen.questions.stage.fill import DECISION_KEYS, decision
 from spare_gen.questions.stage.inputs import WORKER_INPUTS, load_inputs, load_polylines
 from spare_gen.questions.tasks import TASK_SPECS
-from spare_gen.questions.stage.outputs import SplitOutput, _cut_views_table, whole
+from spare_gen.questions.stage.outputs import SplitOutput, _cut_views_table, plan_split, whole, write_rows, write_split
 from spare_gen.runner.stage import load_units, loaded_fingerprints, read_unit_result, unit_dir, unit_fingerprints
 from spare_gen.shards import rows_to_table
 
@@ -89,6 +89,41 @@ def test_cut_views_merged_from_the_splits_arrow_tables_are_the_bytes_of_the_sort
     empty = _cut_views_table({TaskName.POSE_TO_ISOMETRIC.value: {"train": SplitOutput([], [], {}, rows_to_table(
         [], CUT_VIEWS_SCHEMA))}})
     assert empty.num_rows == 0 and empty.schema == CUT_VIEWS_SCHEMA
+
+
+def _split_items(out, inputs, task: TaskName, split: str) -> list[Accepted]:
+    """The split's items as the fill hands them to the writers: decisions only, in a shuffled order."""
+    mids = pq.read_table(split_path(out, task.value, split), columns=["model_id"])["model_id"].to_pylist()
+    items = [Accepted(m, inputs.strata[m], decision(read_unit_result(out, stage_name(task), m))
+                      if TASK_SPECS[task].run_unit else {"model_id": m, "accepted": True}, inputs.views[m])
+             for m in mids]
+    return random.Random(1).sample(items, len(items))
+
+
+def test_a_split_written_in_row_chunks_of_any_size_has_the_bytes_of_the_run_s_split(small_dataset, tmp_path):
+    inputs = load_inputs(small_dataset)
+    seed = load_config(REPO / "configs" / "default.toml").seed
+    # three-view: cut views and published cut files; pose-to-isometric: extras from whole results (balanced poses)
+    for task in (TaskName.THREE_VIEW_TO_ISOMETRIC, TaskName.POSE_TO_ISOMETRIC, TaskName.ISOMETRIC_VIEW_GENERATION):
+        items = _split_items(small_dataset, inputs, task, "train")
+        assert len(items) >= 4, task
+        plan = plan_split(small_dataset, seed, task, "train", items)
+        outputs = []
+        for size in (1, 3, len(items)):
+            parts = [write_rows(small_dataset, seed, task, "train", start, [items[i] for i, _, _ in plan[start:start + size]],
+                                [a for _, a, _ in plan[start:start + size]], [e for _, _, e in plan[start:start + size]])
+                     for start in range(0, len(plan), size)]
+            out = tmp_path / f"{task.value}-{size}"
+            outputs.append(write_split(out, task, "train", *parts))
+            assert split_path(out, task.value, "train").read_bytes() == \
+                split_path(small_dataset, task.value, "train").read_bytes(), (task, size)
+        first = outputs[-1]
+        assert len(first.head) == 3 and len(first.questions) == len(items)
+        assert bool(first.sources) == bool(TASK_SPECS[task].content_named_columns), task  # answer-side copies
+        for other in outputs[:-1]:
+            assert (other.questions, other.head, other.sources) == (first.questions, first.head, first.sources)
+            assert other.cut_views.equals(first.cut_views)
+        assert (first.cut_views.num_rows > 0) == (task is TaskName.THREE_VIEW_TO_ISOMETRIC)
 
 
 def test_pose_units_read_their_polylines_on_a_worker_with_the_fingerprints_the_run_stored(small_dataset):

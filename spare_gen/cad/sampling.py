@@ -15,10 +15,13 @@ sampler alone (HLR itself is the rest).
 
 from __future__ import annotations
 
+from itertools import chain
+
 import numpy as np
 from OCP.collections import Array1_double
 from OCP.GCPnts import GCPnts_TangentialDeflection
 from OCP.GeomAbs import GeomAbs_CurveType, GeomAbs_Shape
+from OCP.gp import gp_Pnt, gp_Pnt2d
 
 SPAN_SEEDS = 4  # even pieces per continuity span among the seeds (at least the span's degree)
 ANGULAR_DEFLECTION = 0.5  # radians between the seed sampler's tangents; the chordal tolerance decides
@@ -59,10 +62,12 @@ def sample_curve(curve, first: float, last: float, tolerance: float, dim: int) -
     Every piece between consecutive points stays within ``tolerance`` of the curve at its quarter
     points, measured to the piece as a segment; ``dim`` = 2 or 3 (the adaptor's dimension).
     """
-    value = curve.Value  # Coord() of a 2D or 3D point has the adaptor's dimension
+    value, coord = curve.Value, (gp_Pnt2d if dim == 2 else gp_Pnt).Coord
 
-    def values(ts: np.ndarray) -> np.ndarray:
-        return np.array([value(t).Coord() for t in ts.tolist()], dtype=float).reshape(-1, dim)
+    def values(ts: np.ndarray) -> np.ndarray:  # one OCCT evaluation per point, read straight into one array
+        n = len(ts)
+        return np.fromiter(chain.from_iterable(map(coord, map(value, ts.tolist()))), dtype=float,
+                           count=n * dim).reshape(n, dim)
 
     params = _seed_parameters(curve, first, last, tolerance)
     points = values(params)

@@ -13,17 +13,26 @@ from spare_gen.questions.tasks import TASK_SPECS
 from spare_gen.rng import derive_rng, derive_seed
 
 
-def assemble_split(seed: int, task: TaskName, split: str, items: list[Accepted]) -> list[dict]:
-    """Rows of one task split: seeded row order, balanced answers (and balanced query poses)."""
+def row_plan(seed: int, task: TaskName, split: str, items: list[Accepted]) -> list[tuple[int, object, dict]]:
+    """A split's rows as (index into ``items``, answer, build_row extras), in row order: seeded order, balanced
+    answers (and balanced query poses: ``split_extras`` needs the items' whole results)."""
     task = TaskName(task)
-    items = sorted(items, key=lambda it: it.model_id)
-    items = [items[i] for i in derive_rng(seed, "questions", task.value, split, "rows").permutation(len(items))]
+    order = sorted(range(len(items)), key=lambda i: items[i].model_id)
+    order = [order[i] for i in derive_rng(seed, "questions", task.value, split, "rows").permutation(len(items))]
     spec = TASK_SPECS[task]
     answers = (balanced_labels(len(items), spec.n_answers, derive_rng(seed, "questions", task.value, split, "answers"))
                if spec.n_answers else [None] * len(items))
-    extras = spec.split_extras(seed, split, items) if spec.split_extras else [{}] * len(items)
+    extras = spec.split_extras(seed, split, [items[i] for i in order]) if spec.split_extras else [{}] * len(items)
+    return list(zip(order, answers, extras))
+
+
+def build_rows(seed: int, task: TaskName, split: str, start: int, items: list[Accepted], answers: list,
+               extras: list[dict]) -> list[dict]:
+    """Rows ``start``, ``start + 1``, ... of one task split from their items, answers and extras (``row_plan``)."""
+    task = TaskName(task)
+    spec = TASK_SPECS[task]
     rows = []
-    for i, (item, answer, extra) in enumerate(zip(items, answers, extras)):
+    for i, (item, answer, extra) in enumerate(zip(items, answers, extras), start):
         base = {
             "question_id": f"{task.value}-{split}-{i:05d}",
             "task": task.value,
@@ -34,3 +43,4 @@ def assemble_split(seed: int, task: TaskName, split: str, items: list[Accepted])
         }
         rows.append({**base, **spec.build_row(seed, item, answer, **extra)})
     return rows
+

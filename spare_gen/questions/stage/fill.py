@@ -51,7 +51,7 @@ def _units(task: TaskName, model_ids: list[str], inputs: Inputs, out: Path) -> l
 
 def decision(result: dict) -> dict:
     """Runs on a worker: the part of a unit's result the fill needs (``DECISION_KEYS``); the split writer reads
-    the whole result from the unit file (``spare_gen.questions.stage.outputs.write_split``)."""
+    the whole result from the unit file (``spare_gen.questions.stage.outputs.write_rows``)."""
     return {k: result[k] for k in DECISION_KEYS if k in result}
 
 

@@ -1,8 +1,10 @@
 """What the question stage writes: each task's split tables, the cut views, the summary and the timings.
 
-Splits are assembled and written, and the referenced files hashed, on the Dask workers: a split's writer reads
-its models' whole unit results from their unit files and publishes the staged cut files they use. It sends back
-only what the client needs (``SplitOutput``); the client merges that and writes the small tables."""
+Splits are assembled and written, and the referenced files hashed, on the Dask workers. A split's rows are planned
+(order, answers) in one task and built ROWS_PER_WRITER a task, so a large split spreads over every worker: each row
+writer reads its models' whole unit results from their unit files and publishes the staged cut files they use. One
+task per split writes its table and sends back only what the client needs (``SplitOutput``); the client merges that
+and writes the small tables."""
 
 from __future__ import annotations
 
@@ -28,7 +30,7 @@ from spare_gen.questions.schema import (
 )
 from spare_gen.questions.select import needs_by_stratum
 from spare_gen.questions.settings import stage_name
-from spare_gen.questions.stage.assemble import assemble_split
+from spare_gen.questions.stage.assemble import build_rows, row_plan
 from spare_gen.questions.stage.fill import TaskFill
 from spare_gen.questions.stage.inputs import Inputs
 from spare_gen.questions.tasks import TASK_SPECS, TASKS, question_schema
@@ -36,6 +38,7 @@ from spare_gen.runner.stage import read_unit_result
 from spare_gen.shards import rows_to_table
 
 MANIFEST_CHUNK = 256  # referenced files hashed per Dask task
+ROWS_PER_WRITER = 32  # question rows assembled and published per Dask task (a split's rows spread over workers)
 
 
 def whole(out: Path, task: TaskName, item: Accepted) -> Accepted:
@@ -59,38 +62,82 @@ class SplitOutput:
     cut_views: pa.Table
 
 
-def write_split(out: Path, seed: int, task: TaskName, split: str, items: list[Accepted]) -> SplitOutput:
-    """Runs on a Dask worker: assemble one task split, publish its answer-side copies and write its table."""
+@dataclass(frozen=True)
+class RowsOutput:
+    """What one writer of a split's consecutive rows sends on: the rows as a table, and the ``SplitOutput`` parts."""
+
+    table: pa.Table
+    questions: list[dict]
+    head: list[dict]
+    sources: dict[str, str]
+    cut_views: pa.Table
+
+
+def plan_split(out: Path, seed: int, task: TaskName, split: str, items: list[Accepted]) -> list[tuple[int, object, dict]]:
+    """Runs on a Dask worker: the split's ``row_plan`` (reading the whole unit results only if the task's extras
+    need them)."""
+    if TASK_SPECS[task].split_extras is not None:
+        items = [whole(out, task, item) for item in items]
+    return row_plan(seed, task, split, items)
+
+
+def write_rows(out: Path, seed: int, task: TaskName, split: str, start: int, items: list[Accepted], answers: list,
+               extras: list[dict]) -> RowsOutput:
+    """Runs on a Dask worker: rows ``start``, ... of a split, whole, with their answer-side copies published."""
     items = [whole(out, task, item) for item in items]
     spec = TASK_SPECS[task]
     cut_views = [row for item in items for row in spec.cut_view_rows(item)] if spec.cut_view_rows else []
     sources: dict[str, str] = {}
-    rows = publish_answer_files(out, task.value, assemble_split(seed, task, split, items),
+    rows = publish_answer_files(out, task.value, build_rows(seed, task, split, start, items, answers, extras),
                                 spec.content_named_columns, sources)
-    path = split_path(out, task.value, split)
-    if rows:  # no file for an empty split: Hugging Face datasets cannot load one
-        write_parquet(path, rows_to_table(rows, question_schema(task)))
-    else:
-        path.unlink(missing_ok=True)
     questions = [{"answer": r.get("answer"), "n_primitives": r["n_primitives"], "paths": row_paths(r, task)}
                  for r in rows]
-    return SplitOutput(questions, rows[:QUESTIONS_PER_SHEET], sources, rows_to_table(cut_views, CUT_VIEWS_SCHEMA))
+    return RowsOutput(rows_to_table(rows, question_schema(task)), questions, rows[:max(0, QUESTIONS_PER_SHEET - start)],
+                      sources, rows_to_table(cut_views, CUT_VIEWS_SCHEMA))
+
+
+def write_split(out: Path, task: TaskName, split: str, *parts: RowsOutput) -> SplitOutput:
+    """Runs on a Dask worker: one task split's table from its row writers' parts (in row order)."""
+    path = split_path(out, task.value, split)
+    if any(p.table.num_rows for p in parts):
+        write_parquet(path, pa.concat_tables([p.table for p in parts]).combine_chunks())
+    else:  # no file for an empty split: Hugging Face datasets cannot load one
+        path.unlink(missing_ok=True)
+    sources: dict[str, str] = {}
+    for p in parts:
+        sources.update(p.sources)
+    cut_views = [p.cut_views for p in parts if p.cut_views.num_rows]
+    return SplitOutput([q for p in parts for q in p.questions], [r for p in parts for r in p.head], sources,
+                       pa.concat_tables(cut_views).combine_chunks() if cut_views
+                       else rows_to_table([], CUT_VIEWS_SCHEMA))
+
+
+def _submit_rows(client, out: Path, seed: int, task: TaskName, split: str, items: list[Accepted], plan: list):
+    """The future of one split's ``SplitOutput``: its rows written ROWS_PER_WRITER a task, then its table."""
+    parts = []
+    for start in range(0, len(plan), ROWS_PER_WRITER):
+        chunk = plan[start:start + ROWS_PER_WRITER]
+        parts.append(client.submit(write_rows, out, seed, task, split, start, [items[i] for i, _, _ in chunk],
+                                   [a for _, a, _ in chunk], [e for _, _, e in chunk], pure=False))
+    return client.submit(write_split, out, task, split, *parts, pure=False)
 
 
 def write_splits(client, out: Path, config: Config, fills: dict[TaskName, TaskFill], planned: dict,
                  sources: dict[str, str]) -> dict[str, dict[str, SplitOutput]]:
-    """Write every task split, one Dask task each; return {task: {split: SplitOutput}}; ``sources`` gets every
-    per-question copy."""
-    futures: dict[TaskName, dict[str, object]] = {}
+    """Write every task split (rows ROWS_PER_WRITER a Dask task, then one task per table); return
+    {task: {split: SplitOutput}}; ``sources`` gets every per-question copy."""
     where = Path(out).resolve()  # as the workers see it
+    splits: dict[TaskName, dict[str, list[Accepted]]] = {}
     for task in TASKS:
         if planned[task.value] == 0:
             shutil.rmtree(out / QUESTIONS_DIR / task.value, ignore_errors=True)
             continue
-        futures[task] = {}
-        for split in SPLITS:
-            items = [a for (t, s, _), acc in fills[task].accepted.items() if s == split for a in acc]
-            futures[task][split] = client.submit(write_split, where, config.seed, task, split, items, pure=False)
+        splits[task] = {split: [a for (t, s, _), acc in fills[task].accepted.items() if s == split for a in acc]
+                        for split in SPLITS}
+    plans = {task: {split: client.submit(plan_split, where, config.seed, task, split, items, pure=False)
+                    for split, items in by_split.items()} for task, by_split in splits.items()}
+    futures = {task: {split: _submit_rows(client, where, config.seed, task, split, items, plans[task][split].result())
+                      for split, items in by_split.items()} for task, by_split in splits.items()}
     written: dict[str, dict[str, SplitOutput]] = {}
     for task, by_split in futures.items():
         written[task.value] = {}
