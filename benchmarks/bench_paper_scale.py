@@ -114,9 +114,9 @@ def main() -> None:
         cut_cpu = sum(float((u.get("steps_cpu_s") or {}).get("cpu", 0.0)) for u in cut_units.values())
         cut_occt = sum(_cut_set_occt_cpu(u) for u in cut_units.values())
         slow = {s: _slowest(out, s) for s in ("models", "drawings", *[f"questions_{t}" for t in counts])}
-        model_floor, view_floor = model_and_view_floor(out, FLOOR_SAMPLE)
+        model_floor, view_floor, view_curves_floor = model_and_view_floor(out, FLOOR_SAMPLE)
         model_phases = _model_phase_cpu(out)
-        cut_floor = cut_set_floor(out, FLOOR_SAMPLE)
+        cut_floor, cut_hlr_bare, cut_hlr_curves = cut_set_floor(out, FLOOR_SAMPLE)
     floor_ms, work_ms = _floor_ratio()
     total = sum(wall.values())
     print(f"spare3d_csg at {f:g} scale: {n_models} models, questions {counts}, {n_workers} workers")
@@ -153,12 +153,21 @@ def main() -> None:
         per = s.total / s.units
         print(f"  {stage:24s} floor {1e3 * floor:8.2f} ms/{unit}, stage {1e3 * per:8.2f} ms/{unit}: "
               f"ratio {per / floor:.2f}   ({what})")
+    s = by_name["drawings"]
+    print(f"  {'drawings':24s} floor {1e3 * view_curves_floor:8.2f} ms/view with the curve extraction "
+          f"(HlrModel.project: exact HLR and the polylines sampled from its curves, as the cut-set child counts HLR): "
+          f"ratio {s.total / s.units / view_curves_floor:.2f}")
     if n_q:
         print(f"  {'three_view_to_isometric':24s} floor {cut_occt / n_q:8.3f} s/question (every attempt's booleans, "
-              f"checks, volumes and HLR, and the STEP files, timed in the run), cut sets' own CPU "
-              f"{cut_cpu / n_q:.3f} s/question (forked attempts included): ratio {cut_cpu / cut_occt:.2f}; "
+              f"checks, volumes and HLR with its curve extraction, and the STEP files, timed in the run), cut sets' "
+              f"own CPU {cut_cpu / n_q:.3f} s/question (forked attempts included): ratio {cut_cpu / cut_occt:.2f}; "
               f"{len(cut_units)} cut sets for {n_q} questions; the accepted cuts alone (4 booleans + 7 views, "
               f"re-timed bare) {cut_floor:.3f} s/question")
+        hlr_steps = sum(float((u.get("steps_cpu_s") or {}).get("hlr", 0.0)) for u in cut_units.values())
+        bare_share = cut_hlr_bare / cut_hlr_curves if cut_hlr_curves else 1.0
+        occt_only = cut_occt - hlr_steps * (1.0 - bare_share)
+        print(f"  {'':24s} without the curve extraction (bare HLR is {100 * bare_share:.0f}% of HLR with curves on "
+              f"the accepted cuts): floor {occt_only / n_q:.3f} s/question, ratio {cut_cpu / occt_only:.2f}")
     for stage, rows in slow.items():
         if rows:
             print(f"  slowest {stage}: " + ", ".join(f"{uid} {s:.1f} s" for uid, s in rows))

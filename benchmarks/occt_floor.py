@@ -6,6 +6,11 @@ and per three-view question the four accepted cut booleans plus the exact HLR of
 (cut 0's front, right, top and every cut's candidate). Shape preparation for HLR (fusing, seam splitting) is
 counted: the same drawings need it. These are the accepted units' calls only; the same-output floor of a stage also
 counts its rejected attempts, which ``bench_paper_scale.py`` takes from the run's own step timings.
+
+HLR is timed two ways: bare (``run_exact``: OCCT's Update, Hide and result extraction) and with its curve extraction
+(``HlrModel.project``: the result edges' curves sampled into the polylines the files store), which is what the
+cut-set child's ``hlr`` step timing counts. The difference is spare_gen's sampler: OCCT curve evaluations called one
+point at a time from Python, with the numpy refinement around them.
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ from pathlib import Path
 
 from spare_gen import cad, shards
 from spare_gen.cad.cut import bare_cut
-from spare_gen.cad.hlr import run_exact
+from spare_gen.cad.hlr import HlrModel, run_exact
 from spare_gen.cad.hlr_shape import prepare_shape
 from spare_gen.drawings.poses import fixed_poses, pose
 from spare_gen.models.schema import MODELS_FILE
@@ -26,31 +31,40 @@ from spare_gen.questions.tasks.three_view_to_isometric.job import SOURCE_VIEWS, 
 CUT_SET_DIR = ".units/questions_three_view_to_isometric"
 
 
-def _hlr_cpu(shape, views) -> float:
+def _hlr_cpu(shape, views) -> tuple[float, float]:
+    """CPU s of the views' exact HLR, shape preparation included: (bare, with the curve extraction)."""
     t = time.process_time()
     prepared = prepare_shape(shape).exact
     for direction, x_direction in views:
         run_exact(prepared, direction, x_direction)
-    return time.process_time() - t
+    bare = time.process_time() - t
+    t = time.process_time()
+    model = HlrModel(shape)
+    for direction, x_direction in views:
+        model.project(direction, x_direction)
+    return bare, time.process_time() - t
 
 
-def model_and_view_floor(out: Path, n: int) -> tuple[float, float]:
-    """(CPU s per model to build its CSG solid, CPU s per view of exact HLR, its shape preparation included) over
-    the first ``n`` ok models."""
+def model_and_view_floor(out: Path, n: int) -> tuple[float, float, float]:
+    """(CPU s per model to build its CSG solid, CPU s per view of exact HLR with its shape preparation, the same with
+    the curve extraction) over the first ``n`` ok models."""
     rows = [r for r in shards.read(out / MODELS_FILE, columns=["status", "csg", "brep_path"]).to_pylist()
             if r["status"] == "ok" and r["csg"]][:n]
     views = [(p.direction, p.x_direction) for p in fixed_poses()]
-    build = hlr = 0.0
+    build = hlr = curves = 0.0
     for r in rows:
         t = time.process_time()
         cad.build_csg(json.loads(r["csg"]))
         build += time.process_time() - t
-        hlr += _hlr_cpu(cad.read_shape(out / r["brep_path"]), views)
-    return build / max(1, len(rows)), hlr / max(1, len(rows) * len(views))
+        bare, sampled = _hlr_cpu(cad.read_shape(out / r["brep_path"]), views)
+        hlr, curves = hlr + bare, curves + sampled
+    n_views = max(1, len(rows) * len(views))
+    return build / max(1, len(rows)), hlr / n_views, curves / n_views
 
 
-def cut_set_floor(out: Path, n: int) -> float:
-    """CPU s per accepted three-view question: its four cut booleans and the exact HLR of its seven stored views."""
+def cut_set_floor(out: Path, n: int) -> tuple[float, float, float]:
+    """CPU s per accepted three-view question: (its four cut booleans and the bare exact HLR of its seven stored
+    views, the HLR part alone, the HLR part with its curve extraction)."""
     brep = {r["model_id"]: r["brep_path"] for r in shards.read(out / MODELS_FILE, columns=["model_id", "brep_path"])
             .to_pylist()}
     sets = []
@@ -60,13 +74,15 @@ def cut_set_floor(out: Path, n: int) -> float:
             sets.append(result)
         if len(sets) == n:
             break
-    total = 0.0
+    booleans = hlr = curves = 0.0
     for s in sets:
         shape = cad.read_shape(out / brep[s["model_id"]])
         for k, c in enumerate(s["cuts"]):
             t = time.process_time()
             cut = bare_cut(shape, c["cutter"])
-            total += time.process_time() - t
+            booleans += time.process_time() - t
             names = (*SOURCE_VIEWS, TARGET) if k == 0 else (TARGET,)
-            total += _hlr_cpu(cut, [(pose(v).direction, pose(v).x_direction) for v in names])
-    return total / max(1, len(sets))
+            bare, sampled = _hlr_cpu(cut, [(pose(v).direction, pose(v).x_direction) for v in names])
+            hlr, curves = hlr + bare, curves + sampled
+    n_sets = max(1, len(sets))
+    return (booleans + hlr) / n_sets, hlr / n_sets, curves / n_sets

@@ -110,9 +110,9 @@ def test_a_split_written_in_row_chunks_of_any_size_has_the_bytes_of_the_run_s_sp
         plan = plan_split(small_dataset, seed, task, "train", items)
         outputs = []
         for size in (1, 3, len(items)):
-            parts = [write_rows(small_dataset, seed, task, "train", start, [items[i] for i, _, _ in plan[start:start + size]],
-                                [a for _, a, _ in plan[start:start + size]], [e for _, _, e in plan[start:start + size]])
-                     for start in range(0, len(plan), size)]
+            chunks = [(start, plan[start:start + size]) for start in range(0, len(plan), size)]
+            parts = [write_rows(small_dataset, seed, task, "train", start, [items[i] for i, _, _ in chunk],
+                                [a for _, a, _ in chunk], [e for _, _, e in chunk]) for start, chunk in chunks]
             out = tmp_path / f"{task.value}-{size}"
             outputs.append(write_split(out, task, "train", *parts))
             assert split_path(out, task.value, "train").read_bytes() == \

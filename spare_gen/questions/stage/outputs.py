@@ -73,7 +73,8 @@ class RowsOutput:
     cut_views: pa.Table
 
 
-def plan_split(out: Path, seed: int, task: TaskName, split: str, items: list[Accepted]) -> list[tuple[int, object, dict]]:
+def plan_split(out: Path, seed: int, task: TaskName, split: str, items: list[Accepted]
+               ) -> list[tuple[int, object, dict]]:
     """Runs on a Dask worker: the split's ``row_plan`` (reading the whole unit results only if the task's extras
     need them)."""
     if TASK_SPECS[task].split_extras is not None:
