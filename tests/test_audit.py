@@ -115,12 +115,16 @@ def test_a_planted_shortcut_is_flagged(biased, capsys):
     assert card_again.count(BEGIN) == 1 and card_again.count(END) == 1 and card_again == card
 
 
-def test_probe_inputs_read_and_fitted_on_dask_workers_give_the_same_report(biased):
+def test_probe_inputs_read_and_fitted_on_dask_workers_give_the_same_report(biased, monkeypatch):
+    from spare_gen.audit import probes
     from spare_gen.runner.cluster import open_client
 
     here = audit(biased, seed=1)
     assert here["flagged"]  # a report with findings, not only "within chance"
+    assert max(n for r in here["results"] for n in r["n"].values()) > 3  # splits of more than one part
     with open_client(workers=2, dashboard=False, quiet=True) as client:
+        assert audit(biased, seed=1, client=client) == here
+        monkeypatch.setattr(probes, "AUDIT_ROWS_PER_TASK", 3)  # every split's drawings read 3 questions a task
         assert audit(biased, seed=1, client=client) == here
 
 

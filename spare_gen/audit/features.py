@@ -112,31 +112,41 @@ def answer_side_paths(table, task: TaskName) -> list[tuple[list[str], list[str]]
     return [([p], [s]) for p, s in zip(pngs, svgs)]
 
 
-def split_features(out: Path, task: TaskName, split: str, kind: FeatureKind, features: DrawingFeatures
-                   ) -> tuple[np.ndarray, np.ndarray]:
+def _answer_side(out: Path, task: TaskName, split: str, rows: tuple[int, int] | None):
+    """The split's answer and answer-side columns, only rows [start, stop) when ``rows`` is given."""
+    prefix = TASK_SPECS[task].answer_side_prefix
+    table = load_split(out, task, split, ["answer", f"{prefix}_{Kind.PNG.value}", f"{prefix}_{Kind.SVG.value}"])
+    return table if rows is None else table.slice(rows[0], rows[1] - rows[0])
+
+
+def split_features(out: Path, task: TaskName, split: str, kind: FeatureKind, features: DrawingFeatures,
+                   rows: tuple[int, int] | None = None) -> tuple[np.ndarray, np.ndarray]:
     """(X, answers): X is (n, 4, d) per candidate, or (n, d) for the one drawing of a CLASSES task.
 
-    A split without a file (the question stage writes none for an empty split) gives n = 0.
+    ``rows`` = (start, stop) reads only those questions. A split without a file (the question stage writes none
+    for an empty split) gives n = 0.
     """
     d = len(feature_names(kind))
     if not split_path(out, task.value, split).is_file():
         empty = np.zeros((0, d) if LAYOUT[task] is Layout.CLASSES else (0, 4, d))
         return empty, np.zeros(0, dtype=np.int64)
-    table = load_split(out, task, split)
-    rows = answer_side_paths(table, task)
+    table = _answer_side(out, task, split, rows)
+    paths = answer_side_paths(table, task)
     answers = np.asarray(table.column("answer").to_pylist(), dtype=np.int64)
-    x = np.array([[features(p, s, kind) for p, s in zip(pngs, svgs)] for pngs, svgs in rows],
-                 dtype=np.float64).reshape(len(rows), -1, d)
+    x = np.array([[features(p, s, kind) for p, s in zip(pngs, svgs)] for pngs, svgs in paths],
+                 dtype=np.float64).reshape(len(paths), -1, d)
     return (x[:, 0, :] if LAYOUT[task] is Layout.CLASSES else x), answers
 
 
-def needed_svgs(out: Path, tasks: list[TaskName], splits: tuple[str, ...]) -> list[str]:
-    """SVG paths of every answer-side drawing the audit reads (to load only those vectors)."""
+def needed_svgs(out: Path, tasks: list[TaskName], splits: tuple[str, ...], rows: tuple[int, int] | None = None
+                ) -> list[str]:
+    """SVG paths of every answer-side drawing the audit reads (to load only those vectors); ``rows`` as in
+    ``split_features``."""
     paths: list[str] = []
     for task in tasks:
         for split in splits:
             if not split_path(out, task.value, split).is_file():
                 continue
-            for _, svgs in answer_side_paths(load_split(out, task, split), task):
+            for _, svgs in answer_side_paths(_answer_side(out, task, split, rows), task):
                 paths.extend(svgs)
     return paths

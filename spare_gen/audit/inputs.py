@@ -15,9 +15,19 @@ from spare_gen.questions.tasks import SPLITS
 Source = FeatureKind | SurfaceProbe  # drawing features, or what a model sees besides pixels
 
 
-def probe_split_data(out: Path, task: TaskName, split: str, source: Source) -> tuple[np.ndarray, np.ndarray]:
-    """(x, answers) of one split for one feature set; reads only this split's files and the vectors they need."""
+def probe_split_data(out: Path, task: TaskName, split: str, source: Source, rows: tuple[int, int] | None = None
+                     ) -> tuple[np.ndarray, np.ndarray]:
+    """(x, answers) of one split for one feature set; reads only this split's files and the vectors they need.
+
+    ``rows`` = (start, stop): only those questions' drawing features (``join_split_data`` joins the parts); the
+    surface probes read a split whole."""
     if isinstance(source, FeatureKind):
-        svgs = needed_svgs(out, [task], (split,)) if source is FeatureKind.STATS else []
-        return split_features(out, task, split, source, DrawingFeatures(out, DrawingVectors.load(out, svgs)))
+        svgs = needed_svgs(out, [task], (split,), rows) if source is FeatureKind.STATS else []
+        return split_features(out, task, split, source, DrawingFeatures(out, DrawingVectors.load(out, svgs)), rows)
+    assert rows is None, "surface probes read a split whole"
     return surface_data(out, task, split, source, task_columns(out, task, SPLITS), FolderListing(out))
+
+
+def join_split_data(*parts: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """One split's (x, answers) from its consecutive row parts."""
+    return np.concatenate([x for x, _ in parts]), np.concatenate([y for _, y in parts])

@@ -35,22 +35,25 @@ from enum import Enum
 from pathlib import Path
 
 import numpy as np
+import pyarrow.parquet as pq
 
 from spare_gen.atomic import write_json
 from spare_gen.audit import logit
 from spare_gen.audit.features import LAYOUT, FeatureKind, Layout
-from spare_gen.audit.inputs import Source, probe_split_data
+from spare_gen.audit.inputs import Source, join_split_data, probe_split_data
 from spare_gen.audit.surface import TOKEN_PROBES, SurfaceProbe, TokenLookup, empty_splits, task_columns
 from spare_gen.config.schema import TaskName
 from spare_gen.data.evaluate import MULTIPLE_CHOICE, REPORTS_DIR
 from spare_gen.data.stats import CONFIDENCE, wilson
 from spare_gen.data.tables import available_tasks
+from spare_gen.questions.schema import split_path
 from spare_gen.questions.tasks import LAYOUTS, SPLITS
 from spare_gen.rng import derive_rng
 
 TRAIN, TEST = "train", "test"
 MIN_TRAIN = 8  # training questions a probe needs (also per cross-validation fold)
 FAMILY_CONFIDENCE = 0.95
+AUDIT_ROWS_PER_TASK = 256  # questions whose drawing features one Dask task reads (a large split spreads out)
 REPORT_NAME = "audit.json"
 
 
@@ -170,7 +173,7 @@ def audit(out: Path, seed: int = 0, client=None) -> dict:
     """Run every probe on every multiple-choice task present in ``out``; the report as a dict.
 
     With a Dask ``client``, the probes' inputs are read on its workers, one task per (task, split, feature set),
-    and each probe's fit runs there on them: the client only plans and merges the small results. Without one,
+    or per AUDIT_ROWS_PER_TASK questions of a larger split's drawings, and each probe's fit runs there on them: the client only plans and merges the small results. Without one,
     everything runs here: the same report either way."""
     out = Path(out)
     tasks = [t for t in available_tasks(out) if t in MULTIPLE_CHOICE]
@@ -180,9 +183,19 @@ def audit(out: Path, seed: int = 0, client=None) -> dict:
 
     def split_data(task: TaskName, split: str, source: Source):
         key = (task, split, source)
-        if key not in inputs:
-            inputs[key] = (probe_split_data(out, task, split, source) if client is None else
-                           client.submit(probe_split_data, out, task, split, source, pure=False))
+        if key in inputs:
+            return inputs[key]
+        if client is None:
+            inputs[key] = probe_split_data(out, task, split, source)
+            return inputs[key]
+        path = split_path(out, task.value, split)
+        n = pq.read_metadata(path).num_rows if isinstance(source, FeatureKind) and path.is_file() else 0
+        if n <= AUDIT_ROWS_PER_TASK:
+            inputs[key] = client.submit(probe_split_data, out, task, split, source, pure=False)
+        else:  # a large split's drawings are read on every worker, AUDIT_ROWS_PER_TASK questions a task
+            parts = [client.submit(probe_split_data, out, task, split, source, (a, min(a + AUDIT_ROWS_PER_TASK, n)),
+                                   pure=False) for a in range(0, n, AUDIT_ROWS_PER_TASK)]
+            inputs[key] = client.submit(join_split_data, *parts, pure=False)
         return inputs[key]
 
     jobs, excluded = [], {}  # per probe: its result, or its future on the client
