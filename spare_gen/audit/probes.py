@@ -173,8 +173,8 @@ def audit(out: Path, seed: int = 0, client=None) -> dict:
     """Run every probe on every multiple-choice task present in ``out``; the report as a dict.
 
     With a Dask ``client``, the probes' inputs are read on its workers, one task per (task, split, feature set),
-    or per AUDIT_ROWS_PER_TASK questions of a larger split's drawings, and each probe's fit runs there on them: the client only plans and merges the small results. Without one,
-    everything runs here: the same report either way."""
+    or per AUDIT_ROWS_PER_TASK questions of a larger split's drawings, and each probe's fit runs there on them: the
+    client only plans and merges the small results. Without one, everything runs here: the same report either way."""
     out = Path(out)
     tasks = [t for t in available_tasks(out) if t in MULTIPLE_CHOICE]
     if not tasks:

@@ -43,4 +43,3 @@ def build_rows(seed: int, task: TaskName, split: str, start: int, items: list[Ac
         }
         rows.append({**base, **spec.build_row(seed, item, answer, **extra)})
     return rows
-
