@@ -14,9 +14,11 @@ import pytest
 from OCP.BRep import BRep_Tool
 from OCP.BRepBuilderAPI import BRepBuilderAPI_MakeEdge, BRepBuilderAPI_MakeFace, BRepBuilderAPI_MakeWire
 from OCP.BRepMesh import BRepMesh_IncrementalMesh
-from OCP.collections import Array1_gp_Pnt
+from OCP.collections import Array1_double, Array1_gp_Pnt, Array1_gp_Pnt2d, Array1_int
+from OCP.Geom2d import Geom2d_BSplineCurve
+from OCP.Geom2dAdaptor import Geom2dAdaptor_Curve
 from OCP.GeomAPI import GeomAPI_PointsToBSpline
-from OCP.gp import gp_Pnt
+from OCP.gp import gp_Pnt, gp_Pnt2d
 from OCP.TopAbs import TopAbs_FACE
 from OCP.TopLoc import TopLoc_Location
 from scipy.spatial import cKDTree
@@ -26,6 +28,7 @@ from spare_gen import cad
 from spare_gen.cad.compat import indexed_subshapes, to_face
 from spare_gen.cad.hlr import HlrMethod, HlrModel, ViewLines
 from spare_gen.cad.hlr_shape import edge_samples
+from spare_gen.cad.sampling import sample_curve
 from spare_gen.drawings.poses import Framing, pose
 from spare_gen.drawings.child import SHORTFALL_PX, draw_model, projected_box, view_problem
 from spare_gen.runner import testhooks
@@ -83,6 +86,26 @@ def test_a_bspline_edge_seen_edge_on_is_drawn_out_to_its_fold(view):
     if view == "r":  # the fold: the curve climbs to z ~ 2.05 although both its ends lie at or below 0.8
         assert drawn[:, 1].max() == pytest.approx(truth[:, 1].max(), abs=hlr.tolerance)
         assert truth[:, 1].max() > 2.0
+
+
+def test_a_polyline_bspline_is_sampled_at_every_vertex_its_fold_included():
+    # degree 1, uneven knots: out along x to 2, back past the start to -1 (a fold along one line), then up and right
+    poles = [(0.0, 0.0), (2.0, 0.0), (-1.0, 0.0), (-1.0, 1.5), (0.5, 2.0)]
+    knots, mults = [0.0, 0.7, 1.1, 2.9, 4.2], [2, 1, 1, 1, 2]
+    arrays = Array1_gp_Pnt2d(1, len(poles)), Array1_double(1, len(knots)), Array1_int(1, len(mults))
+    for i, p in enumerate(poles):
+        arrays[0].SetValue(i + 1, gp_Pnt2d(*p))
+    for i, (k, m) in enumerate(zip(knots, mults)):
+        arrays[1].SetValue(i + 1, k)
+        arrays[2].SetValue(i + 1, m)
+    curve = Geom2dAdaptor_Curve(Geom2d_BSplineCurve(*arrays, 1))
+    points = sample_curve(curve, knots[0], knots[-1], 1e-3, 2)
+    truth = np.array([curve.Value(float(t)).Coord() for t in np.linspace(knots[0], knots[-1], 60001)])
+    # every vertex is a sample, and the samples' polyline is the curve (no corner cut, the fold kept)
+    assert cKDTree(points).query(np.array(poles))[0].max() < 1e-12
+    assert cKDTree(dense([points])).query(truth)[0].max() <= SAMPLE_STEP
+    assert cKDTree(truth).query(dense([points]))[0].max() <= SAMPLE_STEP
+    assert points[:, 0].max() == 2.0 and points[:, 0].min() == -1.0
 
 
 def mesh_nodes(shape, deflection: float) -> np.ndarray:

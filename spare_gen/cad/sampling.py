@@ -7,8 +7,9 @@ end points and the part beyond them is lost. Here GCPnts_TangentialDeflection's 
 continuity span cut into SPAN_SEEDS (or its degree) even pieces are the seeds, and every piece between
 consecutive points is split until the curve at its quarter points lies within ``tolerance`` of the
 piece as a segment (distance to the segment, not to its line), so a fold shows up as a deviation like
-any bend. Refinement runs breadth-first, one numpy pass per round. The same sampler serves 2D (HLR
-result) and 3D (model edge) adaptors. Measured: a B-spline face seen edge-on is drawn out to its fold
+any bend. A degree-1 B-spline or Bezier (a polyline: every knot is a seed) is its seeds. Refinement
+runs breadth-first, one numpy pass per round. The same sampler serves 2D (HLR result) and 3D (model
+edge) adaptors. Measured: a B-spline face seen edge-on is drawn out to its fold
 (tests/test_drawings_extent.py); drawing CSG models costs about 40% more CPU than the tangential
 sampler alone (HLR itself is the rest).
 """
@@ -71,6 +72,8 @@ def sample_curve(curve, first: float, last: float, tolerance: float, dim: int) -
 
     params = _seed_parameters(curve, first, last, tolerance)
     points = values(params)
+    if curve.GetType().value in _POLYNOMIAL and curve.Degree() == 1:
+        return points  # a polyline: the seeds hold every knot, so each piece is straight and no probe can be off
     all_t, all_p = [params], [points]
     t0, t1, p0, p1 = params[:-1], params[1:], points[:-1], points[1:]
     for _ in range(MAX_ROUNDS):
