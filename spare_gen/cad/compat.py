@@ -25,7 +25,6 @@ def _cast(name: str):
 to_edge = _cast("Edge")
 to_face = _cast("Face")
 to_vertex = _cast("Vertex")
-to_solid = _cast("Solid")
 
 
 def indexed_subshapes(shape: TopoDS_Shape, kind: TopAbs_ShapeEnum) -> list[TopoDS_Shape]:

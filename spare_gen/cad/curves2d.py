@@ -89,12 +89,6 @@ def edge_geometry(edge, tolerance: float) -> np.ndarray | ConicSpec | None:
     return sample_curve(curve, first, last, tolerance, 2)
 
 
-def edge_polyline(edge, tolerance: float) -> np.ndarray | None:
-    """(k, 2) points along one planar HLR edge within ``tolerance``, or None if it carries no 2D curve."""
-    geometry = edge_geometry(edge, tolerance)
-    return evaluate_conics([geometry])[0] if isinstance(geometry, ConicSpec) else geometry
-
-
 def _view_items(compounds: Iterable[TopoDS_Shape], tolerance: float) -> list:
     items = []
     for compound in compounds:
@@ -177,11 +171,6 @@ def _segments(compounds: Iterable[TopoDS_Shape]) -> list:
             if seg is not None and seg[0] != seg[1]:
                 segments.append(seg)
     return segments
-
-
-def segments_to_polylines(compounds: Iterable[TopoDS_Shape]) -> list[np.ndarray]:
-    """HLRBRep_PolyHLRToShape output (one straight edge per mesh segment) chained into polylines."""
-    return chain_segments(_segments(compounds))
 
 
 def poly_view_polylines(visible: Iterable[TopoDS_Shape],

@@ -22,10 +22,10 @@ from spare_gen.config.schema import TaskName
 from spare_gen.data.human import human_reference
 from spare_gen.data.stats import CONFIDENCE, wilson
 from spare_gen.data.tables import check_split, load_split
+from spare_gen.inventory import REPORTS_DIR
 from spare_gen.questions.layout import task_name
 from spare_gen.questions.tasks import LAYOUTS, TASKS
 
-REPORTS_DIR = "reports"
 REQUIRED_COLUMNS = ("question_id", "answer")
 MULTIPLE_CHOICE = tuple(t for t in TASKS if LAYOUTS[t].n_answers)
 SHOWN_IDS = 3  # ids quoted per kind of problem in a one-line error

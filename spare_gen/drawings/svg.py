@@ -59,11 +59,6 @@ def _path_format(n: int) -> str:
     return "M" + "L".join([point] * n)
 
 
-def path_data(polyline: np.ndarray) -> str:
-    """``M x y L x y ...`` with fixed decimals (deterministic text for equal inputs)."""
-    return _path_format(len(polyline)) % tuple(np.asarray(polyline, dtype=float).ravel().tolist())
-
-
 def flat_coordinates(polylines: Sequence[np.ndarray]) -> list[list[float]]:
     """Each (k, 2) polyline as a flat ``[x0, y0, x1, y1, ...]`` list: one numpy conversion for all of them
     (per-polyline ``tolist`` calls cost more than the text or the raster they feed)."""

@@ -30,10 +30,6 @@ def hf_path(out: Path, task: str, split: str) -> Path:
     return Path(out) / HF_DIR / task / f"{HF_SPLIT[split]}.parquet"
 
 
-def image_columns(schema: pa.Schema) -> list[str]:
-    return [f.name for f in schema if f.name.endswith(PNG_SUFFIX)]
-
-
 def _image(out: Path, rel: str | None) -> dict | None:
     return None if rel is None else {"bytes": drawing_bytes(out, rel), "path": None}
 

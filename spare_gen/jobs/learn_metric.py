@@ -29,6 +29,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from spare_gen import atomic
+from spare_gen.inventory import REPORTS_DIR
 from spare_gen.ranking.agreement import metric_directions
 from spare_gen.ranking.judgements import VARIANT_COLUMNS, build_judgements
 from spare_gen.ranking.learned import (
@@ -48,7 +49,6 @@ from spare_gen.wireframe import Wireframe
 if TYPE_CHECKING:
     from spare_gen.ranking.image_metric import ImageSettings
 
-REPORTS_DIR = "reports"
 MODEL_FILE = "learned_metric.json"
 SCORES_FILE = "learned_scores.parquet"
 CV_FILE = "learned_metric_cv.parquet"

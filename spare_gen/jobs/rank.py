@@ -50,14 +50,11 @@ from spare_gen.ranking.raters import (
     without_repeats,
 )
 from spare_gen.ranking.report import rater_analyses_markdown
+from spare_gen.inventory import REPORTS_DIR
 from spare_gen.pool.pairs import ANSWER_COLUMNS, read_annotations
+from spare_gen.pool.schema import CORRUPTIONS_FILE, PAIRS_FILE
 
-PAIRS_FILE = "pairs.parquet"
-CORRUPTIONS_FILE = "corruptions.parquet"
-REPORTS_DIR = "reports"
 ITEMS = tuple(i.value for i in Item)
-LEARNED_SCORES = SCORES_FILE  # written by `spare-gen learn-metric` into reports/
-LEARNED = LEARNED_NAME
 # every learned score file of `spare-gen learn-metric` (--features metrics, image) -> its column
 LEARNED_COLUMNS = {SCORES_FILE: LEARNED_NAME, IMAGE_SCORES_FILE: LEARNED_IMAGE_NAME}
 

@@ -382,17 +382,6 @@ def pass_rates(cases: pd.DataFrame) -> pd.DataFrame:
     return rates.reindex(index=tests, columns=metrics)
 
 
-def run_properties(
-    wireframes: Sequence[Wireframe],
-    *,
-    seed: int = 0,
-    metric_names: Sequence[str] | None = None,
-    paper_compat: bool = False,
-) -> pd.DataFrame:
-    """Test x metric pass rates over ``wireframes`` (see the module docstring for each test)."""
-    return pass_rates(property_cases(wireframes, seed=seed, metric_names=metric_names, paper_compat=paper_compat))
-
-
 def bootstrap_intervals(
     cases: pd.DataFrame, *, samples: int = BOOTSTRAP_SAMPLES, seed: int = 0, level: float = 0.95
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
