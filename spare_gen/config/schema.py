@@ -11,6 +11,11 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+# The wireframe metrics' match tolerances (fractions of the GT bounding-box diagonal), declared here, the lowest
+# layer, so the pool settings and spare_gen.metrics.wireframe share one value.
+CORNER_THRESHOLD = 0.02  # a predicted corner matches a GT corner at most this far away
+EDGE_THRESHOLD = 0.02  # a predicted edge matches a GT edge within this segment-to-segment Hausdorff distance
+
 
 class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
@@ -346,8 +351,8 @@ class PoolConfig(_Section):
     deflection: Annotated[float, Field(gt=0, le=0.2)] = Field(
         0.01, description="curved-edge discretisation tolerance, fraction of the bounding-box diagonal"
     )
-    corner_threshold: Annotated[float, Field(gt=0)] = 0.02
-    edge_threshold: Annotated[float, Field(gt=0)] = 0.02
+    corner_threshold: Annotated[float, Field(gt=0)] = CORNER_THRESHOLD
+    edge_threshold: Annotated[float, Field(gt=0)] = EDGE_THRESHOLD
     image_size: Annotated[int, Field(ge=64, le=4096)] = 384
     max_pairs_per_model: Annotated[int, Field(ge=0)] = Field(0, description="0 = all pairs")
     repeat_fraction: Annotated[float, Field(ge=0, le=0.5)] = 0.05

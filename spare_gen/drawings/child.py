@@ -37,7 +37,6 @@ from spare_gen.drawings.render import Style, render_view
 from spare_gen.drawings.settings import DrawSettings
 from spare_gen.runner import testhooks
 
-STAGE = "drawings"
 MIXED = "mixed"  # some views exact, some from the mesh fallback
 BOX_MARGIN = 0.25  # lines may reach this fraction of the projected box's larger side beyond it (box x 1.5)
 SHORTFALL_PX = 2.0  # lines may stop this many canvas px short of the projected model edges on any side

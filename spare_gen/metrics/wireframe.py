@@ -28,6 +28,7 @@ from scipy.optimize import linear_sum_assignment
 from scipy.spatial import cKDTree
 from scipy.spatial.distance import cdist
 
+from spare_gen.config.schema import CORNER_THRESHOLD, EDGE_THRESHOLD
 from spare_gen.metrics.cylinders import CYLINDER_RADIUS, canonical_order, cylinder_iou, cylinder_ious
 from spare_gen.metrics.matching import match_candidates, match_points, prf
 from spare_gen.metrics.sampling import (
@@ -50,8 +51,6 @@ __all__ = [
     "get_metric_names", "evaluate_all",
 ]
 
-CORNER_THRESHOLD = 0.02  # a predicted corner matches a GT corner at most this far away
-EDGE_THRESHOLD = 0.02  # a predicted edge matches a GT edge within this segment-to-segment Hausdorff distance
 SAMPLE_SPACING = 0.005  # arc-length spacing of edge samples for chamfer / Hausdorff
 EMPTY_DISTANCE = 1.0  # chamfer / Hausdorff between an empty and a non-empty wireframe: one bbox diagonal
 EMD_POINTS = 256  # equal-mass samples per wireframe for the bijective (EMD) chamfer
