@@ -21,7 +21,7 @@ from spare_gen.questions.settings import QuestionSettings
 from spare_gen.questions.tasks.three_view_to_isometric import child, run_unit
 from spare_gen.questions.tasks.three_view_to_isometric.child import make_cut_set
 from spare_gen.runner import testhooks
-from spare_gen.runner.budget import BudgetedCopy
+from spare_gen.runner.budget import BudgetedCopy, CallStatus
 from spare_gen.runner.isolation import worker_executor
 
 BUDGET_S = 1.0  # small, so the burning boolean is stopped quickly
@@ -103,13 +103,13 @@ def _work(state, request, mark):
 def test_a_crashed_or_killed_copy_is_one_failed_call_and_a_fresh_copy_serves_the_next():
     copy = BudgetedCopy(_work, 0.3)
     try:
-        assert copy.call(21)["value"] == 42
+        assert copy.call(21).value == 42
         first = copy.pid
-        assert copy.call("crash")["status"] == "crashed"
-        assert copy.call(1)["value"] == 2 and copy.pid != first
+        assert copy.call("crash").status is CallStatus.CRASHED
+        assert copy.call(1).value == 2 and copy.pid != first
         burnt = copy.call("burn")
-        assert burnt["status"] == "over_budget" and burnt["step"] == "boolean" and burnt["step_cpu_s"] > 0.3
-        assert copy.call(2)["value"] == 4
+        assert burnt.status is CallStatus.OVER_BUDGET and burnt.step == "boolean" and burnt.step_cpu_s > 0.3
+        assert copy.call(2).value == 4
         assert copy.cpu_s() >= 0.3
     finally:
         copy.close()

@@ -11,9 +11,11 @@ from spare_gen import shards
 from spare_gen.config.schema import Config, ModelSource, TaskName
 from spare_gen.drawings.preset import drawing_rule
 from spare_gen.hub.pack import HF_SPLIT, hf_path
+from spare_gen.models.quality import Quality
 from spare_gen.models.schema import MODELS_FILE
 from spare_gen.questions.layout import POSE_CHOICE_SETS
 from spare_gen.questions.tasks import LAYOUTS, SPLITS, TASKS, describe
+from spare_gen.runner.isolation import Status
 from spare_gen.versions import package_versions
 from spare_gen.pool.schema import CORRUPTIONS_FILE, PAIRS_FILE, WIREFRAMES_FILE
 
@@ -155,7 +157,7 @@ def _quality(out: Path | None) -> list[str]:
     rows = shards.read(path, columns=["quality", "quality_reason"]).to_pylist()
     flagged: dict[str, int] = {}
     for r in rows:
-        if r["quality"] and r["quality"] != "ok":
+        if r["quality"] and r["quality"] != Quality.OK:
             flagged[r["quality"]] = flagged.get(r["quality"], 0) + 1
     text = ("No model was flagged." if not flagged else
             _table(["quality flag", "models"], [[f"`{k}`", n] for k, n in sorted(flagged.items())]))
@@ -177,7 +179,7 @@ def pool_section(out: Path | None) -> str:
     n_gt = pq.read_metadata(out / WIREFRAMES_FILE).num_rows if (out / WIREFRAMES_FILE).is_file() else 0
     counts: dict[tuple[str, str], int] = {}
     for v in variants:
-        if v["status"] == "ok":
+        if v["status"] == Status.OK:
             counts[(v["kind"], v["severity"])] = counts.get((v["kind"], v["severity"]), 0) + 1
     kinds = sorted({k for k, _ in counts})
     severities = [s for s in ("low", "medium", "high") if any(s == sv for _, sv in counts)]

@@ -25,6 +25,7 @@ from spare_gen.data.tables import VIEWS_NAME
 from spare_gen.drawings.poses import RANDOM_VIEW_PREFIX
 from spare_gen.metrics.pose import RotationConvention, pose_report
 from spare_gen.rng import derive_rng
+from spare_gen.runner.isolation import Status
 
 ROTATION_COLUMNS = tuple(f"r{i}{j}" for i in range(3) for j in range(3))
 POSITION_COLUMNS = ("px", "py", "pz")
@@ -54,7 +55,7 @@ def ground_truth(out: Path) -> pd.DataFrame:
     table = pq.read_table(path, columns=columns).to_pandas()
     keep = table["view"].str.startswith(RANDOM_VIEW_PREFIX) & table["camera_rotation"].notna()
     if "status" in table:
-        keep &= table["status"] == "ok"
+        keep &= table["status"] == Status.OK
     table = table[keep]
     if table.empty:
         raise PosePredictionError(f"{path} has no random views; regenerate with render.random_views >= {MIN_VIEWS}")

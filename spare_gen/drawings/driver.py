@@ -14,6 +14,7 @@ from spare_gen.drawings.settings import DrawSettings
 from spare_gen.drawings.worker import draw_task, drawings_rows, views_rows
 from spare_gen.models.schema import MODELS_FILE
 from spare_gen.runner.contract import RunOptions
+from spare_gen.runner.isolation import Status
 from spare_gen.runner.sharded import TableOut, run_sharded_stage
 from spare_gen.runner.stage import status_summary
 from spare_gen.shards import rows_to_table
@@ -30,7 +31,7 @@ def tables(config: Config) -> tuple[TableOut, TableOut]:
 def drawable_models(out: Path) -> list[dict]:
     """Models the model stage built (status ok), in model_id order."""
     table = shards.read(out / MODELS_FILE, ["model_id", "status", "brep_path"])
-    return [r for r in table.to_pylist() if r["status"] == "ok"]
+    return [r for r in table.to_pylist() if r["status"] == Status.OK]
 
 
 def run_drawings(client, config: Config, out: Path) -> tuple[Path, Path]:

@@ -5,8 +5,7 @@ from __future__ import annotations
 from typing import Iterable
 
 from spare_gen.drawings.poses import FIXED_VIEWS, THREE_VIEWS
-
-OK = "ok"
+from spare_gen.runner.isolation import Status
 
 
 def blank_views(view_rows: Iterable[dict]) -> list[str]:
@@ -28,7 +27,7 @@ def front_hash(view_rows: Iterable[dict]) -> str | None:
 
 
 def is_usable(model_row: dict) -> bool:
-    return model_row.get("status") == OK and not (
+    return model_row.get("status") == Status.OK and not (
         model_row.get("blank") or model_row.get("tiny") or model_row.get("duplicate")
     )
 
@@ -48,7 +47,7 @@ def duplicate_map(model_rows: list[dict]) -> dict[str, str]:
     duplicate_of: dict[str, str] = {}
     for row in sorted(model_rows, key=lambda r: r["model_id"]):
         key = row.get("front_png_sha256")
-        if row.get("status") != OK or not key:
+        if row.get("status") != Status.OK or not key:
             continue
         if key in first_seen:
             duplicate_of[row["model_id"]] = first_seen[key]

@@ -43,6 +43,7 @@ from spare_gen.ranking.learned import (
 )
 from spare_gen.ranking.raters import without_repeats
 from spare_gen.ranking.report import markdown_table
+from spare_gen.runner.isolation import Status
 from spare_gen.pool.pairs import ANSWER_COLUMNS, read_annotations
 from spare_gen.wireframe import Wireframe
 
@@ -178,9 +179,9 @@ def run_image(
         raise FileNotFoundError(f"learn-metric --features image needs {out / 'wireframes.parquet'}, which does not exist")
     variants = pd.read_parquet(out / "corruptions.parquet",
                                columns=["corruption_id", "model_id", "kind", "severity", "status", *GRAPH_COLUMNS])
-    variants = variants[variants["status"] == "ok"].sort_values("corruption_id", kind="stable")
+    variants = variants[variants["status"] == Status.OK].sort_values("corruption_id", kind="stable")
     gts = pd.read_parquet(out / "wireframes.parquet", columns=["model_id", "status", *GRAPH_COLUMNS])
-    gt_of = _wireframes(gts[gts["status"] == "ok"], "model_id")
+    gt_of = _wireframes(gts[gts["status"] == Status.OK], "model_id")
     variants = variants[variants["model_id"].astype(str).isin(gt_of)]
     judged = set(judgements["left_id"].astype(str)) | set(judgements["right_id"].astype(str))
     unknown = sorted(judged - set(variants["corruption_id"].astype(str)))

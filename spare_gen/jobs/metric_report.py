@@ -62,7 +62,7 @@ def load_wireframes(path: Path, max_models: int | None = None) -> tuple[list[str
     rows = [
         r
         for r in pq.read_table(path, columns=columns).to_pylist()
-        if r.get("status", "ok") == "ok" and r["vertices"] is not None and r["edges"] is not None
+        if r.get("status", Status.OK) == Status.OK and r["vertices"] is not None and r["edges"] is not None
     ]
     rows.sort(key=lambda r: str(r["model_id"]))
     if max_models is not None:

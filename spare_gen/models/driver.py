@@ -9,6 +9,7 @@ from spare_gen.config.schema import Config, ModelSource
 from spare_gen.models.csg import primitive_counts_for
 from spare_gen.models.files import discover
 from spare_gen.models.houses import house_plan
+from spare_gen.models.quality import Quality
 from spare_gen.models.schema import MODELS_FILE, MODELS_SCHEMA
 from spare_gen.models.settings import ModelSettings
 from spare_gen.models.worker import model_rows, model_task
@@ -71,7 +72,7 @@ def summary(table_path: Path) -> str:
     if rejected:
         attempts = sum(r["attempts"] or 0 for r in rows)
         text += f"; CSG attempts {attempts}, rejected {sum(rejected.values())} ({dict(sorted(rejected.items()))})"
-    flagged = Counter(r.get("quality") for r in rows if r.get("quality") not in (None, "ok"))
+    flagged = Counter(r.get("quality") for r in rows if r.get("quality") not in (None, Quality.OK))
     if flagged:  # kept, but no questions unless questions.allow_flagged_cad
         text += f"; quality gate flagged {sum(flagged.values())} ({dict(sorted(flagged.items()))}), kept, no questions"
     return text

@@ -20,6 +20,8 @@ import resource
 import select
 import signal
 import time
+from dataclasses import dataclass
+from enum import Enum
 from typing import Callable
 
 from spare_gen.runner.child import _die_with_parent
@@ -28,6 +30,27 @@ from spare_gen.runner.isolation import cpu_seconds, read_message, write_message
 POLL_S = 0.01
 _CPUS = os.sysconf("SC_NPROCESSORS_CONF")  # a process's CPU seconds per wall second, at most
 _CLOCK_SLACK_S = 2 / os.sysconf("SC_CLK_TCK")  # /proc's CPU time lags the true one by up to a clock tick
+_STEP, _OSERROR = "step", "oserror"  # message tags of the copy besides a call's final status
+
+
+class CallStatus(str, Enum):
+    OK = "ok"
+    OVER_BUDGET = "over_budget"  # one step used more CPU seconds than the budget: the copy was killed
+    ERROR = "error"  # the work raised
+    CRASHED = "crashed"  # the copy died by itself (segfault, abort)
+
+
+@dataclass(frozen=True)
+class CallOutcome:
+    """One ``BudgetedCopy.call``: its status, the step it ended in, the CPU seconds it used; ``value`` when OK,
+    ``step_cpu_s`` (the step's CPU seconds) when OVER_BUDGET, ``error`` when ERROR."""
+
+    status: CallStatus
+    cpu_s: float
+    step: str = ""
+    value: object = None
+    step_cpu_s: float = 0.0
+    error: str = ""
 
 
 def frames(buf: bytearray) -> list:
@@ -47,8 +70,7 @@ class BudgetedCopy:
     by ``mark(name)``) within ``budget_s`` CPU seconds; ``state`` is the one last given to ``hold``.
 
     The copy lives for many calls (one fork, not one per call); a copy killed over its budget is
-    replaced by a fresh fork on the next call. ``call`` returns {"status": "ok", "value", "cpu_s"} or
-    {"status": "over_budget" | "error" | "crashed", "step", "cpu_s", ...}; an OSError or MemoryError in the copy
+    replaced by a fresh fork on the next call. ``call`` returns a ``CallOutcome``; an OSError or MemoryError in the copy
     (a machine fault such as a full disk) is raised here again. What ``work`` changes in ``state`` stays in the
     copy for its next calls; a fresh copy starts from this process's ``state``.
     """
@@ -87,7 +109,7 @@ class BudgetedCopy:
 
     def _serve(self, req: int, rep: int) -> None:
         def mark(step: str) -> None:
-            write_message(rep, ("step", step, time.process_time()))
+            write_message(rep, (_STEP, step, time.process_time()))
 
         while True:
             try:
@@ -98,11 +120,11 @@ class BudgetedCopy:
                 self.state = payload
                 continue
             try:
-                msg = ("ok", self.work(self.state, payload, mark))
+                msg = (CallStatus.OK, self.work(self.state, payload, mark))
             except (OSError, MemoryError) as exc:
-                msg = ("oserror", f"{type(exc).__name__}: {exc}")
+                msg = (_OSERROR, f"{type(exc).__name__}: {exc}")
             except Exception as exc:  # noqa: BLE001 - reported as a failed call
-                msg = ("error", f"{type(exc).__name__}: {exc}"[:500])
+                msg = (CallStatus.ERROR, f"{type(exc).__name__}: {exc}"[:500])
             write_message(rep, msg)
 
     def _end(self, kill: bool) -> None:
@@ -131,7 +153,7 @@ class BudgetedCopy:
         spent = 0.0 if step_cpu0 is None else used - step_cpu0  # no step yet: its mark wakes the parent
         return max(POLL_S, (self.budget_s - spent - _CLOCK_SLACK_S) / _CPUS)
 
-    def call(self, request) -> dict:
+    def call(self, request) -> CallOutcome:
         if self.pid is None:
             self._fork()
         pid = self.pid
@@ -148,7 +170,7 @@ class BudgetedCopy:
                     break
                 buf += chunk
                 for msg in frames(buf):
-                    if msg[0] == "step":
+                    if msg[0] == _STEP:
                         step, step_cpu0 = msg[1], msg[2]
                     else:
                         final = msg
@@ -160,10 +182,10 @@ class BudgetedCopy:
         if final is None:  # over budget, or the copy died: a fresh one serves the next call
             self._end(kill=True)
             if over is not None:
-                return {"status": "over_budget", "step": step, "step_cpu_s": round(over, 3), "cpu_s": cpu}
-            return {"status": "crashed", "step": step, "cpu_s": cpu}
-        if final[0] == "oserror":
+                return CallOutcome(CallStatus.OVER_BUDGET, cpu, step, step_cpu_s=round(over, 3))
+            return CallOutcome(CallStatus.CRASHED, cpu, step)
+        if final[0] == _OSERROR:
             raise OSError(f"in a budgeted call: {final[1]}")
-        if final[0] == "error":
-            return {"status": "error", "step": step, "cpu_s": cpu, "error": final[1]}
-        return {"status": "ok", "value": final[1], "cpu_s": cpu}
+        if final[0] is CallStatus.ERROR:
+            return CallOutcome(CallStatus.ERROR, cpu, step, error=final[1])
+        return CallOutcome(CallStatus.OK, cpu, value=final[1])

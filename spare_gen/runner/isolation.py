@@ -226,10 +226,9 @@ class IsolatedExecutor:
                 return Outcome(status, error=error, seconds=time.monotonic() - start)
             seconds = time.monotonic() - start
             cpu = max(0.0, (cpu_seconds(self._proc.pid) or cpu_start) - cpu_start)
-            kind, payload = reply
-            if kind == "ok":
+            status, payload = reply
+            if status is Status.OK:
                 return Outcome(Status.OK, value=payload, seconds=seconds, cpu_seconds=cpu)
-            status = Status.TRANSIENT if kind == "transient" else Status.FAILED
             return Outcome(status, error=payload, seconds=seconds, cpu_seconds=cpu)
 
 

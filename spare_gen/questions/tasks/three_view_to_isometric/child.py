@@ -71,7 +71,7 @@ from spare_gen.questions.tasks.three_view_to_isometric.job import (
 )
 from spare_gen.rng import derive_rng
 from spare_gen.runner import testhooks
-from spare_gen.runner.budget import BudgetedCopy
+from spare_gen.runner.budget import BudgetedCopy, CallOutcome, CallStatus
 
 _BOOLEAN, _HLR, _WRITE = "boolean", "hlr", "write"
 
@@ -296,12 +296,12 @@ def _own_cpu() -> float:
     return own.ru_utime + own.ru_stime
 
 
-def _failed_rule(outcome: dict) -> QuestionRejection:
+def _failed_rule(outcome: CallOutcome) -> QuestionRejection:
     """The rule for an attempt that did not come back: over budget, raised or crashed, by its step."""
-    if outcome["status"] == "over_budget" and outcome["step"] in (_BOOLEAN, _HLR):
-        return (QuestionRejection.CUT_BOOLEAN_OVER_BUDGET if outcome["step"] == _BOOLEAN
+    if outcome.status is CallStatus.OVER_BUDGET and outcome.step in (_BOOLEAN, _HLR):
+        return (QuestionRejection.CUT_BOOLEAN_OVER_BUDGET if outcome.step == _BOOLEAN
                 else QuestionRejection.CUT_HLR_OVER_BUDGET)
-    return QuestionRejection.CUT_FAILED if outcome["step"] == _BOOLEAN else QuestionRejection.CUT_DRAW_FAILED
+    return QuestionRejection.CUT_FAILED if outcome.step == _BOOLEAN else QuestionRejection.CUT_DRAW_FAILED
 
 
 def cut_set_unit(unit: dict, settings: QuestionSettings, rng: np.random.Generator) -> dict:
@@ -369,15 +369,15 @@ def _cut_set(cut_set: _CutSet, copy: BudgetedCopy, timings: Counter, cpu_used: C
                 attempts[QuestionRejection.CUT_MISSED.value] += 1  # cannot remove enough: no boolean needed
                 continue
             outcome = copy.call((k, attempt, cutter))
-            timings["attempt_cpu"] += outcome["cpu_s"]
-            if outcome["status"] != "ok":
+            timings["attempt_cpu"] += outcome.cpu_s
+            if outcome.status is not CallStatus.OK:
                 rule = _failed_rule(outcome)
-                if outcome["status"] == "over_budget":
-                    over_budget.append({"cut": k, "attempt": attempt, "step": outcome["step"],
-                                        "cpu_s": outcome["step_cpu_s"]})
+                if outcome.status is CallStatus.OVER_BUDGET:
+                    over_budget.append({"cut": k, "attempt": attempt, "step": outcome.step,
+                                        "cpu_s": outcome.step_cpu_s})
             else:
-                timings.update(outcome["value"]["timings"])
-                rule = outcome["value"]["rule"] and QuestionRejection(outcome["value"]["rule"])
+                timings.update(outcome.value["timings"])
+                rule = outcome.value["rule"] and QuestionRejection(outcome.value["rule"])
             if unit_budget_s is not None and cpu_used() > unit_budget_s:
                 return give_up(QuestionRejection.UNIT_FAILED,
                                error=f"timeout: the cut set used more than its CPU budget of {unit_budget_s:g} s")
@@ -386,7 +386,7 @@ def _cut_set(cut_set: _CutSet, copy: BudgetedCopy, timings: Counter, cpu_used: C
                 if len(over_budget) >= MAX_OVER_BUDGET:
                     return give_up(QuestionRejection.CUT_TOO_SLOW)
                 continue
-            accepted.append(outcome["value"]["cut"])
+            accepted.append(outcome.value["cut"])
             break
         else:
             return give_up(QuestionRejection.CUT_ATTEMPTS_EXHAUSTED)
