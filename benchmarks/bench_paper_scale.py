@@ -91,7 +91,7 @@ def main() -> None:
         config = load_config(REPO / "configs" / "spare3d_csg.toml", overrides)
         from spare_gen.drawings.driver import run_drawings
         from spare_gen.models.driver import run_models
-        from spare_gen.questions.stage.driver import run_questions
+        from spare_gen.questions.driver import run_questions
 
         n_models = config.models.csg.count
         n_questions = sum(counts.values())
@@ -104,9 +104,9 @@ def main() -> None:
                           11 * full_models)
             meter.measure("questions", n_questions, "question", lambda: run_questions(client, config, out),
                           full_questions)
-            from spare_gen.jobs.regenerate import _audit  # spare-gen run audits every dataset it writes, on its workers
+            from spare_gen.jobs.stages import audit_line  # spare-gen run audits every dataset it writes, on its workers
 
-            audit = meter.measure("audit", n_questions, "question", lambda: _audit(out, config.seed, client),
+            audit = meter.measure("audit", n_questions, "question", lambda: audit_line(out, config.seed, client),
                                   full_questions)
         wall = {s.name: s.wall for s in meter.stages}
         q_timings = json.loads((out / "questions" / "timings.json").read_text())["tasks"]

@@ -13,7 +13,7 @@ import pyarrow.parquet as pq
 import pytest
 from synthetic_dataset import make_dataset
 
-from spare_gen.jobs.regenerate import _audit
+from spare_gen.jobs.stages import audit_line
 from spare_gen.audit.probes import EXIT_NOT_AUDITED, audit
 from spare_gen.audit.surface import TokenLookup, tokens
 from spare_gen.cli import main as cli_main
@@ -170,7 +170,7 @@ def test_an_empty_split_is_not_audited_with_its_own_exit_code(tmp_path, capsys):
     card = (out / "README.md").read_text()
     assert "**Not audited" in card and "`pose_to_isometric/test`" in card
     assert "Every probe ran and is within chance" not in card
-    line = _audit(out, 0)  # what `spare-gen run` prints after the question stage
+    line = audit_line(out, 0)  # what `spare-gen run` prints after the question stage
     assert line.startswith("audit: WARNING: ") and "NOT AUDITED" in line and "EMPTY SPLITS: pose_to_isometric/test" in line
 
 

@@ -289,7 +289,7 @@ def test_validate_catches_a_flagged_model(dataset, tmp_path):
 
 
 def test_too_many_questions_stop_before_any_work(dataset, tmp_path):
-    from spare_gen.questions.stage.driver import run_questions
+    from spare_gen.questions.driver import run_questions
     from spare_gen.questions.select import NotEnoughModels
 
     out = _copy(dataset, tmp_path)

@@ -7,7 +7,7 @@ import shutil
 from pathlib import Path
 
 from drawings_shapes import HOLED_BOX, render_config, write_model
-from spare_gen.jobs.regenerate import STAGES, nothing_to_do
+from spare_gen.jobs.regenerate import STAGE_NAMES, nothing_to_do
 from spare_gen.config import load_config
 from spare_gen.config.schema import TaskName
 from spare_gen.drawings.child import draw_model
@@ -81,4 +81,4 @@ def test_a_run_of_some_stages_with_other_settings_leaves_the_rest_to_do(small_da
     assert proc.returncode == 0 and "nothing to do" not in proc.stderr, proc.stderr
     config = load_config(REPO / "configs" / "default.toml", [f'out="{out}"', "render.size=128"])
     assert nothing_to_do(config, out, ("models",))
-    assert not nothing_to_do(config, out, STAGES)  # the drawings on record are of render.size = 200
+    assert not nothing_to_do(config, out, STAGE_NAMES)  # the drawings on record are of render.size = 200

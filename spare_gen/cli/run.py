@@ -6,7 +6,7 @@ import argparse
 
 from spare_gen.cli.common import CONFIG_INPUT, add_config_arguments, config_line, resolve_config, run_job
 from spare_gen.config import ConfigError
-from spare_gen.jobs.regenerate import STAGES
+from spare_gen.jobs.stages import STAGE_NAMES as STAGES
 
 EPILOG = CONFIG_INPUT
 

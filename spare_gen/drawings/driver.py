@@ -10,10 +10,10 @@ from spare_gen.atomic import write_parquet
 from spare_gen.config.schema import Config, DrawingStore
 from spare_gen.drawings.flags import apply_duplicates, duplicate_map
 from spare_gen.drawings.schema import DRAWINGS_FILE, DRAWINGS_SCHEMA, VIEWS_FILE, VIEWS_SCHEMA, views_schema
-from spare_gen.drawings.settings import DrawSettings
+from spare_gen.drawings.settings import STAGE, DrawSettings
 from spare_gen.drawings.worker import draw_task, drawings_rows, views_rows
 from spare_gen.models.schema import MODELS_FILE
-from spare_gen.runner.contract import RunOptions
+from spare_gen.runner.contract import RunOptions, Summary
 from spare_gen.runner.isolation import Status
 from spare_gen.runner.sharded import TableOut, run_sharded_stage
 from spare_gen.runner.stage import status_summary
@@ -34,8 +34,8 @@ def drawable_models(out: Path) -> list[dict]:
     return [r for r in table.to_pylist() if r["status"] == Status.OK]
 
 
-def run_drawings(client, config: Config, out: Path) -> tuple[Path, Path]:
-    """Run the stage, then mark duplicates across models; return the folders of drawings and views."""
+def run_drawings(client, config: Config, out: Path) -> Summary:
+    """Run the stage, then mark duplicates across models; return its summary."""
     out_abs = out.resolve()
     units = [
         {"unit_id": m["model_id"], "model_id": m["model_id"], "shape_path": str(out_abs / m["brep_path"])}
@@ -44,7 +44,7 @@ def run_drawings(client, config: Config, out: Path) -> tuple[Path, Path]:
     run_sharded_stage(client, draw_task, units, DrawSettings.from_config(config, out), tables(config),
                       RunOptions.from_config(config))
     mark_duplicates(out / DRAWINGS_FILE)
-    return out / DRAWINGS_FILE, out / VIEWS_FILE
+    return Summary(STAGE, summary(out / DRAWINGS_FILE, out / VIEWS_FILE))
 
 
 def mark_duplicates(drawings: Path) -> None:
@@ -61,8 +61,7 @@ def mark_duplicates(drawings: Path) -> None:
             write_parquet(path, new)
 
 
-def summary(tables: tuple[Path, Path]) -> str:
-    drawings, views = tables
+def summary(drawings: Path, views: Path) -> str:
     rows = shards.read(drawings, ["status", "blank", "tiny", "duplicate", "usable"]).to_pylist()
     text = status_summary("drawings", rows)
     flags = {k: sum(bool(r.get(k)) for r in rows) for k in ("blank", "tiny", "duplicate")}

@@ -14,32 +14,23 @@ import sys
 import time
 from pathlib import Path
 
-from spare_gen.audit.probes import REPORT_NAME, audit_and_record
-from spare_gen.audit.text import summary as audit_summary
-from spare_gen.audit.text import warnings as audit_warnings
 from spare_gen.card.compose import write_card
 from spare_gen.config.schema import Config
-from spare_gen.data.evaluate import REPORTS_DIR
-from spare_gen.drawings.driver import run_drawings
-from spare_gen.drawings.driver import summary as drawings_summary
-from spare_gen.pool.driver import run_pool
 from spare_gen.inventory import remove_unreferenced
+from spare_gen.jobs.stages import POOL_STAGES, STAGE_NAMES, wanted
 from spare_gen.manifest import complete_for, now, stage_summaries, write_manifest, write_run_record
-from spare_gen.models.driver import models_unchanged, run_models
-from spare_gen.models.driver import summary as models_summary
+from spare_gen.models.driver import models_unchanged
 from spare_gen.preflight import check_output_folder
-from spare_gen.questions.stage.driver import run_questions
 from spare_gen.runner.cluster import open_cluster
 
-STAGES = ("models", "drawings", "questions", "pool")
-POOL_STAGES = ("models", "pool")
+__all__ = ["POOL_STAGES", "STAGE_NAMES", "nothing_to_do", "run"]
 
 
 def say(msg: str) -> None:
     print(f"spare-gen: {msg}", file=sys.stderr)
 
 
-def run(config: Config, *, stages: tuple[str, ...] = STAGES, announce: str = "", client=None) -> dict:
+def run(config: Config, *, stages: tuple[str, ...] = STAGE_NAMES, announce: str = "", client=None) -> dict:
     """Run the enabled stages in order on the configured Dask cluster; return per-stage summaries.
 
     ``announce`` (e.g. the config it uses) is printed first once the run starts: after the checks that stop it
@@ -71,7 +62,7 @@ def run(config: Config, *, stages: tuple[str, ...] = STAGES, announce: str = "",
         raise
     summaries = stage_summaries(out)  # keep what earlier runs recorded for stages not run now
     write_manifest(out, config, summaries, complete=False)
-    write_run_record(out, config, started, None, None, "running", stages=_wanted(config, stages))
+    write_run_record(out, config, started, None, None, "running", stages=_names(config, stages))
     outcome = "interrupted"
     try:
         with contextlib.ExitStack() as stack:
@@ -89,7 +80,7 @@ def run(config: Config, *, stages: tuple[str, ...] = STAGES, announce: str = "",
         raise
     finally:
         seconds = round(time.monotonic() - t0, 3)
-        write_run_record(out, config, started, now(), seconds, outcome, stages=_wanted(config, stages))
+        write_run_record(out, config, started, now(), seconds, outcome, stages=_names(config, stages))
     say(f"done in {time.monotonic() - t0:.1f} s; output in {out}")
     return summaries
 
@@ -101,42 +92,17 @@ def nothing_to_do(config: Config, out: Path, stages: tuple[str, ...]) -> bool:
     """
     if any(v for v in config.debug.model_dump().values() if isinstance(v, list)) or config.pool.predictions:
         return False
-    return complete_for(out, config, _wanted(config, stages)) and models_unchanged(config, out)
+    return complete_for(out, config, _names(config, stages)) and models_unchanged(config, out)
 
 
-def _wanted(config: Config, stages: tuple[str, ...]) -> tuple[str, ...]:
-    """The requested stages the config enables (``_run_stages`` runs exactly these)."""
-    drawn = config.render.enabled
-    enabled = {"models": True, "drawings": drawn, "questions": drawn and config.questions.enabled,
-               "pool": config.pool.enabled}
-    return tuple(s for s in STAGES if s in stages and enabled[s])
+def _names(config: Config, stages: tuple[str, ...]) -> tuple[str, ...]:
+    """The requested stages the config enables (``_run_stages`` runs exactly these, and the steps that follow them)."""
+    return tuple(s.name for s in wanted(config, stages) if not s.follows)
 
 
 def _run_stages(client, config: Config, out: Path, stages: tuple[str, ...], summaries: dict) -> None:
-    def record(name: str, text: str) -> None:
-        summaries[name] = text
-        say(text)
+    for stage in wanted(config, stages):
+        summary = stage.run(client, config, out)
+        summaries[summary.stage] = summary.text
+        say(summary.text)
         write_manifest(out, config, summaries, complete=False)
-
-    if "models" in stages:
-        record("models", models_summary(run_models(client, config, out)))
-    if "drawings" in stages and config.render.enabled:
-        record("drawings", drawings_summary(run_drawings(client, config, out)))
-    if "questions" in stages and config.questions.enabled and config.render.enabled:
-        record("questions", run_questions(client, config, out))
-        record("audit", _audit(out, config.seed, client))
-    if "pool" in stages and config.pool.enabled:
-        record("pool", run_pool(client, config, out))
-
-
-def _audit(out: Path, seed: int, client=None) -> str:
-    """The bias audit of the questions just made, so every dataset card carries it; its fits on the run's Dask
-    workers. An audit that cannot run leaves no earlier report behind for the card to show."""
-    try:
-        report, _ = audit_and_record(out, seed, client)
-    except (ValueError, FileNotFoundError) as exc:
-        (out / REPORTS_DIR / REPORT_NAME).unlink(missing_ok=True)
-        return f"audit: NOT RUN ({exc})"
-    if report["flagged"] or report["not_audited"] or report["empty_splits"]:  # loud: never "within chance"
-        return "audit: WARNING: " + audit_summary(report) + "".join(f"\n  WARNING: {w}" for w in audit_warnings(report))
-    return f"audit: {audit_summary(report)}"

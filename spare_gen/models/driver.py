@@ -11,9 +11,9 @@ from spare_gen.models.files import discover
 from spare_gen.models.houses import house_plan
 from spare_gen.models.quality import Quality
 from spare_gen.models.schema import MODELS_FILE, MODELS_SCHEMA
-from spare_gen.models.settings import ModelSettings
+from spare_gen.models.settings import STAGE, ModelSettings
 from spare_gen.models.worker import model_rows, model_task
-from spare_gen.runner.contract import RunOptions
+from spare_gen.runner.contract import RunOptions, Summary
 from spare_gen.runner.sharded import TableOut, all_done, run_sharded_stage
 from spare_gen.runner.stage import status_summary
 
@@ -46,11 +46,11 @@ def model_units(config: Config) -> list[dict]:
 MODELS_TABLE = TableOut(MODELS_FILE, MODELS_SCHEMA, model_rows)
 
 
-def run_models(client, config: Config, out: Path) -> Path:
-    """Run the stage; return the folder of ``models.parquet`` (parts written by the workers)."""
+def run_models(client, config: Config, out: Path) -> Summary:
+    """Run the stage (``models.parquet`` parts written by the workers); return its summary."""
     run_sharded_stage(client, model_task, model_units(config), ModelSettings.from_config(config, out),
                       (MODELS_TABLE,), RunOptions.from_config(config))
-    return out / MODELS_FILE
+    return Summary(STAGE, summary(out / MODELS_FILE))
 
 
 def models_unchanged(config: Config, out: Path) -> bool:

@@ -22,7 +22,7 @@ from spare_gen.config.schema import Config
 from spare_gen.filehash import sha256_file
 from spare_gen.models.schema import MODELS_FILE, MODELS_SCHEMA
 from spare_gen.shards import rows_to_table
-from spare_gen.runner.contract import RunOptions
+from spare_gen.runner.contract import RunOptions, Summary
 from spare_gen.runner.isolation import Status
 from spare_gen.runner.stage import run_stage, status_summary
 from spare_gen.pool.corruptions import SEVERITIES, get_corruption_names
@@ -231,11 +231,11 @@ def write_preview(out: Path, wireframes: pa.Table, corruptions: pa.Table) -> Pat
     return write_bytes(out / PREVIEW, contact_sheet(cells, kinds, severities, title))
 
 
-def run_pool(client, config: Config, out: Path) -> str:
-    """Wireframes, corruptions and pairs of the first ``pool.models`` usable models; returns a summary line."""
+def run_pool(client, config: Config, out: Path) -> Summary:
+    """Wireframes, corruptions and pairs of the first ``pool.models`` usable models; returns the summary."""
     out = Path(out)
     wireframes = run_wireframes(client, config, out)
     corruptions = run_corruptions(client, config, out, wireframes)
     pairs = run_pairs(config, out, corruptions)
     write_preview(out, wireframes, corruptions)
-    return summary(wireframes, corruptions, pairs)
+    return Summary("pool", summary(wireframes, corruptions, pairs))

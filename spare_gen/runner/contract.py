@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import importlib
 import json
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict
@@ -19,6 +20,14 @@ from pydantic import BaseModel, ConfigDict
 from spare_gen.config.schema import Config, DebugConfig, RunnerConfig
 from spare_gen.rng import derive_rng
 from spare_gen.runner.isolation import Outcome, worker_executor
+
+
+@dataclass(frozen=True)
+class Summary:
+    """What one stage (or step) of a run did: its name and one line for the console and ``dataset.json``."""
+
+    stage: str
+    text: str
 
 
 class RunOptions(BaseModel):

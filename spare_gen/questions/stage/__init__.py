@@ -1,1 +1,2 @@
-"""The question stage's orchestration: inputs, plan, fill on Dask, assemble, outputs; ``driver.run_questions``."""
+"""The question stage's orchestration: inputs, plan, fill on Dask, assemble, outputs; ``spare_gen.questions.driver.run_questions``
+runs them."""

@@ -23,7 +23,9 @@ from spare_gen.questions.stage.fill import TaskFill, fill_task, shortfalls, trim
 from spare_gen.questions.stage.inputs import Inputs, load_inputs
 from spare_gen.questions.stage.plan import ADVICE, plan
 from spare_gen.questions.tasks import TASKS
-from spare_gen.runner.contract import RunOptions
+from spare_gen.runner.contract import RunOptions, Summary
+
+STAGE = "questions"
 
 
 def _fill_all(client, config: Config, out: Path, inputs: Inputs, quotas: dict) -> dict[TaskName, TaskFill]:
@@ -54,8 +56,8 @@ def _check_shortfalls(config: Config, quotas: dict, fills: dict[TaskName, TaskFi
         trim_to_balance(fill.accepted, {k: n for k, n in quotas.items() if k[0] == task.value})
 
 
-def run_questions(client, config: Config, out: Path) -> str:
-    """Generate the question sets; return a one-line summary. Raises NotEnoughModels (rule 7)."""
+def run_questions(client, config: Config, out: Path) -> Summary:
+    """Generate the question sets; return the summary. Raises NotEnoughModels (rule 7)."""
     out = Path(out)
     parts: dict[str, float] = {}
     t = time.monotonic()
@@ -77,4 +79,5 @@ def run_questions(client, config: Config, out: Path) -> str:
     write_json(out / QUESTIONS_DIR / TIMINGS_NAME, outputs.timings(fills, written, parts))
     produced = {t: sum(v.values()) for t, v in summary["produced"].items()}
     rejected = sum(sum(v.values()) for v in summary["rejected_models"].values())
-    return f"questions: {produced}; {len(paths)} files; {rejected} candidate models rejected (counts by rule in README.md)"
+    return Summary(STAGE, f"questions: {produced}; {len(paths)} files; {rejected} candidate models rejected "
+                          "(counts by rule in README.md)")
