@@ -20,7 +20,6 @@ from __future__ import annotations
 import itertools
 import json
 import sys
-import uuid
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -37,13 +36,17 @@ from spare_gen.runner.isolation import Status
 from spare_gen.runner.stage import (
     MACHINE_RETRIES,
     TIMINGS_DIR,
+    Retries,
     Sealed,
     Task,
     _lost_worker,
     _split_timing,
     machine_failure,
+    new_run_token,
     output_files,
+    progress_bar,
     run_unit,
+    settle_all,
     unit_dir,
     unit_fingerprints,
 )
@@ -184,9 +187,6 @@ def run_sharded_stage(
 
     Raises MachineFailure if some units still failed because of the machine after the retries.
     """
-    from distributed import as_completed
-    from tqdm.auto import tqdm
-
     stage, out_dir = settings.stage, str(Path(settings.out_dir).resolve())
     units = sorted(units, key=lambda u: u["unit_id"])
     fingerprints = unit_fingerprints(units, settings, out_dir)
@@ -210,44 +210,36 @@ def run_sharded_stage(
     del known
     failed_machine: dict[str, str] = {}
     if todo:
-        run_token = uuid.uuid4().hex[:8]  # keys are never reused, even by a later run on the same cluster
+        run_token = new_run_token()
 
         def submit(i: int, attempt: int):
             shard = Sealed((groups[i], {u["unit_id"]: fingerprints[u["unit_id"]] for u in groups[i]}, todo[i]))
             return client.submit(execute_shard, task, shard, settings, tables, i, attempt, options.debug,
                                  key=f"{stage}-shard{i:05d}-{attempt}-{run_token}", pure=False)
 
-        attempts = {i: 0 for i in todo}
+        def lost(i: int, exc: BaseException) -> dict:
+            error = _lost_worker(f"shard {i}", exc)["error"]
+            return {"part": None, "transient": {u["unit_id"]: error for u in groups[i]}}
+
+        def settle(i: int, res: dict) -> list:
+            if res["part"] is None:
+                retry = retries.again(i)
+                if retry is not None:
+                    return [(retry, i)]
+            else:
+                parts[i] = res["part"]
+            failed_machine.update(res["transient"])
+            bar.update(len(groups[i]))
+            return [(submit(j, 0), j) for j in itertools.islice(waiting, 1)]
+
+        retries = Retries(submit)
         waiting = iter(sorted(todo))
         # a few shards in flight per worker, not all of them: the client's memory does not grow with the stage
         in_flight = max(IN_FLIGHT_PER_WORKER * len(client.scheduler_info().get("workers", {})), IN_FLIGHT_PER_WORKER)
         futures = {submit(i, 0): i for i in itertools.islice(waiting, in_flight)}
-        bar = tqdm(total=len(units), initial=len(units) - sum(len(groups[i]) for i in todo), desc=stage,
-                   unit="unit", disable=not options.progress, file=sys.stderr, dynamic_ncols=True)
+        bar = progress_bar(stage, len(units), len(units) - sum(len(groups[i]) for i in todo), options)
         try:
-            pending = as_completed(list(futures))
-            for fut in pending:
-                i = futures[fut]
-                try:
-                    res = fut.result()
-                except Exception as exc:  # the worker died (KilledWorker) or the connection broke
-                    lost = _lost_worker(f"shard {i}", exc)["error"]
-                    res = {"part": None, "transient": {u["unit_id"]: lost for u in groups[i]}}
-                del futures[fut]  # release the result as soon as it is read
-                if res["part"] is None and attempts[i] < MACHINE_RETRIES:
-                    attempts[i] += 1
-                    retry = submit(i, attempts[i])
-                    futures[retry] = i
-                    pending.add(retry)
-                    continue
-                if res["part"] is not None:
-                    parts[i] = res["part"]
-                failed_machine.update(res["transient"])
-                bar.update(len(groups[i]))
-                for j in itertools.islice(waiting, 1):
-                    nxt = submit(j, 0)
-                    futures[nxt] = j
-                    pending.add(nxt)
+            settle_all(futures, lost, settle)
         finally:
             bar.close()
     keep = set(parts.values())

@@ -316,6 +316,55 @@ def _lost_worker(uid: str, exc: BaseException) -> dict:
     return {"unit_id": uid, "status": Status.TRANSIENT.value, "error": f"worker lost ({type(exc).__name__}: {exc})"}
 
 
+def new_run_token() -> str:
+    """A run's part of its Dask keys: keys are never reused, even by a later run on the same cluster."""
+    return uuid.uuid4().hex[:8]
+
+
+def progress_bar(stage: str, total: int, done: int, options: RunOptions):
+    """The stage's progress bar on stderr (units; ``done`` of them already done), off unless ``options.progress``."""
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, initial=done, desc=stage, unit="unit", disable=not options.progress, file=sys.stderr,
+                dynamic_ncols=True)
+
+
+class Retries:
+    """Machine-fault retries of a stage's jobs: ``again(job)`` submits the job's next attempt
+    (``submit(job, attempt)``) while it has retries left (``MACHINE_RETRIES``), else returns None."""
+
+    def __init__(self, submit: Callable[[Any, int], Any]):
+        self.submit, self.attempts = submit, Counter()
+
+    def again(self, job):
+        if self.attempts[job] >= MACHINE_RETRIES:
+            return None
+        self.attempts[job] += 1
+        return self.submit(job, self.attempts[job])
+
+
+def settle_all(futures: dict, lost: Callable[[Any, BaseException], Any],
+               settle: Callable[[Any, Any], list]) -> None:
+    """Wait for every future of ``futures`` (future -> its job), and for those ``settle`` adds, as they finish.
+
+    ``settle(job, result)`` consumes a finished job's result and returns the (future, job) pairs it submitted
+    next (a retry, the next waiting job); ``lost(job, exc)`` is the result of a job whose worker died
+    (KilledWorker) or whose connection broke. Each result is released as soon as it is read.
+    """
+    from distributed import as_completed
+
+    pending = as_completed(list(futures))
+    for fut in pending:
+        job = futures.pop(fut)
+        try:
+            result = fut.result()
+        except Exception as exc:  # noqa: BLE001 - the worker died or the connection broke: a machine fault
+            result = lost(job, exc)
+        for nxt, nxt_job in settle(job, result):
+            futures[nxt] = nxt_job
+            pending.add(nxt)
+
+
 def run_stage(
     client,
     task: Task,
@@ -335,9 +384,6 @@ def run_stage(
     ``options`` (progress, test hooks: ``spare_gen.runner.testhooks``) never change a fingerprint.
     Raises MachineFailure if some units still failed because of the machine after ``MACHINE_RETRIES``.
     """
-    from distributed import as_completed
-    from tqdm.auto import tqdm
-
     stage, out_dir = settings.stage, str(Path(settings.out_dir).resolve())
     workers = max(1, len(client.scheduler_info().get("workers", {})))
     groups = [units]  # units loaded together: batches never mix groups
@@ -361,7 +407,7 @@ def run_stage(
     timings: dict[str, dict] = {}
     failed_machine: dict[str, dict] = {}
     if todo:
-        run_token = uuid.uuid4().hex[:8]  # keys are never reused, even by a later run on the same cluster
+        run_token = new_run_token()
 
         def sealed(batch: list[str]) -> Sealed:
             return Sealed([(todo[uid], fingerprints[uid]) for uid in batch])
@@ -371,7 +417,7 @@ def run_stage(
             return client.submit(execute_units, task, sealed([uid]), settings, attempt, options.debug, reply,
                                  loaded[group_of[uid]], key=f"{stage}-{uid}-{attempt}-{run_token}", pure=False)
 
-        attempts = {uid: 0 for uid in todo}
+        retries = Retries(submit)
         size = batch_size(len(todo), workers)
         batches = []
         for group in groups:
@@ -383,29 +429,25 @@ def run_stage(
             [0] * len(batches), [options.debug] * len(batches), [reply] * len(batches),
             [loaded[group_of[b[0]]] for b in batches], key=[f"{stage}-{b[0]}-0-{run_token}" for b in batches],
             pure=False), batches))
-        bar = tqdm(total=len(units), initial=len(results), desc=stage, unit="unit", disable=not options.progress,
-                   file=sys.stderr, dynamic_ncols=True)
+
+        def settle(batch: list[str], got: list[dict]) -> list:
+            again = []
+            for uid, res in zip(batch, got):
+                if res.get("status") == Status.TRANSIENT:
+                    retry = retries.again(uid)
+                    if retry is not None:
+                        again.append((retry, [uid]))
+                        continue
+                    failed_machine[uid] = res
+                else:
+                    results[uid] = res  # timings stay in memory for the caller's report
+                    timings[uid] = _split_timing(res)[1]
+                bar.update(1)
+            return again
+
+        bar = progress_bar(stage, len(units), len(results), options)
         try:
-            pending = as_completed(list(futures))
-            for fut in pending:
-                batch = futures.pop(fut)  # release the result as soon as it is read
-                try:
-                    got = fut.result()
-                except Exception as exc:  # the worker died (KilledWorker) or the connection broke
-                    got = [_lost_worker(uid, exc) for uid in batch]
-                for uid, res in zip(batch, got):
-                    if res.get("status") == Status.TRANSIENT.value:
-                        if attempts[uid] < MACHINE_RETRIES:
-                            attempts[uid] += 1
-                            retry = submit(uid, attempts[uid])
-                            futures[retry] = [uid]
-                            pending.add(retry)
-                            continue
-                        failed_machine[uid] = res
-                    else:
-                        results[uid] = res  # timings stay in memory for the caller's report
-                        timings[uid] = _split_timing(res)[1]
-                    bar.update(1)
+            settle_all(futures, lambda batch, exc: [_lost_worker(uid, exc) for uid in batch], settle)
         finally:
             bar.close()
             _write_timings(out_dir, stage, timings)
