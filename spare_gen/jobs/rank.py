@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
@@ -87,6 +88,39 @@ def _to_parquet(path: Path, frame: pd.DataFrame) -> None:
     atomic.write_parquet(path, pa.Table.from_pandas(frame, preserve_index=False))
 
 
+@dataclass(frozen=True)
+class RankInputs:
+    """What ``rank`` reads: the judgements on the chosen pair types, every answer (for rater reliability), the
+    variants with their metric columns, the metric directions and the ranked items."""
+
+    item: str
+    pairs: pd.DataFrame
+    variants: pd.DataFrame
+    annotations: pd.DataFrame
+    judgements: pd.DataFrame
+    items: list
+    directions: dict[str, bool]
+    used: dict[str, bool]  # the metrics with data, and their directions
+
+
+@dataclass(frozen=True)
+class RankFit:
+    """What ``rank`` fits: the ranking, rater reliability and agreement, rater groups and their rankings, majority
+    error, adequacy and metric agreement and correlation."""
+
+    ranking: object
+    reliability: pd.DataFrame
+    agreement: pd.DataFrame
+    agree_matrix: pd.DataFrame
+    shared: pd.DataFrame
+    clusters: pd.Series
+    cluster_rankings: pd.DataFrame
+    majority: pd.DataFrame
+    adequacy: pd.DataFrame
+    correlation: pd.DataFrame
+    simulated: bool
+
+
 def run(
     out_dir: str | os.PathLike,
     annotations_csv: str | os.PathLike,  # an answers CSV or a folder of them (wireframes.pairs.ANNOTATION_FORMAT)
@@ -104,9 +138,16 @@ def run(
     selects which pairs feed the ranking and the metric agreement (reliability always uses sanity and
     repeat pairs).
     """
+    inputs = load(Path(out_dir), Path(annotations_csv), item, higher_is_better, tuple(pair_types))
+    fit = fit_all(inputs, l2, adequacy_samples)
+    return report(Path(out_dir), inputs, fit, higher_is_better is not None, quiet)
+
+
+def load(out: Path, annotations_csv: Path, item: str, higher_is_better: Mapping[str, bool] | None,
+         pair_types: tuple[str, ...]) -> RankInputs:
+    """The inputs of a ranking of ``item``s; ValueError for an unknown item or no judgement to rank."""
     if item not in ITEMS:
         raise ValueError(f"unknown item {item!r}; choose from {', '.join(ITEMS)}")
-    out, annotations_csv, pair_types = Path(out_dir), Path(annotations_csv), tuple(pair_types)
     directions = metric_directions(higher_is_better)
     for file_name, column in LEARNED_COLUMNS.items():
         if higher_is_better is None and (out / REPORTS_DIR / file_name).is_file():
@@ -115,19 +156,17 @@ def run(
     # every answer, with the reader's is_repeat flag when it has one: reliability uses the repeats
     annotations = answers.loc[:, [*ANSWER_COLUMNS, *[c for c in ("is_repeat",) if c in answers.columns]]]
     once = without_repeats(answers, pairs).loc[:, list(ANSWER_COLUMNS)]  # each (pair, rater) counted once
-    labels = item_labels(variants, item)
-    judgements = build_judgements(pairs, once, labels, pair_types=pair_types)
+    judgements = build_judgements(pairs, once, item_labels(variants, item), pair_types=pair_types)
     if judgements.empty:
         raise ValueError(f"no judgements on pairs of type {sorted(pair_types)} in {annotations_csv}")
     played = sorted(set(judgements["left_item"]) | set(judgements["right_item"]))
     items = sorted(played, key=type_sort_key) if item == Item.TYPE.value else played
-    ranking = rank_items(judgements, items, l2=l2)
-    reliability = rater_reliability(pairs, annotations)
-    used = {m: directions[m] for m in metric_columns}
-    agreement = metric_agreement(judgements, variants.set_index("corruption_id")[metric_columns], used)
+    return RankInputs(item, pairs, variants, annotations, judgements, items, directions,
+                      {m: directions[m] for m in metric_columns})
 
-    agree_matrix, shared = rater_agreement_matrix(judgements)
-    clusters = rater_clusters(agree_matrix)
+
+def _cluster_rankings(judgements: pd.DataFrame, items: list, clusters: pd.Series, l2: float) -> pd.DataFrame:
+    """The ranking each rater group's own judgements give (groups with fewer than two items left out)."""
     cluster_tables = []
     for cluster, raters in clusters.groupby(clusters, sort=True):
         sub = judgements[judgements["rater_id"].isin(raters.index)]
@@ -136,24 +175,37 @@ def run(
             continue
         sub_table = rank_items(sub, sub_items, l2=l2).table.loc[:, ["rank", "item", "win_rate", "bt_ability"]]
         cluster_tables.append(sub_table.assign(cluster=int(cluster), n_raters=int(len(raters))))
-    cluster_rankings = pd.concat(cluster_tables, ignore_index=True) if cluster_tables else pd.DataFrame(
+    return pd.concat(cluster_tables, ignore_index=True) if cluster_tables else pd.DataFrame(
         columns=["rank", "item", "win_rate", "bt_ability", "cluster", "n_raters"])
-    majority = majority_error(judgements)
-    adequacy = adequacy_curves(judgements, items, samples=adequacy_samples)
-    correlation = metric_correlation(variants.set_index("corruption_id")[metric_columns], used)
-    simulated = is_simulated(judgements["rater_id"].unique())
 
-    table = ranking.table
+
+def fit_all(inputs: RankInputs, l2: float, adequacy_samples: int) -> RankFit:
+    judgements, items, used = inputs.judgements, inputs.items, inputs.used
+    ranking = rank_items(judgements, items, l2=l2)
+    reliability = rater_reliability(inputs.pairs, inputs.annotations)
+    metric_values = inputs.variants.set_index("corruption_id")[list(used)]
+    agreement = metric_agreement(judgements, metric_values, used)
+    agree_matrix, shared = rater_agreement_matrix(judgements)
+    clusters = rater_clusters(agree_matrix)
+    return RankFit(
+        ranking, reliability, agreement, agree_matrix, shared, clusters,
+        _cluster_rankings(judgements, items, clusters, l2), majority_error(judgements),
+        adequacy_curves(judgements, items, samples=adequacy_samples), metric_correlation(metric_values, used),
+        is_simulated(judgements["rater_id"].unique()))
+
+
+def _notes(inputs: RankInputs, fit: RankFit, caller_directions: bool) -> list[str]:
+    table, judgements = fit.ranking.table, inputs.judgements
     tau_factor = kendalltau(table["bt_ability"], table["quality_factor"]).statistic
     tau_winrate = kendalltau(table["bt_ability"], table["win_rate"]).statistic
     same_item = int((judgements["left_item"] == judgements["right_item"]).sum())
     notes = [
         f"Kendall tau between BT and the quality factor: {tau_factor:.3f}; "
         f"between BT and the win rate: {tau_winrate:.3f}.",
-        f"Metric directions from {'the caller' if higher_is_better is not None else 'the metric registry'}; "
-        f"metrics without data in {CORRUPTIONS_FILE}: {sorted(set(directions) - set(used)) or 'none'}.",
+        f"Metric directions from {'the caller' if caller_directions else 'the metric registry'}; "
+        f"metrics without data in {CORRUPTIONS_FILE}: {sorted(set(inputs.directions) - set(inputs.used)) or 'none'}.",
     ]
-    components = comparison_components(matchups(judgements, items))
+    components = comparison_components(matchups(judgements, inputs.items))
     if components > 1:
         notes.append(
             f"The items form {components} groups that never meet in a pair (e.g. variants of different models): "
@@ -161,50 +213,61 @@ def run(
         )
     if same_item:
         notes.append(f"{same_item} judgements compared two variants of the same item and do not enter the ranking.")
-
-    reports = out / REPORTS_DIR
-    paths = {
-        "ranking_md": reports / "ranking.md",
-        "ranking": reports / "ranking.parquet",
-        "rater_reliability": reports / "rater_reliability.parquet",
-        "metric_agreement": reports / "metric_agreement.parquet",
-        "ranking_png": reports / "ranking.png",
-        "rater_agreement": reports / "rater_agreement.parquet",
-        "rater_clusters": reports / "rater_clusters.parquet",
-        "cluster_rankings": reports / "cluster_rankings.parquet",
-        "majority_error": reports / "majority_error.parquet",
-        "adequacy": reports / "adequacy.parquet",
-        "metric_correlation": reports / "metric_correlation.parquet",
-    }
-    long_agree = agree_matrix.stack(future_stack=True).rename("agreement").rename_axis(["rater_a", "rater_b"])
-    long_agree = long_agree.reset_index().assign(shared_pairs=shared.stack().to_numpy())
-    _to_parquet(paths["rater_agreement"], long_agree)
-    _to_parquet(paths["rater_clusters"], clusters.rename_axis("rater_id").reset_index())
-    _to_parquet(paths["cluster_rankings"], cluster_rankings)
-    _to_parquet(paths["majority_error"], majority)
-    _to_parquet(paths["adequacy"], adequacy)
-    _to_parquet(paths["metric_correlation"], correlation.rename_axis("metric").reset_index())
-    _to_parquet(paths["ranking"], table)
-    _to_parquet(paths["rater_reliability"], reliability)
-    _to_parquet(paths["metric_agreement"], agreement)
-    source = "simulated raters" if simulated else "human raters"
-    if simulated:
+    if fit.simulated:
         notes.append("Every rater id starts with 'sim-': these judgements are simulated, not human.")
-    markdown = ranking_markdown(ranking, reliability, agreement, item=item, higher_is_better=used, notes=notes,
-                                source=source)
-    markdown += rater_analyses_markdown(agree_matrix, clusters, cluster_rankings, majority, adequacy, correlation)
+    return notes
+
+
+REPORT_FILES = {
+    "ranking_md": "ranking.md",
+    "ranking": "ranking.parquet",
+    "rater_reliability": "rater_reliability.parquet",
+    "metric_agreement": "metric_agreement.parquet",
+    "ranking_png": "ranking.png",
+    "rater_agreement": "rater_agreement.parquet",
+    "rater_clusters": "rater_clusters.parquet",
+    "cluster_rankings": "cluster_rankings.parquet",
+    "majority_error": "majority_error.parquet",
+    "adequacy": "adequacy.parquet",
+    "metric_correlation": "metric_correlation.parquet",
+}
+
+
+def report(out: Path, inputs: RankInputs, fit: RankFit, caller_directions: bool, quiet: bool) -> dict:
+    """Write every report under ``<out>/reports/``; return their paths and the headline numbers."""
+    reports = out / REPORTS_DIR
+    paths = {name: reports / file_name for name, file_name in REPORT_FILES.items()}
+    table, judgements, item = fit.ranking.table, inputs.judgements, inputs.item
+    notes = _notes(inputs, fit, caller_directions)
+    long_agree = fit.agree_matrix.stack(future_stack=True).rename("agreement").rename_axis(["rater_a", "rater_b"])
+    long_agree = long_agree.reset_index().assign(shared_pairs=fit.shared.stack().to_numpy())
+    _to_parquet(paths["rater_agreement"], long_agree)
+    _to_parquet(paths["rater_clusters"], fit.clusters.rename_axis("rater_id").reset_index())
+    _to_parquet(paths["cluster_rankings"], fit.cluster_rankings)
+    _to_parquet(paths["majority_error"], fit.majority)
+    _to_parquet(paths["adequacy"], fit.adequacy)
+    _to_parquet(paths["metric_correlation"], fit.correlation.rename_axis("metric").reset_index())
+    _to_parquet(paths["ranking"], table)
+    _to_parquet(paths["rater_reliability"], fit.reliability)
+    _to_parquet(paths["metric_agreement"], fit.agreement)
+    source = "simulated raters" if fit.simulated else "human raters"
+    markdown = ranking_markdown(fit.ranking, fit.reliability, fit.agreement, item=item, higher_is_better=inputs.used,
+                                notes=notes, source=source)
+    markdown += rater_analyses_markdown(fit.agree_matrix, fit.clusters, fit.cluster_rankings, fit.majority,
+                                        fit.adequacy, fit.correlation)
     atomic.write_text(paths["ranking_md"], markdown)
+    variants = inputs.variants
     kind_of = dict(zip(variants["corruption_id"], variants["kind"].astype(str))) if item == Item.VARIANT.value else None
     title = (f"Ranking of corruption {item}s from {len(judgements)} judgements by "
              f"{judgements['rater_id'].nunique()} {source}")
     atomic.write_bytes(paths["ranking_png"], ranking_png(table, title=title, kind_of=kind_of))
     if not quiet:
         top = ", ".join(str(i) for i in table["item"].head(3))
-        groups = clusters.value_counts().sort_index()
+        groups = fit.clusters.value_counts().sort_index()
         print(f"spare-gen rank: {len(judgements)} judgements by {judgements['rater_id'].nunique()} {source} on "
               f"{len(table)} {item}s; best: {top}")
         print(f"spare-gen rank: rater groups: {', '.join(f'{c}: {n} raters' for c, n in groups.items())}; "
-              f"best-agreeing metric: {_best_metric(agreement)}; reports in {reports}")
+              f"best-agreeing metric: {_best_metric(fit.agreement)}; reports in {reports}")
     return {
         **{name: str(path) for name, path in paths.items()},
         "item": item,
@@ -212,11 +275,11 @@ def run(
         "n_judgements": int(len(judgements)),
         "n_raters": int(judgements["rater_id"].nunique()),
         "top_item": str(table["item"].iloc[0]),
-        "quality_factor_explained": ranking.factor.explained,
-        "kendall_tau_bt_factor": float(tau_factor),
-        "metrics": sorted(used),
-        "clusters": {str(r): int(c) for r, c in clusters.items()},
-        "simulated": simulated,
+        "quality_factor_explained": fit.ranking.factor.explained,
+        "kendall_tau_bt_factor": float(kendalltau(table["bt_ability"], table["quality_factor"]).statistic),
+        "metrics": sorted(inputs.used),
+        "clusters": {str(r): int(c) for r, c in fit.clusters.items()},
+        "simulated": fit.simulated,
     }
 
 

@@ -172,6 +172,23 @@ def execute_shard(task: Task, sealed: Sealed, settings: StageSettings, tables: t
     return {"part": part, "transient": transient}
 
 
+def _plan(groups: list[list[dict]], fingerprints: dict[str, str], known: dict[str, dict],
+          out_dir: str) -> tuple[dict[int, str], dict[int, dict[str, dict]]]:
+    """(shard -> its part, for shards whose part is already written; shard -> its reusable units' index entries,
+    for the shards to run)."""
+    parts: dict[int, str] = {}
+    todo: dict[int, dict[str, dict]] = {}
+    for i, group in enumerate(groups):
+        name = shards.part_name(i, _composition(group, fingerprints))
+        reuse = {u["unit_id"]: known[u["unit_id"]] for u in group
+                 if _reusable(known.get(u["unit_id"]), fingerprints[u["unit_id"]], out_dir)}
+        if len(reuse) == len(group) and all(e["part"] == name for e in reuse.values()):
+            parts[i] = name  # the same part, already written: nothing to do
+        else:
+            todo[i] = reuse
+    return parts, todo
+
+
 def run_sharded_stage(
     client,
     task: Task,
@@ -190,24 +207,12 @@ def run_sharded_stage(
     stage, out_dir = settings.stage, str(Path(settings.out_dir).resolve())
     units = sorted(units, key=lambda u: u["unit_id"])
     fingerprints = unit_fingerprints(units, settings, out_dir)
-    known = _load_indexes(out_dir, stage, tables)
     # no units: one empty part per table, so the table exists with its schema
     groups = [units[i:i + options.shard_units] for i in range(0, len(units), options.shard_units)] or [[]]
-    parts: dict[int, str] = {}
-    todo: dict[int, dict[str, dict]] = {}
-    reused_units = 0
-    for i, group in enumerate(groups):
-        name = shards.part_name(i, _composition(group, fingerprints))
-        reuse = {u["unit_id"]: known[u["unit_id"]] for u in group
-                 if _reusable(known.get(u["unit_id"]), fingerprints[u["unit_id"]], out_dir)}
-        reused_units += len(reuse)
-        if len(reuse) == len(group) and all(e["part"] == name for e in reuse.values()):
-            parts[i] = name  # the same part, already written: nothing to do
-        else:
-            todo[i] = reuse
+    parts, todo = _plan(groups, fingerprints, _load_indexes(out_dir, stage, tables), out_dir)
+    reused_units = sum(len(reuse) for reuse in todo.values()) + sum(len(groups[i]) for i in parts)
     if reused_units and todo:
         print(f"spare-gen: {stage}: {reused_units} of {len(units)} units already done, resuming", file=sys.stderr)
-    del known
     failed_machine: dict[str, str] = {}
     if todo:
         run_token = new_run_token()

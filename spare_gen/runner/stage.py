@@ -365,6 +365,21 @@ def settle_all(futures: dict, lost: Callable[[Any, BaseException], Any],
             pending.add(nxt)
 
 
+def _load(client, units: list[dict], settings: StageSettings, out_dir: str, expand: Expand | None,
+          workers: int) -> tuple[list[list[dict]], list, dict[str, str]]:
+    """The units' groups (units loaded together: batches never mix groups), each group's ``load_units`` future
+    (None without ``expand``) and every unit's fingerprint."""
+    if expand is None:
+        return [units], [None], unit_fingerprints(units, settings, out_dir)
+    size = max(MIN_EXPAND, -(-len(units) // workers))
+    groups = [units[i:i + size] for i in range(0, len(units), size)] or [[]]
+    loaded = [client.submit(load_units, expand, g, settings, out_dir, pure=False) for g in groups]
+    fingerprints = {}
+    for part in client.gather([client.submit(loaded_fingerprints, f, pure=False) for f in loaded]):
+        fingerprints.update(part)
+    return groups, loaded, fingerprints
+
+
 def run_stage(
     client,
     task: Task,
@@ -386,17 +401,7 @@ def run_stage(
     """
     stage, out_dir = settings.stage, str(Path(settings.out_dir).resolve())
     workers = max(1, len(client.scheduler_info().get("workers", {})))
-    groups = [units]  # units loaded together: batches never mix groups
-    loaded: list = [None]
-    if expand is None:
-        fingerprints = unit_fingerprints(units, settings, out_dir)
-    else:
-        size = max(MIN_EXPAND, -(-len(units) // workers))
-        groups = [units[i:i + size] for i in range(0, len(units), size)] or [[]]
-        loaded = [client.submit(load_units, expand, g, settings, out_dir, pure=False) for g in groups]
-        fingerprints = {}
-        for part in client.gather([client.submit(loaded_fingerprints, f, pure=False) for f in loaded]):
-            fingerprints.update(part)
+    groups, loaded, fingerprints = _load(client, units, settings, out_dir, expand, workers)
     group_of = {u["unit_id"]: k for k, g in enumerate(groups) for u in g}
     results = load_done(out_dir, stage, fingerprints)
     if reply is not None:
