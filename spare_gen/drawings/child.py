@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import itertools
 import time
+from dataclasses import replace
 
 import numpy as np
 
@@ -34,8 +35,10 @@ from spare_gen.drawings.poses import (
 )
 from spare_gen.drawings.preset import BoxRule, DrawingRule, drawing_rule
 from spare_gen.drawings.render import Style, render_view
+from spare_gen.drawings.schema import DrawingRow, failed_view
 from spare_gen.drawings.settings import DrawSettings
 from spare_gen.runner import testhooks
+from spare_gen.runner.isolation import Status
 
 MIXED = "mixed"  # some views exact, some from the mesh fallback
 BOX_MARGIN = 0.25  # lines may reach this fraction of the projected box's larger side beyond it (box x 1.5)
@@ -198,7 +201,7 @@ def draw_model(model_id: str, shape_path: str, out_dir: str, render: RenderConfi
     for pose in poses:
         lines = projected[pose.name]
         if lines is None:
-            views.append({"model_id": model_id, "view": pose.name, "status": "failed", "error": problems[pose.name]})
+            views.append(failed_view(model_id, pose.name, Status.FAILED, problems[pose.name]))
             continue
         t = time.process_time()
         row = render_view(model_id, pose, lines.visible, lines.hidden, framing, style, out_dir, lines.method.value)
@@ -209,13 +212,13 @@ def draw_model(model_id: str, shape_path: str, out_dir: str, render: RenderConfi
         views.append(row)
     method, fallback = summarize_methods(hlr.method.value, {name: v.method.value for name, v in drawn.items()})
     failed = [name for name, v in projected.items() if v is None]
-    model = {
-        "model_id": model_id, "status": "failed" if failed else "ok",
-        "error": "; ".join(f"view {name}: {problems[name]}" for name in failed),
-        "hlr_method": method, "fallback_reason": fallback,
-        "scale": framing.scale, "center": list(framing.center), "bbox": list(bbox),
-        **model_flags([v for v in views if v["status"] == "ok"], style.size, render.tiny_fraction),
-    }
-    model["usable"] = is_usable(model)
+    model = DrawingRow(
+        model_id=model_id, status=Status.FAILED if failed else Status.OK,
+        error="; ".join(f"view {name}: {problems[name]}" for name in failed),
+        hlr_method=method, fallback_reason=fallback,
+        scale=framing.scale, center=list(framing.center), bbox=list(bbox),
+        **model_flags([v for v in views if v["status"] == Status.OK], style.size, render.tiny_fraction),
+    )
+    model = replace(model, usable=is_usable(model.as_dict())).as_dict()
     timing = {"model": round(time.process_time() - start, 6), "views": seconds}  # CPU s of this child
     return {"model": model, "views": views, "timing": timing}

@@ -15,8 +15,10 @@ from spare_gen.config.schema import DrawingStore, HiddenStyle, RenderConfig
 from spare_gen.drawings.poses import Framing, Pose
 from spare_gen.drawings.preset import LineCap, drawing_rule
 from spare_gen.drawings.raster import ink_fraction, png_bytes, rasterize
+from spare_gen.drawings.schema import ViewRow
 from spare_gen.drawings.svg import Layer, quantize, svg_document
 from spare_gen.packed import packed_row
+from spare_gen.runner.isolation import Status
 
 VISIBLE_COLOR = (0, 0, 0)
 HIDDEN_RED = (255, 0, 0)  # SPARE3D: hidden lines in solid red
@@ -104,23 +106,21 @@ def render_view(
     svg = svg_document(layers, style.size).encode("utf-8")
     if not style.packed:
         write_bytes(os.path.join(out_dir, svg_rel), svg)
-    row = {
-        "model_id": model_id, "view": pose.name, "status": "ok", "error": "", "hlr_method": hlr_method,
-        "svg": svg_rel, "svg_sha256": hashlib.sha256(svg).hexdigest(), "png": None, "png_sha256": None,
-        "ink_fraction": None,
-    }
-    png = None
+    png = image = None
     if style.png:
         image = rasterize(layers, style.size)
         png = png_bytes(image)
         if not style.packed:
             write_bytes(os.path.join(out_dir, png_rel), png)
-        row.update(png=png_rel, png_sha256=hashlib.sha256(png).hexdigest(), ink_fraction=ink_fraction(image))
-    if style.packed:
-        row.update(packed_row(row, svg, png))
-    row.update(
+    row = ViewRow(
+        model_id=model_id, view=pose.name, status=Status.OK, error="", hlr_method=hlr_method, svg=svg_rel,
+        svg_sha256=hashlib.sha256(svg).hexdigest(), png=None if png is None else png_rel,
+        png_sha256=None if png is None else hashlib.sha256(png).hexdigest(),
+        ink_fraction=None if image is None else ink_fraction(image),
         visible=pairs[:n_vis], hidden=pairs[n_vis:], n_visible=len(vis_px), n_hidden=len(hid_px), bbox2d=bbox,
         extent=0.0 if bbox is None else max(bbox[2] - bbox[0], bbox[3] - bbox[1]),
-        center2d=framing.center2d(pose, points), camera_rotation=None, camera_position=None,
-    )
+        center2d=framing.center2d(pose, points),
+    ).as_dict()
+    if style.packed:
+        row.update(packed_row(row, svg, png))
     return row

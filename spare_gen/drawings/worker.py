@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from spare_gen.config.schema import HlrMethod
 from spare_gen.drawings.poses import FIXED_VIEWS, RANDOM_VIEW_PREFIX
+from spare_gen.drawings.schema import failed_rows
 from spare_gen.drawings.settings import DrawSettings
 from spare_gen.runner.contract import run_in_child
 from spare_gen.runner.isolation import Outcome, Status
@@ -22,18 +23,11 @@ def view_names(random_views: int) -> list[str]:
     return list(FIXED_VIEWS) + [f"{RANDOM_VIEW_PREFIX}{i:03d}" for i in range(random_views)]
 
 
-def failed_result(model_id: str, status: str, error: str, random_views: int, fallback_reason: str = "",
+def failed_result(model_id: str, status: Status, error: str, random_views: int, fallback_reason: str = "",
                   seconds: float = 0.0, cpu_seconds: float = 0.0) -> dict:
     """A model that was not drawn: its drawings row and one views row per expected view, with the reason."""
-    model = {
-        "model_id": model_id, "status": status, "error": error, "hlr_method": None,
-        "fallback_reason": fallback_reason, "blank": None, "tiny": None, "duplicate": False,
-        "duplicate_of": None, "usable": False,
-    }
-    views = [
-        {"model_id": model_id, "view": v, "status": status, "error": error} for v in view_names(random_views)
-    ]
-    return {"status": status, "model": model, "views": views, "seconds": round(seconds, 4),
+    model, views = failed_rows(model_id, status, error, view_names(random_views), fallback_reason)
+    return {"status": status.value, "model": model, "views": views, "seconds": round(seconds, 4),
             "cpu_seconds": round(cpu_seconds, 4)}
 
 
@@ -53,7 +47,7 @@ def draw_task(unit: dict, settings: DrawSettings) -> dict:
     """``unit``: {unit_id, model_id, shape_path[, skip_reason]}; returns {status, model: row, views: [rows]}."""
     model_id, random_views = unit["model_id"], settings.render.random_views
     if unit.get("skip_reason"):
-        return failed_result(model_id, Status.SKIPPED.value, unit["skip_reason"], random_views)
+        return failed_result(model_id, Status.SKIPPED, unit["skip_reason"], random_views)
     reasons, seconds, cpu, outcome = [], 0.0, 0.0, None
     for method, timeout in _attempts(settings):
         outcome = run_in_child(DRAW_TARGET, {**unit, "method": method.value}, settings, timeout=timeout,
@@ -66,7 +60,7 @@ def draw_task(unit: dict, settings: DrawSettings) -> dict:
         reasons.append(_reason(method.value, outcome))
     assert outcome is not None
     if outcome.status is not Status.OK:
-        return failed_result(model_id, outcome.status.value, "; ".join(reasons), random_views,
+        return failed_result(model_id, outcome.status, "; ".join(reasons), random_views,
                              fallback_reason="; ".join(reasons[:-1]), seconds=seconds, cpu_seconds=cpu)
     model, views = outcome.value["model"], outcome.value["views"]
     if reasons:  # an earlier method failed: say why, before any per-view reason from the child

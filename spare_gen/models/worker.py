@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from spare_gen.config.schema import ModelSource
 from spare_gen.models.quality import assess
+from spare_gen.models.schema import ModelRow
 from spare_gen.models.settings import ModelSettings
 from spare_gen.runner.contract import run_in_child
 from spare_gen.runner.isolation import Status
@@ -15,30 +18,29 @@ TARGETS = {ModelSource.CSG.value: CSG_TARGET, "file": FILE_TARGET, ModelSource.H
 
 
 def model_task(unit: dict, settings: ModelSettings) -> dict:
-    """``unit``: {unit_id, model_id, source, ...}; returns a models.parquet row (plus bookkeeping)."""
-    base = {
-        "model_id": unit["model_id"],
-        "source": unit["source"],
-        "source_path": unit.get("source_path", ""),
-        "sha256": unit.get("sha256", ""),
-        "n_primitives": unit.get("n_primitives"),
-    }
+    """``unit``: {unit_id, model_id, source, ...}; returns a models.parquet row (a ``ModelRow``) plus timings."""
+    base = ModelRow(model_id=unit["model_id"], source=unit["source"], source_path=unit.get("source_path", ""),
+                    sha256=unit.get("sha256", ""), n_primitives=unit.get("n_primitives"))
     if unit.get("skip_reason"):
-        return {**base, "status": Status.SKIPPED.value, "error": unit["skip_reason"], "seconds": 0.0}
+        return {**replace(base, status=Status.SKIPPED, error=unit["skip_reason"]).as_dict(), "seconds": 0.0}
     if unit.get("error"):  # found while listing the folder (spare_gen.models.files): nothing to read
-        return {**base, "status": Status.FAILED.value, "error": unit["error"], "seconds": 0.0}
+        return {**replace(base, status=Status.FAILED, error=unit["error"]).as_dict(), "seconds": 0.0}
     outcome = run_in_child(TARGETS[unit["source"]], unit, settings)
     if outcome.status is Status.TRANSIENT:
         return {"status": Status.TRANSIENT.value, "error": outcome.error}
-    row = {**base, "status": outcome.status.value, "error": outcome.error, "seconds": round(outcome.seconds, 4),
-           "cpu_seconds": round(outcome.cpu_seconds, 4)}
-    if outcome.status is Status.OK:
-        row.update(outcome.value)
-        if "quality" not in row:  # CSG: the attempt rules already require one valid solid
-            row["quality"], row["quality_reason"] = assess(row["valid"], row["n_solids"], row["n_solids"])
-        if row["source"] != "file":  # a generated model's content hash is that of the STEP file it was written to
-            row["sha256"] = row["step_sha256"]
-    return row
+    timings = {"seconds": round(outcome.seconds, 4), "cpu_seconds": round(outcome.cpu_seconds, 4)}
+    if outcome.status is not Status.OK:
+        return {**replace(base, status=outcome.status, error=outcome.error).as_dict(), **timings}
+    value = dict(outcome.value)
+    if "timing" in value:  # CPU seconds per step of a CSG model
+        timings["timing"] = value.pop("timing")
+    row = replace(base, status=Status.OK, error=outcome.error, **value)
+    if row.quality is None:  # CSG: the attempt rules already require one valid solid
+        quality, reason = assess(row.valid, row.n_solids, row.n_solids)
+        row = replace(row, quality=quality, quality_reason=reason)
+    if row.source != "file":  # a generated model's content hash is that of the STEP file it was written to
+        row = replace(row, sha256=row.step_sha256)
+    return {**row.as_dict(), **timings}
 
 
 def model_rows(result: dict) -> list[dict]:

@@ -27,7 +27,9 @@ from spare_gen.cad.props import bounding_box
 from spare_gen.cad.wireframe import brep_graph
 from spare_gen.config.schema import HouseWireframe, PoolConfig
 from spare_gen.pool.houses import house_vertex_kinds
+from spare_gen.pool.schema import WireframeRow
 from spare_gen.pool.settings import WireframeSettings
+from spare_gen.runner.isolation import Status
 from spare_gen.wireframe import CORNER, CURVE, Wireframe, corner_mask
 
 DEFAULT_DEFLECTION = PoolConfig.model_fields["deflection"].default  # chord tolerance, fraction of the diagonal
@@ -142,16 +144,15 @@ def brep_wireframe(
 
 
 def wireframe_row(model_id: str, extracted: ExtractedWireframe) -> dict:
-    """The wireframes.parquet fields of one extracted ground truth (status and timing added by the caller)."""
+    """The wireframes.parquet row of one extracted ground truth (timing added by the caller)."""
     wf = extracted.wireframe
-    return {
-        "model_id": model_id,
-        **wf.to_row(),
-        "n_corners": int(np.count_nonzero(corner_mask(wf.kinds))),
-        "centre": [float(c) for c in extracted.centre],
-        "scale": float(extracted.scale),
-        "dropped_edges": json.dumps({k: int(v) for k, v in sorted(extracted.dropped.items())}),
-    }
+    return WireframeRow(
+        model_id=model_id, status=Status.OK, error="", **wf.to_row(),
+        n_corners=int(np.count_nonzero(corner_mask(wf.kinds))),
+        centre=[float(c) for c in extracted.centre],
+        scale=float(extracted.scale),
+        dropped_edges=json.dumps({k: int(v) for k, v in sorted(extracted.dropped.items())}),
+    ).as_dict()
 
 
 def with_house_kinds(extracted: ExtractedWireframe, house: dict, roof_only: bool = False) -> ExtractedWireframe:
@@ -185,6 +186,6 @@ def extract_wireframe(model_id: str, shape_path: str, deflection: float = DEFAUL
     extracted = brep_wireframe(read_shape(shape_path), deflection)
     if house is not None:
         extracted = with_house_kinds(extracted, house, roof_only)
-    row = {**wireframe_row(model_id, extracted), "status": "ok", "error": ""}
+    row = wireframe_row(model_id, extracted)
     row["seconds"] = round(time.monotonic() - start, 4)
     return row

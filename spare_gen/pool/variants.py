@@ -14,10 +14,11 @@ from pathlib import Path
 from spare_gen.metrics.wireframe import corner_prf, edge_prf, evaluate_all
 from spare_gen.rng import derive_rng, derive_seed
 from spare_gen.pool.corruptions import SEVERITIES, corrupt, get_corruption_names
+from spare_gen.runner.isolation import Status
 from spare_gen.wireframe import Wireframe
 from spare_gen.pool.pictures import write_model_pictures
 from spare_gen.pool.predictions import METHOD_PREFIX, read_prediction
-from spare_gen.pool.schema import METRIC_COLUMNS, PICTURE_COLUMNS, THRESHOLD_METRICS
+from spare_gen.pool.schema import METRIC_COLUMNS, PICTURE_COLUMNS, THRESHOLD_METRICS, CorruptionRow
 
 RNG_STAGE = "corruption"  # the stage key of every variant's generator
 ID_STAGE = "candidate-id"  # the stage key of the generator that names a candidate
@@ -97,20 +98,14 @@ def score_variant(pred: Wireframe, gt: Wireframe, corner_threshold: float, edge_
 
 def variant_row(variant: Variant, scores: dict[str, float] | None, pictures: dict[str, str] | None) -> dict:
     """A corruptions.parquet row (metric and picture columns null for a failed variant)."""
-    graph = variant.wireframe.to_row() if variant.ok else {
-        "vertices": None, "edges": None, "vertex_kinds": None, "n_vertices": None, "n_edges": None}
-    return {
-        "corruption_id": variant.corruption_id,
-        "model_id": variant.model_id,
-        "kind": variant.kind,
-        "severity": variant.severity,
-        "seed": variant.seed,
-        "status": "ok" if variant.ok else "failed",
-        "error": variant.error,
-        **graph,
+    graph = variant.wireframe.to_row() if variant.ok else {}
+    return CorruptionRow(
+        corruption_id=variant.corruption_id, model_id=variant.model_id, kind=variant.kind,
+        severity=variant.severity, seed=variant.seed, status=Status.OK if variant.ok else Status.FAILED,
+        error=variant.error, **graph,
         **{name: (scores or {}).get(name) for name in METRIC_COLUMNS},
         **{name: (pictures or {}).get(name) for name in PICTURE_COLUMNS},
-    }
+    ).as_dict()
 
 
 def model_corruption_rows(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from spare_gen.pool.schema import WireframeRow
 from spare_gen.pool.settings import CorruptionSettings, WireframeSettings
 from spare_gen.pool.variants import model_corruption_rows
 from spare_gen.runner.contract import run_in_child
@@ -15,9 +16,10 @@ def wireframe_task(unit: dict, settings: WireframeSettings) -> dict:
     outcome = run_in_child(EXTRACT_TARGET, unit, settings)
     if outcome.status is Status.TRANSIENT:
         return {"status": Status.TRANSIENT.value, "error": outcome.error}
-    row = {"model_id": unit["model_id"], "status": outcome.status.value, "error": outcome.error}
     if outcome.status is Status.OK:
-        row.update(outcome.value)
+        row = dict(outcome.value)  # the child's WireframeRow
+    else:
+        row = WireframeRow(model_id=unit["model_id"], status=outcome.status, error=outcome.error).as_dict()
     row["seconds"], row["cpu_seconds"] = round(outcome.seconds, 4), round(outcome.cpu_seconds, 4)
     return row
 

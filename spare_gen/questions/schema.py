@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pyarrow as pa
 
+from spare_gen.rows import arrow_fields, column, row_type
+
 PATHS = "paths relative to the dataset root"
 # Column names and prefixes that loaders read by role; a drawing column is <prefix>_svg / <prefix>_png.
 THREE_VIEW_PREFIXES = {"f": "front", "r": "right", "t": "top"}  # the F, R, T inputs, in channel order
@@ -28,20 +30,22 @@ def field(name: str, typ: pa.DataType, doc: str) -> pa.Field:
     return pa.field(name, typ, metadata={"description": doc})
 
 
-COMMON_FIELDS = [
-    field("question_id", pa.string(), "unique id: <task>-<split>-<index>"),
-    field("task", pa.string(), "task name"),
-    field("split", pa.string(), "train, val or test"),
-    field("model_id", pa.string(), "the model (row of models.parquet) the question is made from"),
-    field("n_primitives", pa.int32(), "primitives in the CSG model (difficulty stratum); null for file models"),
-    field("seed", pa.uint64(), "derive_seed(config seed, 'questions', task, model_id): the question's own randomness"),
-    field("front_svg", pa.string(), f"input F drawing, SVG ({PATHS})"),
-    field("front_png", pa.string(), "input F drawing, PNG"),
-    field("right_svg", pa.string(), "input R drawing, SVG"),
-    field("right_png", pa.string(), "input R drawing, PNG"),
-    field("top_svg", pa.string(), "input T drawing, SVG"),
-    field("top_png", pa.string(), "input T drawing, PNG"),
-]
+QuestionCommon = row_type("QuestionCommon", [
+    ("question_id", str, column(pa.string(), "unique id: <task>-<split>-<index>")),
+    ("task", str, column(pa.string(), "task name")),
+    ("split", str, column(pa.string(), "train, val or test")),
+    ("model_id", str, column(pa.string(), "the model (row of models.parquet) the question is made from")),
+    ("n_primitives", int, column(pa.int32(), "primitives in the CSG model (difficulty stratum); null for file models")),
+    ("seed", int, column(pa.uint64(),
+                         "derive_seed(config seed, 'questions', task, model_id): the question's own randomness")),
+    ("front_svg", str, column(pa.string(), f"input F drawing, SVG ({PATHS})")),
+    ("front_png", str, column(pa.string(), "input F drawing, PNG")),
+    ("right_svg", str, column(pa.string(), "input R drawing, SVG")),
+    ("right_png", str, column(pa.string(), "input R drawing, PNG")),
+    ("top_svg", str, column(pa.string(), "input T drawing, SVG")),
+    ("top_png", str, column(pa.string(), "input T drawing, PNG")),
+], "The columns every question table starts with; each task's ``build_row`` gives the drawings and its own columns.")
+COMMON_FIELDS = arrow_fields(QuestionCommon, described=True)
 
 CANDIDATE_FIELDS = [
     field("candidate_svg", pa.list_(pa.string()), "the 4 candidate isometric drawings, SVG, in answer order"),

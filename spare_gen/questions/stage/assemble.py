@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from spare_gen.config.schema import TaskName
 from spare_gen.questions.row_parts import Accepted
+from spare_gen.questions.schema import QuestionCommon
 from spare_gen.questions.select import balanced_labels
 from spare_gen.questions.tasks import TASK_SPECS
 from spare_gen.rng import derive_rng, derive_seed
@@ -33,13 +34,8 @@ def build_rows(seed: int, task: TaskName, split: str, start: int, items: list[Ac
     spec = TASK_SPECS[task]
     rows = []
     for i, (item, answer, extra) in enumerate(zip(items, answers, extras), start):
-        base = {
-            "question_id": f"{task.value}-{split}-{i:05d}",
-            "task": task.value,
-            "split": split,
-            "model_id": item.model_id,
-            "n_primitives": item.stratum,
-            "seed": derive_seed(seed, "questions", task.value, item.model_id),
-        }
-        rows.append({**base, **spec.build_row(seed, item, answer, **extra)})
+        base = QuestionCommon(question_id=f"{task.value}-{split}-{i:05d}", task=task.value, split=split,
+                              model_id=item.model_id, n_primitives=item.stratum,
+                              seed=derive_seed(seed, "questions", task.value, item.model_id))
+        rows.append({**base.as_dict(), **spec.build_row(seed, item, answer, **extra)})
     return rows

@@ -1,0 +1,55 @@
+"""Typed rows: a stage's row is a frozen dataclass whose fields carry their Arrow type, and the stage's Parquet
+schema is generated from it, so a row and its table are declared once (in the stage's ``schema`` module).
+
+``column(arrow_type, doc)`` declares a field; ``row_type(name, columns)`` builds the frozen dataclass from
+``(name, python type, column)`` triples (so column groups shared by two tables, or named by a registry, splice in
+where they belong); ``arrow_schema(row_type)`` is its schema, field order as declared. ``Row.as_dict`` is the
+plain dict the table writers take (enum members as their values).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from enum import Enum
+from typing import Any
+
+import pyarrow as pa
+
+ARROW, DOC = "arrow", "doc"
+
+
+def column(arrow: pa.DataType, doc: str = "") -> Any:
+    """A row field of Arrow type ``arrow`` (null unless given); ``doc`` becomes the Parquet field's description
+    where the table publishes descriptions (``arrow_schema(..., described=True)``)."""
+    return dataclasses.field(default=None, metadata={ARROW: arrow, DOC: doc})
+
+
+class Row:
+    """Base of the typed rows: ``as_dict`` for the table writers (``spare_gen.shards.rows_to_table``)."""
+
+    def as_dict(self) -> dict:
+        return {f.name: _plain(getattr(self, f.name)) for f in dataclasses.fields(self)}
+
+
+def _plain(value):
+    return value.value if isinstance(value, Enum) else value
+
+
+Columns = list[tuple[str, Any, Any]]  # (name, python type, column(...))
+
+
+def row_type(name: str, columns: Columns, doc: str = "") -> type:
+    """A frozen dataclass (a ``Row``) with these columns, in order, every one defaulting to null."""
+    cls = dataclasses.make_dataclass(name, columns, bases=(Row,), frozen=True, kw_only=True)
+    cls.__doc__ = doc or cls.__doc__
+    return cls
+
+
+def arrow_fields(row: type, described: bool = False) -> list[pa.Field]:
+    return [pa.field(f.name, f.metadata[ARROW], metadata={"description": f.metadata[DOC]} if described else None)
+            for f in dataclasses.fields(row)]
+
+
+def arrow_schema(row: type, described: bool = False) -> pa.Schema:
+    """The Parquet schema of a row type: one field per column, in order (with descriptions if ``described``)."""
+    return pa.schema(arrow_fields(row, described))

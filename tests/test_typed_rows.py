@@ -1,0 +1,61 @@
+"""Typed rows and the one stage list: a misspelt column is an error, not a null; no status is a string literal
+compared or written outside the stage schemas; the stages `regenerate` runs are the list's, enabled by the config."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+from spare_gen.config import load_config
+from spare_gen.drawings.schema import DRAWINGS_SCHEMA, failed_rows
+from spare_gen.jobs.stages import STAGE_NAMES, wanted
+from spare_gen.models.schema import MODELS_SCHEMA, ModelRow
+from spare_gen.runner.isolation import Status
+from spare_gen.shards import rows_to_table
+from tests.conftest import REPO
+
+STATUS_WORDS = "|".join(s.value for s in Status) + "|over_budget"
+# a status word as a string literal next to a comparison, or as the value of a "status" key
+STRING_STATUS = re.compile(rf'(==|!=)\s*"({STATUS_WORDS})"|"({STATUS_WORDS})"\s*(==|!=)|"status":\s*"({STATUS_WORDS})"')
+
+
+def test_a_misspelt_column_is_an_error_not_a_null_column():
+    with pytest.raises(TypeError, match="modle_id"):
+        ModelRow(modle_id="csg_000000")
+
+
+def test_a_typed_row_writes_its_status_as_the_enum_value(tmp_path):
+    row = ModelRow(model_id="m", source="csg", status=Status.TIMEOUT, error="over budget", n_primitives=3)
+    path = tmp_path / "models.parquet"
+    pq.write_table(rows_to_table([row.as_dict()], MODELS_SCHEMA), path)
+    back = pq.read_table(path)
+    assert back.schema.equals(MODELS_SCHEMA)
+    assert back.to_pylist()[0]["status"] == "timeout" and back.to_pylist()[0]["n_primitives"] == 3
+
+
+def test_a_model_that_was_not_drawn_has_one_failed_row_per_expected_view():
+    model, views = failed_rows("m", Status.CRASHED, "child process died", ["f", "r", "t"])
+    table = rows_to_table([model], DRAWINGS_SCHEMA).to_pylist()[0]
+    assert table["status"] == "crashed" and table["usable"] is False and table["duplicate"] is False
+    assert [(v["view"], v["status"]) for v in views] == [("f", "crashed"), ("r", "crashed"), ("t", "crashed")]
+
+
+def test_no_status_is_a_string_literal_outside_the_enums():
+    found = []
+    for path in sorted((REPO / "spare_gen").rglob("*.py")):
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if STRING_STATUS.search(line.split("#")[0]):
+                found.append(f"{path.relative_to(REPO)}:{n}: {line.strip()}")
+    assert not found, "compare and write statuses as Status members:\n" + "\n".join(found)
+
+
+def test_the_stages_run_are_the_listed_ones_the_config_enables():
+    assert STAGE_NAMES == ("models", "drawings", "questions", "pool")
+    everything = load_config(None, [])
+    assert [s.name for s in wanted(everything, STAGE_NAMES)] == ["models", "drawings", "questions", "audit", "pool"]
+    no_drawings = load_config(None, ["render.enabled=false", "pool.enabled=false"])
+    assert [s.name for s in wanted(no_drawings, STAGE_NAMES)] == ["models"]
+    assert [s.name for s in wanted(everything, ("pool", "models"))] == ["models", "pool"]  # list order, not asked order
