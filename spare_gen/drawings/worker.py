@@ -15,6 +15,7 @@ from spare_gen.drawings.schema import failed_rows
 from spare_gen.drawings.settings import DrawSettings
 from spare_gen.runner.contract import run_in_child
 from spare_gen.runner.isolation import Outcome, Status
+from spare_gen.runner.stage import transient_result
 
 DRAW_TARGET = "spare_gen.drawings.child:draw_unit"
 
@@ -54,7 +55,7 @@ def draw_task(unit: dict, settings: DrawSettings) -> dict:
                                phase=method.value)
         seconds, cpu = seconds + outcome.seconds, cpu + outcome.cpu_seconds
         if outcome.status is Status.TRANSIENT:
-            return {"status": Status.TRANSIENT.value, "error": outcome.error}
+            return transient_result(outcome.error)
         if outcome.status is Status.OK:
             break
         reasons.append(_reason(method.value, outcome))

@@ -10,6 +10,7 @@ from spare_gen.models.schema import ModelRow
 from spare_gen.models.settings import ModelSettings
 from spare_gen.runner.contract import run_in_child
 from spare_gen.runner.isolation import Status
+from spare_gen.runner.stage import transient_result
 
 CSG_TARGET = "spare_gen.models.child:make_csg_model"
 FILE_TARGET = "spare_gen.models.child:load_file_model"
@@ -27,7 +28,7 @@ def model_task(unit: dict, settings: ModelSettings) -> dict:
         return {**replace(base, status=Status.FAILED, error=unit["error"]).as_dict(), "seconds": 0.0}
     outcome = run_in_child(TARGETS[unit["source"]], unit, settings)
     if outcome.status is Status.TRANSIENT:
-        return {"status": Status.TRANSIENT.value, "error": outcome.error}
+        return transient_result(outcome.error)
     timings = {"seconds": round(outcome.seconds, 4), "cpu_seconds": round(outcome.cpu_seconds, 4)}
     if outcome.status is not Status.OK:
         return {**replace(base, status=outcome.status, error=outcome.error).as_dict(), **timings}

@@ -7,6 +7,7 @@ from spare_gen.pool.settings import CorruptionSettings, WireframeSettings
 from spare_gen.pool.variants import model_corruption_rows
 from spare_gen.runner.contract import run_in_child
 from spare_gen.runner.isolation import Status
+from spare_gen.runner.stage import transient_result
 
 EXTRACT_TARGET = "spare_gen.pool.child:extract_unit"
 
@@ -15,7 +16,7 @@ def wireframe_task(unit: dict, settings: WireframeSettings) -> dict:
     """Worker side: extract one ground truth in the killable OCCT child and make its row."""
     outcome = run_in_child(EXTRACT_TARGET, unit, settings)
     if outcome.status is Status.TRANSIENT:
-        return {"status": Status.TRANSIENT.value, "error": outcome.error}
+        return transient_result(outcome.error)
     if outcome.status is Status.OK:
         row = dict(outcome.value)  # the child's WireframeRow
     else:

@@ -6,6 +6,7 @@ from spare_gen.questions.rejections import QuestionRejection
 from spare_gen.questions.settings import QuestionSettings
 from spare_gen.runner import contract
 from spare_gen.runner.isolation import Status
+from spare_gen.runner.stage import transient_result
 
 
 def run_in_child(target: str, unit: dict, settings: QuestionSettings, timeout: float | None = None) -> dict:
@@ -18,7 +19,7 @@ def run_in_child(target: str, unit: dict, settings: QuestionSettings, timeout: f
     if outcome.status is Status.OK:
         result = dict(outcome.value)
     elif outcome.status is Status.TRANSIENT:
-        return {"status": Status.TRANSIENT.value, "error": outcome.error}
+        return transient_result(outcome.error)
     else:
         result = {"accepted": False, "rule": QuestionRejection.UNIT_FAILED.value,
                   "error": f"{outcome.status.value}: {outcome.error}"}

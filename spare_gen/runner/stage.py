@@ -164,7 +164,7 @@ def run_unit(task: Task, unit: dict, settings: StageSettings, attempt: int = 0,
         try:
             result = task(unit, settings)
         except OSError as exc:  # the worker could not read or write: the machine's fault
-            result = {"status": Status.TRANSIENT.value, "error": f"{type(exc).__name__}: {exc}"}
+            result = transient_result(f"{type(exc).__name__}: {exc}")
         except Exception as exc:  # the task wrapper itself failed: record, never lose the run
             result = {"status": Status.FAILED.value, "error": f"{type(exc).__name__}: {exc}"}
     result.setdefault("unit_id", unit["unit_id"])
@@ -210,7 +210,7 @@ def execute_unit(task: Task, unit: dict, settings: StageSettings, fingerprint: s
     try:
         _write_unit_file(_unit_path(out_dir, stage, unit["unit_id"]), {**stored, "unit_fingerprint": fingerprint})
     except OSError as exc:
-        return {**result, "status": Status.TRANSIENT.value, "error": f"writing the unit file: {exc}"}
+        return {**result, **transient_result(f"writing the unit file: {exc}")}
     return reply(result) if reply is not None else result
 
 
@@ -312,8 +312,13 @@ def batch_size(units: int, workers: int) -> int:
     return max(1, min(MAX_BATCH, units // (TASKS_PER_WORKER * max(1, workers))))
 
 
+def transient_result(error: str) -> dict:
+    """The result of a unit that failed because of the machine: retried by the runner, never recorded."""
+    return {"status": Status.TRANSIENT.value, "error": error}
+
+
 def _lost_worker(uid: str, exc: BaseException) -> dict:
-    return {"unit_id": uid, "status": Status.TRANSIENT.value, "error": f"worker lost ({type(exc).__name__}: {exc})"}
+    return {"unit_id": uid, **transient_result(f"worker lost ({type(exc).__name__}: {exc})")}
 
 
 def new_run_token() -> str:
