@@ -23,6 +23,7 @@ from spare_gen.atomic import write_text
 from spare_gen.config.schema import PoolConfig
 from spare_gen.rng import derive_rng
 from spare_gen.pool.corruptions import Severity
+from spare_gen.pool.schema import PAIRS_SCHEMA, PairRow
 
 REPEAT_FRACTION = PoolConfig.model_fields["repeat_fraction"].default  # the config's default, declared there
 
@@ -45,21 +46,6 @@ class Choice(StrEnum):
 
 
 VARIANT_COLUMNS = ("corruption_id", "model_id", "kind", "severity", "png")
-PAIRS_SCHEMA = pa.schema(
-    [
-        ("pair_id", pa.string()),
-        ("model_id", pa.string()),
-        ("left_id", pa.string()),
-        ("right_id", pa.string()),
-        ("left_png", pa.string()),
-        ("right_png", pa.string()),
-        ("pair_type", pa.string()),
-        ("expected", pa.string()),  # "left" | "right" | null
-        ("repeat_of", pa.string()),  # pair_id | null
-        ("order", pa.int64()),
-        ("seed", pa.int64()),
-    ]
-)
 PAIR_COLUMNS = tuple(PAIRS_SCHEMA.names)
 ANNOTATION_CSV_COLUMNS = ("pair_id", "left_image", "right_image")
 ANSWER_COLUMNS = ("pair_id", "rater_id", "choice")  # required in every answers file
@@ -167,19 +153,13 @@ def make_model_pairs(
 
     ids = {id(e): f"{model_id}-p{n:04d}" for n, e in enumerate(sequence)}
     rows = [
-        {
-            "pair_id": ids[id(e)],
-            "model_id": model_id,
-            "left_id": str(e["left"]["corruption_id"]),
-            "right_id": str(e["right"]["corruption_id"]),
-            "left_png": str(e["left"]["png"]),
-            "right_png": str(e["right"]["png"]),
-            "pair_type": e["pair_type"],
-            "expected": e["expected"],
-            "repeat_of": None if e["of"] is None else ids[id(e["of"])],
-            "order": n,
-            "seed": int(seed),
-        }
+        PairRow(
+            pair_id=ids[id(e)], model_id=model_id,
+            left_id=str(e["left"]["corruption_id"]), right_id=str(e["right"]["corruption_id"]),
+            left_png=str(e["left"]["png"]), right_png=str(e["right"]["png"]),
+            pair_type=e["pair_type"], expected=e["expected"],
+            repeat_of=None if e["of"] is None else ids[id(e["of"])], order=n, seed=int(seed),
+        ).as_dict()
         for n, e in enumerate(sequence)
     ]
     return _as_frame(rows)

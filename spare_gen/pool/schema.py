@@ -41,6 +41,16 @@ WireframeRow = row_type("WireframeRow", [
 ], "One row of wireframes.parquet: a model's ground-truth wireframe (graph normalised to its bounding box).")
 WIREFRAMES_SCHEMA = arrow_schema(WireframeRow)
 
+PairRow = row_type("PairRow", [
+    *[(name, str, column(pa.string()))
+      for name in ("pair_id", "model_id", "left_id", "right_id", "left_png", "right_png", "pair_type")],
+    ("expected", str, column(pa.string())),  # "left" | "right" | null
+    ("repeat_of", str, column(pa.string())),  # pair_id | null
+    ("order", int, column(pa.int64())),
+    ("seed", int, column(pa.int64())),
+], "One row of pairs.parquet: two variants of one model to compare, in the order raters see them.")
+PAIRS_SCHEMA = arrow_schema(PairRow)
+
 # Corner / edge precision, recall and F1 use the pool's thresholds; the rest of the metric registry
 # (spare_gen.metrics.wireframe.METRICS) uses its own defaults. All are (prediction = variant, truth = GT).
 THRESHOLD_METRICS = tuple(f"{family}_{part}" for family in ("corner", "edge") for part in ("precision", "recall", "f1"))
