@@ -18,7 +18,7 @@ from spare_gen.questions.row_parts import Accepted, arrange, three_view_fields
 from spare_gen.questions.schema import ANSWER_FIELD, CANDIDATE_FIELDS, CANDIDATE_PREFIX, field
 from spare_gen.questions.settings import QuestionSettings
 from spare_gen.questions.sheet_cells import Cell, drawing_image
-from spare_gen.questions.spec import LoaderKeys, TaskSpec, UnitInput
+from spare_gen.questions.spec import LoaderKeys, Spare3dLayout, TaskSpec, UnitInput
 from spare_gen.questions.tasks.three_view_to_isometric.job import CUT_TIMEOUT_FACTOR, TASK
 from spare_gen.questions.worker import run_in_child
 from spare_gen.rng import derive_rng
@@ -95,4 +95,8 @@ SPEC = TaskSpec(
     cut_view_rows=cut_view_rows,
     answer_side=AnswerSide.CANDIDATES,
     answer_side_prefix=CANDIDATE_PREFIX,
+    choice_column=f"{CANDIDATE_PREFIX}_svg",
+    spare3d=Spare3dLayout("Three_view_to_isometric"),
+    hf_categories=("multiple-choice", "visual-question-answering"),
+    human_reference=(0.805, 0.940),
 )
