@@ -35,9 +35,10 @@ class QuestionSettings(StageSettings):
     render: RenderConfig
 
     @classmethod
-    def from_config(cls, config: Config, out: Path, task: TaskName, round_: int = 1,
-                    variant_settings: tuple[str, ...] = ()) -> "QuestionSettings":
-        """``variant_settings``: the ``questions`` fields of ``UNUSED_WHEN_NONE`` the task reads (its spec's)."""
+    def from_config(cls, config: Config, out: Path, task: TaskName, variant_settings: tuple[str, ...],
+                    round_: int = 1) -> "QuestionSettings":
+        """``variant_settings``: the ``questions`` fields of ``UNUSED_WHEN_NONE`` the task reads (its spec's; use
+        ``spare_gen.questions.tasks.question_settings``, which passes them)."""
         q = config.questions
         variants = {name: getattr(q, name) for name in cls.UNUSED_WHEN_NONE if name in variant_settings}
         render = config.render.model_copy(update={"random_views": 0})  # cut objects need the fixed views only

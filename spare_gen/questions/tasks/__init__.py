@@ -45,7 +45,7 @@ def task_spec(task: TaskName | str, questions: QuestionsConfig) -> TaskSpec:
 
 def question_settings(config: Config, out: Path, task: TaskName, round_: int = 1) -> QuestionSettings:
     """The question stage's settings for ``task``: its variant's settings included, the other tasks' left out."""
-    return QuestionSettings.from_config(config, out, task, round_, TASK_SPECS[TaskName(task)].variant_settings)
+    return QuestionSettings.from_config(config, out, task, TASK_SPECS[TaskName(task)].variant_settings, round_)
 
 
 def dataset_choices(out: Path, task: TaskName | str) -> int:
