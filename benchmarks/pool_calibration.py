@@ -20,8 +20,8 @@ from spare_gen.pool.child import brep_wireframe
 from spare_gen.models.csg import random_program
 from spare_gen.models.child import check_csg
 from spare_gen.rng import derive_rng
-from spare_gen.pool.calibration import TARGETED_METRIC, check_variants
-from spare_gen.pool.corruptions import SEVERITIES, get_corruption_names
+from spare_gen.pool.calibration import check_variants
+from spare_gen.pool.corruptions import SEVERITIES, TARGETED_METRIC, get_corruption_names
 from spare_gen.pool.variants import make_variants
 
 IMAGE_SIZE, THRESHOLD = 384, 0.02

@@ -18,6 +18,7 @@ from spare_gen.config.schema import DebugConfig, TaskName
 from spare_gen.drawings.child import draw_model
 from spare_gen.questions.rejections import ATTEMPT_RULES, QuestionRejection
 from spare_gen.questions.settings import QuestionSettings
+from spare_gen.questions.tasks import question_settings
 from spare_gen.questions.tasks.three_view_to_isometric import child, run_unit
 from spare_gen.questions.tasks.three_view_to_isometric.child import make_cut_set
 from spare_gen.runner import testhooks
@@ -35,7 +36,7 @@ def _unit_and_settings(tmp_path, budget_s: float) -> tuple[dict, QuestionSetting
             "shape_path": path, "hlr_method": "exact",
             "framing": {"scale": drawing["model"]["scale"], "center": list(drawing["model"]["center"])}}
     config = load_config(None, [f"questions.cut_budget_s={budget_s}"])
-    settings = QuestionSettings.from_config(config, tmp_path / "out", TaskName.THREE_VIEW_TO_ISOMETRIC)
+    settings = question_settings(config, tmp_path / "out", TaskName.THREE_VIEW_TO_ISOMETRIC)
     return unit, settings
 
 

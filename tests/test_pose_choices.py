@@ -29,9 +29,10 @@ from spare_gen.config.schema import PoseChoices, TaskName
 from spare_gen.drawings.child import draw_model
 from spare_gen.drawings.poses import pose
 from spare_gen.models.csg import random_program
-from spare_gen.questions.layout import POSE_CHOICE_SETS, pose_view
+from spare_gen.questions.layout import pose_view
 from spare_gen.questions.near_duplicate import Drawing, drawing_distance
-from spare_gen.questions.settings import QuestionSettings
+from spare_gen.questions.tasks import question_settings
+from spare_gen.questions.tasks.isometric_to_pose import POSE_CHOICE_SETS
 from spare_gen.questions.validate import validate
 from spare_gen.rng import derive_rng
 from tests.conftest import REPO, spare_gen_cli
@@ -139,8 +140,8 @@ def test_the_choice_is_in_the_fingerprint_of_isometric_to_pose_units_only(tmp_pa
     default, paper = load_config(None, []), load_config(None, ["questions.pose_choices=spare3d"])
     assert default.questions.pose_choices is PoseChoices.UPPER and paper.questions.pose_choices is PoseChoices.SPARE3D
     for task in TaskName:
-        same = (QuestionSettings.from_config(default, tmp_path, task).fingerprint()
-                == QuestionSettings.from_config(paper, tmp_path, task).fingerprint())
+        same = (question_settings(default, tmp_path, task).fingerprint()
+                == question_settings(paper, tmp_path, task).fingerprint())
         assert same is (task is not TaskName.ISOMETRIC_TO_POSE), task
 
 

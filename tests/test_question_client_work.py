@@ -19,10 +19,10 @@ from spare_gen.questions.row_parts import Accepted
 from spare_gen.questions.schema import (
     CUT_VIEWS_NAME, CUT_VIEWS_SCHEMA, CUTS_DIR, QUESTIONS_DIR, STAGED_CUTS_DIR, split_path,
 )
-from spare_gen.questions.settings import QuestionSettings, stage_name
+from spare_gen.questions.settings import stage_name
 from spare_gen.questions.stage.fill import DECISION_KEYS, decision
 from spare_gen.questions.stage.inputs import WORKER_INPUTS, load_inputs, load_polylines
-from spare_gen.questions.tasks import TASK_SPECS
+from spare_gen.questions.tasks import TASK_SPECS, question_settings
 from spare_gen.questions.stage.outputs import SplitOutput, _cut_views_table, plan_split, whole, write_rows, write_split
 from spare_gen.runner.stage import load_units, loaded_fingerprints, read_unit_result, unit_dir, unit_fingerprints
 from spare_gen.shards import rows_to_table
@@ -107,7 +107,7 @@ def test_a_split_written_in_row_chunks_of_any_size_has_the_bytes_of_the_run_s_sp
     for task in (TaskName.THREE_VIEW_TO_ISOMETRIC, TaskName.POSE_TO_ISOMETRIC, TaskName.ISOMETRIC_VIEW_GENERATION):
         items = _split_items(small_dataset, inputs, task, "train")
         assert len(items) >= 4, task
-        plan = plan_split(small_dataset, seed, task, "train", items)
+        plan = plan_split(small_dataset, seed, task, "train", items, TASK_SPECS[task].n_answers)
         outputs = []
         for size in (1, 3, len(items)):
             chunks = [(start, plan[start:start + size]) for start in range(0, len(plan), size)]
@@ -138,7 +138,7 @@ def test_pose_units_read_their_polylines_on_a_worker_with_the_fingerprints_the_r
                                                 .read_bytes()))["unit_fingerprint"] for m in done}
         matched = set()
         for round_ in (1, 2, 3):  # a unit's round is part of its settings
-            settings = QuestionSettings.from_config(config, small_dataset, task, round_)
+            settings = question_settings(config, small_dataset, task, round_)
             loaded = load_units(expand, units, settings, out_dir)
             assert loaded_fingerprints(loaded) == loaded["fingerprints"]
             assert all(loaded["units"][m]["views"] and set(loaded["units"][m]["views"]) == set(ISOMETRIC_VIEWS)

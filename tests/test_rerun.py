@@ -13,7 +13,7 @@ from spare_gen.config.schema import TaskName
 from spare_gen.drawings.child import draw_model
 from spare_gen.questions.publish.files import publish_staged
 from spare_gen.questions.schema import CUTS_DIR, STAGED_CUTS_DIR
-from spare_gen.questions.settings import QuestionSettings
+from spare_gen.questions.tasks import question_settings
 from spare_gen.questions.tasks.three_view_to_isometric import run_unit
 from spare_gen.runner.isolation import worker_executor
 from spare_gen.runner.stage import output_files
@@ -39,7 +39,7 @@ def test_a_cut_set_writes_nothing_into_the_dataset_until_a_question_uses_it(tmp_
             "shape_path": path, "hlr_method": "exact",
             "framing": {"scale": drawing["model"]["scale"], "center": list(drawing["model"]["center"])}}
     out = tmp_path / "out"
-    settings = QuestionSettings.from_config(load_config(None, []), out, TaskName.THREE_VIEW_TO_ISOMETRIC)
+    settings = question_settings(load_config(None, []), out, TaskName.THREE_VIEW_TO_ISOMETRIC)
     try:
         result = run_unit(unit, settings)
     finally:

@@ -35,7 +35,7 @@ from spare_gen.config import load_config
 from spare_gen.config.schema import TaskName
 from spare_gen.drawings.poses import fixed_poses
 from spare_gen.drawings.child import draw_model
-from spare_gen.questions.settings import QuestionSettings
+from spare_gen.questions.tasks import question_settings
 from spare_gen.questions.tasks.three_view_to_isometric.child import make_cut_set
 from spare_gen.questions.tasks.three_view_to_isometric.cutters_spare3d import spare3d_cutter
 from spare_gen.rng import derive_rng
@@ -197,7 +197,7 @@ def test_cut_sets_use_the_original_family_and_acceptance(drawn, tmp_path):
     render = render_config(preset="spare3d_csg", visible_width=2.0, hidden_width=1.0)
     config = load_config(None, ["questions.cutters=spare3d", "questions.max_cut_attempts=12",
                                 "questions.duplicate_tolerance_px=1.5"])
-    settings = QuestionSettings.from_config(config, tmp_path, TaskName.THREE_VIEW_TO_ISOMETRIC).model_copy(
+    settings = question_settings(config, tmp_path, TaskName.THREE_VIEW_TO_ISOMETRIC).model_copy(
         update={"render": render})
     unit = {"model_id": "union", "shape_path": path, "hlr_method": "exact",
             "framing": {"scale": drawing["model"]["scale"], "center": drawing["model"]["center"]}}

@@ -47,7 +47,7 @@ from spare_gen.data.evaluate import MULTIPLE_CHOICE, REPORTS_DIR
 from spare_gen.data.stats import CONFIDENCE, wilson
 from spare_gen.data.tables import available_tasks
 from spare_gen.questions.schema import split_path
-from spare_gen.questions.tasks import LAYOUTS, SPLITS
+from spare_gen.questions.tasks import SPLITS, dataset_choices
 from spare_gen.rng import derive_rng
 
 TRAIN, TEST = "train", "test"
@@ -111,7 +111,8 @@ def cross_validated(probe: Probe, x: np.ndarray, y: np.ndarray, layout: Layout, 
     return pred
 
 
-def run_probe(task: TaskName, probe: Probe, data: dict[str, tuple[np.ndarray, np.ndarray]], seed: int) -> dict:
+def run_probe(task: TaskName, probe: Probe, data: dict[str, tuple[np.ndarray, np.ndarray]], seed: int,
+              n_choices: int) -> dict:
     """One probe's raw counts per evaluation (None when there are too few questions); verdicts come later.
 
     BLAS runs on one thread, in a Dask worker or not: the fits' last bits, hence the report's bytes, then do not
@@ -119,11 +120,13 @@ def run_probe(task: TaskName, probe: Probe, data: dict[str, tuple[np.ndarray, np
     from threadpoolctl import threadpool_limits
 
     with threadpool_limits(1):
-        return _run_probe(task, probe, data, seed)
+        return _run_probe(task, probe, data, seed, n_choices)
 
 
-def _run_probe(task: TaskName, probe: Probe, data: dict[str, tuple[np.ndarray, np.ndarray]], seed: int) -> dict:
-    n_choices, layout = LAYOUTS[task].n_answers, LAYOUT[task]
+def _run_probe(task: TaskName, probe: Probe, data: dict[str, tuple[np.ndarray, np.ndarray]], seed: int,
+               n_choices: int) -> dict:
+    """``n_choices``: the dataset's choices per question (``dataset_choices``)."""
+    layout = LAYOUT[task]
     (x_train, y_train), (x_test, y_test) = data[TRAIN], data[TEST]
     x_all = np.concatenate([data[s][0] for s in SPLITS])
     y_all = np.concatenate([data[s][1] for s in SPLITS])
@@ -200,7 +203,7 @@ def audit(out: Path, seed: int = 0, client=None) -> dict:
 
     jobs, excluded = [], {}  # per probe: its result, or its future on the client
     for task in tasks:
-        columns = task_columns(out, task, SPLITS)
+        columns, n_choices = task_columns(out, task, SPLITS), dataset_choices(out, task)
         if columns is not None:
             excluded[task.value] = columns.excluded
         for probe in Probe:
@@ -209,9 +212,9 @@ def audit(out: Path, seed: int = 0, client=None) -> dict:
             source = SURFACE[probe] if probe in SURFACE else FEATURES[probe]
             data = {s: split_data(task, s, source) for s in SPLITS}
             if client is None:
-                jobs.append(run_probe(task, probe, data, seed))
+                jobs.append(run_probe(task, probe, data, seed, n_choices))
             else:  # the inputs stay on the workers: the fit's task depends on their futures
-                jobs.append(client.submit(run_probe, task, probe, data, seed, pure=False))
+                jobs.append(client.submit(run_probe, task, probe, data, seed, n_choices, pure=False))
     results = jobs if client is None else client.gather(jobs)
     level = judge(results)
     return {"seed": seed, "family_confidence": FAMILY_CONFIDENCE, "per_evaluation_confidence": level,

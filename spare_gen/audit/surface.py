@@ -40,7 +40,7 @@ from spare_gen.audit.features import LAYOUT, Layout
 from spare_gen.config.schema import TaskName
 from spare_gen.packed import drawing_bytes
 from spare_gen.questions.schema import split_path
-from spare_gen.questions.tasks import LAYOUTS
+from spare_gen.questions.tasks import dataset_choices
 
 ANSWER_COLUMN = "answer"
 # Columns that hold the answer mapping on purpose (documented as not for model input): a probe on them
@@ -104,17 +104,17 @@ def _flatten_json(value) -> set[str]:
 class QuestionView:
     """One question split into per-choice entries and question-level values, by column."""
 
+    n_choices: int
     per_choice: dict[str, list] = field(default_factory=dict)  # column -> n_choices entries
     scalars: dict[str, object] = field(default_factory=dict)  # column -> value
 
 
-def question_views(table: pa.Table, task: TaskName, columns: list[str]) -> list[QuestionView]:
+def question_views(table: pa.Table, task: TaskName, columns: list[str], n_choices: int) -> list[QuestionView]:
     """Per row: columns whose value is a list of one entry per choice (or a JSON list of them) vs the rest."""
-    n_choices = LAYOUTS[task].n_answers
     rows = table.select(columns).to_pylist()
     out = []
     for row in rows:
-        view = QuestionView()
+        view = QuestionView(n_choices)
         for name, value in row.items():
             listed = value if isinstance(value, list) else _json_list(value)
             if LAYOUT[task] is Layout.CANDIDATES and listed is not None and len(listed) == n_choices:
@@ -127,7 +127,7 @@ def question_views(table: pa.Table, task: TaskName, columns: list[str]) -> list[
 
 def choice_tokens(view: QuestionView, task: TaskName, own, match) -> list[frozenset[str]]:
     """Token set of each choice: tokens of the columns ``own(column)`` accepts, and matches with ``match`` columns."""
-    n_choices = LAYOUTS[task].n_answers
+    n_choices = view.n_choices
     scalar = {c: tokens(v) for c, v in view.scalars.items() if match(c) or own(c)}
     choices = []
     for k in range(n_choices):
@@ -174,8 +174,8 @@ class FolderListing:
 
 def order_tokens(view: QuestionView, task: TaskName, row_index: int, path_columns: list[str],
                  listing: FolderListing) -> list[frozenset]:
-    """Per choice: its rank in name order among the question's choice files, and the row position mod 4 - k."""
-    n_choices = LAYOUTS[task].n_answers
+    """Per choice: its rank in name order among the question's choice files, and the row position mod n - k."""
+    n_choices = view.n_choices
     choices: list[set[str]] = [{f"row:{(row_index - k) % n_choices}"} for k in range(n_choices)]
     for c in path_columns:
         if LAYOUT[task] is Layout.CANDIDATES and c in view.per_choice:
@@ -275,9 +275,10 @@ class TaskColumns:
     excluded: list[str]
     paths: list[str]
     choice_files: list[str]  # per-choice file columns (candidate lists) or the one answer-side drawing
+    n_choices: int  # choices per question in this dataset (``dataset_choices``)
 
     @classmethod
-    def of(cls, schema: pa.Schema, task: TaskName) -> "TaskColumns":
+    def of(cls, schema: pa.Schema, task: TaskName, n_choices: int) -> "TaskColumns":
         excluded = answer_key_columns(schema)
         exposed = [f.name for f in schema if f.name not in excluded]
         paths = [c for c in exposed if is_path_column(c)]
@@ -285,7 +286,7 @@ class TaskColumns:
             files = sorted(f.name for f in schema if f.name in paths and pa.types.is_list(f.type))
         else:
             files = [c for c in ANSWER_SIDE_CLASS_COLUMNS if c in paths]
-        return cls(exposed, [c for c in excluded if c != ANSWER_COLUMN], paths, files)
+        return cls(exposed, [c for c in excluded if c != ANSWER_COLUMN], paths, files, n_choices)
 
 
 def task_columns(out: Path, task: TaskName, splits) -> TaskColumns | None:
@@ -293,14 +294,14 @@ def task_columns(out: Path, task: TaskName, splits) -> TaskColumns | None:
     for split in splits:
         path = split_path(out, task.value, split)
         if path.is_file():
-            return TaskColumns.of(pq.read_schema(path), task)
+            return TaskColumns.of(pq.read_schema(path), task, dataset_choices(out, task))
     return None
 
 
 def surface_data(out: Path, task: TaskName, split: str, probe: SurfaceProbe, columns: TaskColumns,
                  listing: FolderListing) -> tuple[np.ndarray, np.ndarray]:
     """(x, answers): token probes give x (n, k) of token sets; file_bytes gives floats like the pixel probes."""
-    n_choices = LAYOUTS[task].n_answers
+    n_choices = columns.n_choices
     path = split_path(out, task.value, split)
     d = len(columns.choice_files) * N_BYTE_FEATURES
     if not path.is_file():
@@ -309,7 +310,7 @@ def surface_data(out: Path, task: TaskName, split: str, probe: SurfaceProbe, col
         return np.empty((0, n_choices), dtype=object), np.zeros(0, dtype=np.int64)
     table = pq.read_table(path)
     answers = np.asarray(table.column(ANSWER_COLUMN).to_pylist(), dtype=np.int64)
-    views = question_views(table, task, columns.exposed)
+    views = question_views(table, task, columns.exposed, n_choices)
     if probe is SurfaceProbe.FILE_BYTES:
         def file(v: QuestionView, c: str, k: int) -> str | None:  # a null path (e.g. no STEP) reads as missing
             rel = v.per_choice[c][k] if c in v.per_choice else v.scalars.get(c)

@@ -15,7 +15,6 @@ from spare_gen.data.torch import N_POSES
 
 IN_CHANNELS = 12  # F, R, T and one more drawing, 3 channels each
 WIDTHS = (16, 32, 64, 64)
-N_CHOICES = 4
 
 
 class Encoder(nn.Module):
@@ -55,12 +54,12 @@ class CandidateScorer(nn.Module):
 
 
 class PoseClassifier(nn.Module):
-    """(B, 12, H, W) -> (B, 4) logits over the pose choices."""
+    """(B, 12, H, W) -> (B, n_choices) logits over the pose choices."""
 
-    def __init__(self):
+    def __init__(self, n_choices: int):
         super().__init__()
         self.encoder = Encoder()
-        self.head = nn.Linear(self.encoder.out_features, N_CHOICES)
+        self.head = nn.Linear(self.encoder.out_features, n_choices)
 
     def forward(self, inputs: torch.Tensor, pose: torch.Tensor | None = None) -> torch.Tensor:
         return self.head(self.encoder(inputs))

@@ -24,8 +24,9 @@ from spare_gen.baseline.curve import curve_png
 from spare_gen.baseline.net import CandidateScorer, PoseClassifier
 from spare_gen.config.schema import TaskName
 from spare_gen.data.evaluate import evaluate, format_report, multiple_choice_task
+from spare_gen.data.tables import load_split
 from spare_gen.data.torch import Channels, channel_order, task_dataset
-from spare_gen.questions.tasks import LAYOUTS
+from spare_gen.questions.tasks import TASK_SPECS
 from spare_gen.rng import derive_seed
 
 BASELINES_DIR = "baselines"
@@ -56,10 +57,13 @@ class TrainOptions:
         channel_order(self.channels)
 
 
-def make_model(task: TaskName) -> nn.Module:
-    if task is TaskName.ISOMETRIC_TO_POSE:
-        return PoseClassifier()
-    return CandidateScorer(with_pose=task is TaskName.POSE_TO_ISOMETRIC)
+def make_model(task: TaskName, n_choices: int) -> nn.Module:
+    """The head the task's spec asks for: candidates scored one by one (with the query pose if the task has one),
+    or a classifier over the ``n_choices`` choices."""
+    keys = TASK_SPECS[task].loader
+    if keys.candidates is None:
+        return PoseClassifier(n_choices)
+    return CandidateScorer(with_pose=keys.pose is not None)
 
 
 def pick_device(name: str) -> torch.device:
@@ -121,7 +125,8 @@ def train(out: str | Path, task: TaskName | str, options: TrainOptions, *, dest:
                               num_workers=options.workers)
     eval_loaders = {s: DataLoader(data[s], batch_size=options.batch_size, num_workers=options.workers)
                     for s in ("val", "test")}
-    model = make_model(task).to(device)
+    n_choices = TASK_SPECS[task].n_choices(load_split(out, task, "train").slice(0, 1).to_pylist()[0])
+    model = make_model(task, n_choices).to(device)
     optimiser = torch.optim.Adam(model.parameters(), lr=options.lr)
     loss_fn = nn.CrossEntropyLoss()
 
@@ -171,7 +176,7 @@ def train(out: str | Path, task: TaskName | str, options: TrainOptions, *, dest:
     pred_path = write_text(dest / PREDICTIONS_NAME, predictions_csv(ids, preds))
     report = evaluate(out, task, "test", pred_path)
     history["test"] = {k: report[k] for k in ("n_questions", "overall", "by_primitives", "chance")}
-    chance = 1.0 / LAYOUTS[task].n_answers
+    chance = 1.0 / n_choices
     title = (f"{task.value}: small CNN from scratch, best epoch {best_epoch}, "
              f"test accuracy {report['overall']['accuracy']:.3f} (chance {chance:.2f})")
     write_bytes(dest / CURVE_NAME, curve_png(history["step_loss"], history["epoch_steps"], history["train_accuracy"],

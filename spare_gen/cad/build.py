@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from OCP.BRepAlgoAPI import BRepAlgoAPI_Common, BRepAlgoAPI_Cut, BRepAlgoAPI_Fuse
 from OCP.BRepBuilderAPI import BRepBuilderAPI_Transform
@@ -20,7 +20,7 @@ from OCP.TopAbs import TopAbs_EDGE, TopAbs_FACE, TopAbs_SOLID, TopAbs_ShapeEnum
 from OCP.TopExp import TopExp_Explorer
 from OCP.TopoDS import TopoDS_Compound, TopoDS_Shape
 
-AXES = {"x": (1.0, 0.0, 0.0), "y": (0.0, 1.0, 0.0), "z": (0.0, 0.0, 1.0)}
+from spare_gen.config.schema import ROTATION_AXES, Primitive
 
 
 class CsgError(ValueError):
@@ -32,29 +32,34 @@ def _centred_z_axis(height: float) -> gp_Ax2:
     return gp_Ax2(gp_Pnt(0.0, 0.0, -height / 2.0), gp_Dir(0.0, 0.0, 1.0))
 
 
+def _box(p: Mapping[str, float]) -> TopoDS_Shape:
+    dx, dy, dz = p["dx"], p["dy"], p["dz"]
+    return BRepPrimAPI_MakeBox(gp_Pnt(-dx / 2, -dy / 2, -dz / 2), dx, dy, dz).Shape()
+
+
+# Each primitive kind's builder: params -> the solid centred on the origin.
+PRIMITIVES: dict[Primitive, Callable[[Mapping[str, float]], TopoDS_Shape]] = {
+    Primitive.BOX: _box,
+    Primitive.SPHERE: lambda p: BRepPrimAPI_MakeSphere(gp_Pnt(0.0, 0.0, 0.0), p["r"]).Shape(),
+    Primitive.CYLINDER: lambda p: BRepPrimAPI_MakeCylinder(_centred_z_axis(p["h"]), p["r"], p["h"]).Shape(),
+    Primitive.CONE: lambda p: BRepPrimAPI_MakeCone(_centred_z_axis(p["h"]), p["r1"], p["r2"], p["h"]).Shape(),
+    Primitive.TORUS: lambda p: BRepPrimAPI_MakeTorus(gp_Ax2(gp_Pnt(0, 0, 0), gp_Dir(0, 0, 1)), p["R"], p["r"]).Shape(),
+}
+
+
 def make_primitive(kind: str, params: Mapping[str, float]) -> TopoDS_Shape:
-    """One primitive centred on the origin (box, sphere, cylinder, cone, torus)."""
-    p = params
-    if kind == "box":
-        dx, dy, dz = p["dx"], p["dy"], p["dz"]
-        return BRepPrimAPI_MakeBox(gp_Pnt(-dx / 2, -dy / 2, -dz / 2), dx, dy, dz).Shape()
-    if kind == "sphere":
-        return BRepPrimAPI_MakeSphere(gp_Pnt(0.0, 0.0, 0.0), p["r"]).Shape()
-    if kind == "cylinder":
-        return BRepPrimAPI_MakeCylinder(_centred_z_axis(p["h"]), p["r"], p["h"]).Shape()
-    if kind == "cone":
-        return BRepPrimAPI_MakeCone(_centred_z_axis(p["h"]), p["r1"], p["r2"], p["h"]).Shape()
-    if kind == "torus":
-        return BRepPrimAPI_MakeTorus(gp_Ax2(gp_Pnt(0, 0, 0), gp_Dir(0, 0, 1)), p["R"], p["r"]).Shape()
-    raise CsgError(f"unknown primitive {kind!r}; choose from box, sphere, cylinder, cone, torus")
+    """One primitive centred on the origin (``Primitive``: box, sphere, cylinder, cone, torus)."""
+    if kind not in {p.value for p in PRIMITIVES}:
+        raise CsgError(f"unknown primitive {kind!r}; choose from {', '.join(p.value for p in PRIMITIVES)}")
+    return PRIMITIVES[Primitive(kind)](params)
 
 
 def place(shape: TopoDS_Shape, axis: str, degrees: float, translation: Sequence[float]) -> TopoDS_Shape:
     """Rotate about a principal axis through the origin, then translate."""
-    if axis not in AXES:
-        raise CsgError(f"unknown rotation axis {axis!r}; choose from x, y, z")
+    if axis not in ROTATION_AXES:
+        raise CsgError(f"unknown rotation axis {axis!r}; choose from {', '.join(ROTATION_AXES)}")
     rot = gp_Trsf()
-    rot.SetRotation(gp_Ax1(gp_Pnt(0, 0, 0), gp_Dir(*AXES[axis])), math.radians(degrees))
+    rot.SetRotation(gp_Ax1(gp_Pnt(0, 0, 0), gp_Dir(*ROTATION_AXES[axis])), math.radians(degrees))
     move = gp_Trsf()
     move.SetTranslation(gp_Vec(*map(float, translation)))
     trsf = move.Multiplied(rot)

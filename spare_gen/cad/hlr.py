@@ -12,7 +12,6 @@ import math
 import time
 from dataclasses import dataclass
 from functools import cached_property
-from enum import Enum
 from typing import Sequence
 
 import numpy as np
@@ -24,7 +23,7 @@ from OCP.TopoDS import TopoDS_Shape
 
 from spare_gen.cad.curves2d import poly_view_polylines, view_polylines
 from spare_gen.cad.hlr_shape import edge_samples, has_edges, prepare_shape, quick_bbox
-from spare_gen.config.schema import RenderConfig
+from spare_gen.config.schema import HlrMethod, RenderConfig
 
 Direction = Sequence[float]
 
@@ -34,11 +33,6 @@ VISIBLE_COMPOUNDS = ("VCompound", "OutLineVCompound", "Rg1LineVCompound")
 HIDDEN_COMPOUNDS = ("HCompound", "OutLineHCompound", "Rg1LineHCompound")
 SMOOTH_COMPOUNDS = ("Rg1LineVCompound", "Rg1LineHCompound")  # left out when smooth_edges=False (SPARE3D's rule)
 MESH_ANGULAR_DEFLECTION = 0.3  # radians, for the poly algorithm's triangulation
-
-
-class HlrMethod(str, Enum):
-    EXACT = "exact"  # HLRBRep_Algo on the B-rep: exact curves, can take minutes on some models
-    POLY = "poly"  # HLRBRep_PolyAlgo on a triangulation: fast and robust, polygonal silhouettes
 
 
 @dataclass(frozen=True)
@@ -95,6 +89,8 @@ class HlrModel:
         """``deflection`` is the curve discretisation tolerance as a fraction of the bounding-box diagonal;
         ``smooth_edges=False`` draws sharp and silhouette edges only (no G1 edges such as fillet boundaries)."""
         self.method = HlrMethod(method)
+        if self.method is HlrMethod.AUTO:
+            raise ValueError("HlrModel runs one algorithm, exact or poly (auto, exact then poly, is the caller's)")
         self.smooth_edges = smooth_edges
         keep = [n for n in VISIBLE_COMPOUNDS + HIDDEN_COMPOUNDS if smooth_edges or n not in SMOOTH_COMPOUNDS]
         self.visible_names = [n for n in VISIBLE_COMPOUNDS if n in keep]

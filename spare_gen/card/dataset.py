@@ -13,8 +13,8 @@ from spare_gen.drawings.preset import drawing_rule
 from spare_gen.hub.pack import HF_SPLIT, hf_path
 from spare_gen.models.quality import Quality
 from spare_gen.models.schema import MODELS_FILE
-from spare_gen.questions.layout import POSE_CHOICE_SETS
-from spare_gen.questions.tasks import LAYOUTS, SPLITS, TASKS, describe
+from spare_gen.questions.tasks import LAYOUTS, SPLITS, TASKS, TASK_SPECS, describe
+from spare_gen.questions.tasks.isometric_to_pose import POSE_CHOICE_SETS
 from spare_gen.runner.isolation import Status
 from spare_gen.versions import package_versions
 from spare_gen.pool.schema import CORRUPTIONS_FILE, PAIRS_FILE, WIREFRAMES_FILE
@@ -24,13 +24,6 @@ SOURCE_WORDS = {ModelSource.HOUSES: "procedural house"}  # how the card names a 
 PREVIEW_DIR = "preview"
 POOL_BEGIN = "<!-- spare-gen pool: begin (rewritten when the pool stage finishes) -->"
 POOL_END = "<!-- spare-gen pool: end -->"
-TASK_CATEGORIES = {  # Hugging Face task categories of each task
-    TaskName.THREE_VIEW_TO_ISOMETRIC: ["multiple-choice", "visual-question-answering"],
-    TaskName.ISOMETRIC_TO_POSE: ["multiple-choice", "image-classification"],
-    TaskName.POSE_TO_ISOMETRIC: ["multiple-choice", "visual-question-answering"],
-    TaskName.ISOMETRIC_VIEW_GENERATION: ["image-to-image"],
-    TaskName.POINT_CLOUD_GENERATION: ["image-to-3d"],
-}
 PATHS_CONFIG_SUFFIX = "_paths"  # the config over the question tables themselves (paths, no embedded images)
 
 RULES = [
@@ -118,7 +111,7 @@ def yaml_header(config: Config, summary: dict, splits: dict[str, list[str]]) -> 
     """
     tasks = [t for t in TASKS if splits.get(t.value)]
     total = sum(sum(p.values()) for p in summary["produced"].values())
-    categories = sorted({c for t in tasks for c in TASK_CATEGORIES[t]})
+    categories = sorted({c for t in tasks for c in TASK_SPECS[t].hf_categories})
     lines = ["---", f"pretty_name: {_yaml_str(config.card.pretty_name)}", f"license: {config.card.license}",
              "task_categories:", *[f"- {c}" for c in categories],
              "tags:", *[f"- {t}" for t in ("spatial-reasoning", "line-drawings", "cad", "spare3d", "synthetic")],

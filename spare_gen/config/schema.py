@@ -190,9 +190,11 @@ class HiddenStyle(str, Enum):
 
 
 class HlrMethod(str, Enum):
+    """Hidden-line removal: ``render.hlr`` picks one; a drawing records the algorithm that made it (exact or poly)."""
+
     AUTO = "auto"  # exact HLRBRep_Algo, falling back to the mesh-based HLRBRep_PolyAlgo on failure or timeout
-    EXACT = "exact"
-    POLY = "poly"
+    EXACT = "exact"  # HLRBRep_Algo on the B-rep: exact curves, can take minutes on some models
+    POLY = "poly"  # HLRBRep_PolyAlgo on a triangulation: fast and robust, polygonal silhouettes
 
 
 class DrawingStore(str, Enum):
@@ -262,6 +264,22 @@ class RenderConfig(_Section):
             if "hidden_width" not in self.model_fields_set:
                 object.__setattr__(self, "hidden_width", SPARE3D_HIDDEN_WIDTH)
         return self
+
+
+class Primitive(str, Enum):
+    """The CSG primitive kinds, centred on the origin (cylinder, cone and torus about Z): the CSG generator
+    (``spare_gen.models.csg``), the builder (``spare_gen.cad.build``) and both cutter families draw from these."""
+
+    BOX = "box"
+    SPHERE = "sphere"
+    CYLINDER = "cylinder"
+    CONE = "cone"
+    TORUS = "torus"
+
+
+# The principal axes a CSG primitive or cutter is turned about (in quarter turns), with their directions.
+ROTATION_AXES: dict[str, tuple[float, float, float]] = {"x": (1.0, 0.0, 0.0), "y": (0.0, 1.0, 0.0),
+                                                        "z": (0.0, 0.0, 1.0)}
 
 
 class TaskName(str, Enum):

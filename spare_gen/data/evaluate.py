@@ -24,7 +24,7 @@ from spare_gen.data.stats import CONFIDENCE, wilson
 from spare_gen.data.tables import check_split, load_split
 from spare_gen.inventory import REPORTS_DIR
 from spare_gen.questions.layout import task_name
-from spare_gen.questions.tasks import LAYOUTS, TASKS
+from spare_gen.questions.tasks import LAYOUTS, TASKS, dataset_choices
 
 REQUIRED_COLUMNS = ("question_id", "answer")
 MULTIPLE_CHOICE = tuple(t for t in TASKS if LAYOUTS[t].n_answers)
@@ -137,7 +137,7 @@ def evaluate(out: Path, task: TaskName | str, split: str, predictions_path: Path
     """The score report; raises PredictionError on a bad file unless ``lenient`` (then problems count as wrong)."""
     task = multiple_choice_task(task)
     check_split(split)
-    n_answers = LAYOUTS[task].n_answers
+    n_answers = dataset_choices(out, task)
     rows = load_split(out, task, split, columns=["question_id", "n_primitives", "answer"]).to_pylist()
     pairs = read_predictions(predictions_path)
     answers, problems = check_predictions(pairs, [r["question_id"] for r in rows], n_answers)

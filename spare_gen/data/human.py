@@ -1,7 +1,7 @@
 """Reference human accuracies on the three multiple-choice tasks, as the SPARE3D paper reports them.
 
 Source: Xiang et al., "SPARE3D: A Dataset for SPAtial REasoning on Three-View Line Drawings", CVPR 2020,
-Figure 6 caption. "Untrained" is the average of 100+ crowd-sourced people answering 4 random questions
+Figure 6 caption (each task module declares its numbers: ``TaskSpec.human_reference``). "Untrained" is the average of 100+ crowd-sourced people answering 4 random questions
 per task; "trained" is the best of 5 engineering master students after ~30 minutes of training, 100
 questions per task. Measured on the paper's own questions, not on ours: a reference point, not a bound.
 """
@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from spare_gen.config.schema import TaskName
+from spare_gen.questions.tasks import TASK_SPECS
 
 SOURCE = "SPARE3D (Xiang et al., CVPR 2020), Figure 6 caption"
 
@@ -27,10 +28,7 @@ class HumanReference:
 
 
 HUMAN_RESULTS: dict[TaskName, HumanReference] = {
-    TaskName.THREE_VIEW_TO_ISOMETRIC: HumanReference(0.805, 0.940),
-    TaskName.ISOMETRIC_TO_POSE: HumanReference(0.602, 0.910),
-    TaskName.POSE_TO_ISOMETRIC: HumanReference(0.586, 0.650),
-}
+    task: HumanReference(*spec.human_reference) for task, spec in TASK_SPECS.items() if spec.human_reference}
 
 
 def human_reference(task: TaskName | str) -> HumanReference | None:

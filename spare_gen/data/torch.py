@@ -128,11 +128,7 @@ def _dataset_class(task: TaskName) -> type[QuestionDataset]:
 
 
 DATASETS: dict[TaskName, type[QuestionDataset]] = {task: _dataset_class(task) for task in TASK_SPECS}
-ThreeViewToIsometric = DATASETS[TaskName.THREE_VIEW_TO_ISOMETRIC]
-IsometricToPose = DATASETS[TaskName.ISOMETRIC_TO_POSE]
-PoseToIsometric = DATASETS[TaskName.POSE_TO_ISOMETRIC]
-IsometricViewGeneration = DATASETS[TaskName.ISOMETRIC_VIEW_GENERATION]
-PointCloudGeneration = DATASETS[TaskName.POINT_CLOUD_GENERATION]
+globals().update({cls.__name__: cls for cls in DATASETS.values()})  # ThreeViewToIsometric, IsometricToPose, ...
 
 
 def task_dataset(out: str | Path, task: TaskName | str, split: str, *,

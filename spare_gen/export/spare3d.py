@@ -33,15 +33,13 @@ from PIL import Image
 
 from spare_gen.atomic import write_bytes, write_json
 from spare_gen.config.schema import TaskName
-from spare_gen.data.tables import (
-    CANDIDATE_PREFIX, ISO_PREFIX, POINTS_COLUMN, POSE_COLUMN, TARGET_PREFIX, Kind, available_tasks, check_split,
-    load_split, three_view_columns,
-)
+from spare_gen.data.tables import Kind, available_tasks, check_split, load_split, three_view_columns
 from spare_gen.drawings.raster import png_bytes
 from spare_gen.filehash import sha256_file
 from spare_gen.packed import drawing_bytes
 from spare_gen.questions.schema import split_path
-from spare_gen.questions.tasks import SPLITS, task_name
+from spare_gen.questions.spec import TargetKind
+from spare_gen.questions.tasks import SPLITS, TASK_SPECS, task_name
 
 EXPORT_SIZE = 200  # the released SPARE3D PNGs are 200 x 200
 WHITE = (255, 255, 255)
@@ -52,18 +50,11 @@ DIC_VIEWS, DIC_ANSWER = "Dic3V", "DicAns"
 MIN_FOLDER_DIGITS = 5
 STALE_TMP = re.compile(r"^\..+\.tmp$")  # spare_gen.atomic's temporary names, left behind by a killed run
 
-TASK_FOLDERS: dict[TaskName, str] = {
-    TaskName.THREE_VIEW_TO_ISOMETRIC: "Three_view_to_isometric",
-    TaskName.ISOMETRIC_TO_POSE: "Isometric_to_pose",
-    TaskName.POSE_TO_ISOMETRIC: "Pose_to_isometric",
-    TaskName.ISOMETRIC_VIEW_GENERATION: "Isometric_view_generation",
-    TaskName.POINT_CLOUD_GENERATION: "Point_cloud_generation",
-}
+# Folder and file names of each task: its spec's ``spare3d`` layout (``spare_gen.questions.spec.Spare3dLayout``).
+TASK_FOLDERS: dict[TaskName, str] = {task: spec.spare3d.folder for task, spec in TASK_SPECS.items()}
 # Suffix of each input view's file: short (<q>_f.png) in the answer.json tasks, long (<q>_front.png) in Dic3V.
 SHORT_VIEW_SUFFIX = {"f": "f", "r": "r", "t": "t"}
 LONG_VIEW_SUFFIX = {"f": "front", "r": "right", "t": "top"}
-ISO_ANSWER_FILE = "answer.png"
-TARGET_FILE = "isometric.png"
 
 
 class ExportError(ValueError):
@@ -71,12 +62,13 @@ class ExportError(ValueError):
 
 
 def uses_answer_json(task: TaskName) -> bool:
-    return task in (TaskName.THREE_VIEW_TO_ISOMETRIC, TaskName.ISOMETRIC_TO_POSE, TaskName.POSE_TO_ISOMETRIC)
+    """The multiple-choice tasks have an answer.json; the generation tasks a DicAns folder per question."""
+    return TASK_SPECS[task].n_answers > 0
 
 
 def answer_value(task: TaskName, answer: int) -> int | str:
-    """The value answer.json holds: the published isometric-to-pose loader compares with strings, the others ints."""
-    return str(int(answer)) if task is TaskName.ISOMETRIC_TO_POSE else int(answer)
+    """The value answer.json holds: strings where the published loader compares with strings (isometric-to-pose)."""
+    return str(int(answer)) if TASK_SPECS[task].spare3d.answer_text else int(answer)
 
 
 @dataclass(frozen=True)
@@ -90,24 +82,26 @@ def question_files(task: TaskName, row: dict, q: str) -> dict[str, PngFrom | byt
     """Path inside the split folder -> what to write there, for one question row exported as folder ``q``."""
     views = three_view_columns(Kind.PNG)
     png = Kind.PNG.value
+    layout, keys = TASK_SPECS[task].spare3d, TASK_SPECS[task].loader
     files: dict[str, PngFrom | bytes] = {}
     if uses_answer_json(task):
         for view, col in views.items():
             files[f"{q}/{q}_{SHORT_VIEW_SUFFIX[view]}.png"] = PngFrom(row[col])
-        if task is TaskName.ISOMETRIC_TO_POSE:
-            files[f"{q}/{ISO_ANSWER_FILE}"] = PngFrom(row[f"{ISO_PREFIX}_{png}"])
-        else:
-            for k, rel in enumerate(row[f"{CANDIDATE_PREFIX}_{png}"]):
+        for prefix in keys.drawing.values():
+            files[f"{q}/{layout.drawing_file}"] = PngFrom(row[f"{prefix}_{png}"])
+        if keys.candidates:
+            for k, rel in enumerate(row[f"{keys.candidates}_{png}"]):
                 files[f"{q}/{k}.png"] = PngFrom(rel)
-        if task is TaskName.POSE_TO_ISOMETRIC:
-            files[f"{q}/pose_{int(row[POSE_COLUMN])}.txt"] = b""
+        if keys.pose is not None:
+            files[f"{q}/pose_{int(row[keys.pose])}.txt"] = b""
         return files
     for view, col in views.items():
         files[f"{q}/{DIC_VIEWS}/{q}_{LONG_VIEW_SUFFIX[view]}.png"] = PngFrom(row[col])
-    if task is TaskName.ISOMETRIC_VIEW_GENERATION:
-        files[f"{q}/{DIC_ANSWER}/{TARGET_FILE}"] = PngFrom(row[f"{TARGET_PREFIX}_{png}"])
+    if keys.target is TargetKind.DRAWING:
+        files[f"{q}/{DIC_ANSWER}/{layout.target_file}"] = PngFrom(row[f"{keys.target_column}_{png}"])
     else:
-        files[f"{q}/{DIC_ANSWER}/{q}.npy"] = npy_bytes(np.asarray(row[POINTS_COLUMN], dtype=np.float32).reshape(-1, 3))
+        points = np.asarray(row[keys.target_column], dtype=np.float32).reshape(-1, 3)
+        files[f"{q}/{DIC_ANSWER}/{q}.npy"] = npy_bytes(points)
     return files
 
 

@@ -14,10 +14,11 @@ from pathlib import Path
 import numpy as np
 
 from spare_gen.atomic import with_tmp_path
-from spare_gen.config.schema import TaskName
 from spare_gen.data.loaders import iter_questions
 from spare_gen.data.tables import THREE_VIEW_PREFIXES
 from spare_gen.questions.layout import task_name
+from spare_gen.questions.spec import TargetKind
+from spare_gen.questions.tasks import TASK_SPECS
 
 DEFAULT_SIZE = 64
 EXPORTS_DIR = "exports"
@@ -30,6 +31,7 @@ def to_uint8(image: np.ndarray) -> np.ndarray:
 def split_arrays(out: Path, task: str, split: str, size: int = DEFAULT_SIZE) -> dict[str, np.ndarray]:
     """The export's arrays (see the module docstring)."""
     columns: dict[str, list] = {}
+    points = TASK_SPECS[task_name(task)].loader.target is TargetKind.POINTS
     for item in iter_questions(out, task, split, size=size):
         n_prim = item["n_primitives"]
         row = {"question_id": item["question_id"], "n_primitives": -1 if n_prim is None else int(n_prim),
@@ -42,7 +44,6 @@ def split_arrays(out: Path, task: str, split: str, size: int = DEFAULT_SIZE) -> 
         if "candidates" in item:
             row["candidates"] = to_uint8(item["candidates"])
         if "target" in item:
-            points = task_name(task) is TaskName.POINT_CLOUD_GENERATION
             row["target"] = item["target"].astype(np.float32) if points else to_uint8(item["target"])
         for key, value in row.items():
             columns.setdefault(key, []).append(value)

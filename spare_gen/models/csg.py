@@ -12,13 +12,7 @@ from enum import Enum
 
 import numpy as np
 
-
-class Primitive(str, Enum):
-    BOX = "box"
-    SPHERE = "sphere"
-    CYLINDER = "cylinder"
-    CONE = "cone"
-    TORUS = "torus"
+from spare_gen.config.schema import ROTATION_AXES, Primitive
 
 
 class Operation(str, Enum):
@@ -27,7 +21,6 @@ class Operation(str, Enum):
     INTERSECTION = "intersection"
 
 
-ROTATION_AXES = ("x", "y", "z")
 ROTATION_DEGREES = (0, 90, 180, 270)
 
 # Parameter ranges (uniform, model units) for primitives of a model about one unit across.
@@ -54,7 +47,7 @@ def random_primitive(rng: np.random.Generator) -> dict:
         "type": kind.value,
         "params": params,
         "rotation": {
-            "axis": ROTATION_AXES[int(rng.integers(3))],
+            "axis": list(ROTATION_AXES)[int(rng.integers(len(ROTATION_AXES)))],
             "degrees": ROTATION_DEGREES[int(rng.integers(4))],
         },
         "translation": [_r(v) for v in rng.uniform(*TRANSLATION_RANGE, size=3)],

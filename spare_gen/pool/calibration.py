@@ -3,7 +3,7 @@
 The pool's promise to raters (wireframe-metrics paper, Sec. 4: low vs high of one type is an easy
 sanity check) holds only when every variant differs visibly from its ground truth, stays inside the
 picture, and the metric its corruption family targets is strictly worse at ``high`` than at ``low``.
-The targeted metric per family (:data:`TARGETED_METRIC`):
+The targeted metric per family (given at its registration: ``corruptions.TARGETED_METRIC``):
 
 * ``deform`` splits edges and bends them: edge F1 (a split edge matches at most one of its pieces);
 * ``perturb`` splits and moves vertices: vertex F1 over every vertex (corner and curve points alike,
@@ -20,23 +20,20 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from spare_gen.metrics.wireframe import corner_prf, edge_prf
-from spare_gen.pool.corruptions import CorruptionKind
+from spare_gen.pool.corruptions import TARGETED_METRIC, CorruptionKind, TargetedMetric
 from spare_gen.wireframe import Wireframe
 from spare_gen.pool.pictures import cameras_for, outside_canvas, visible_difference_px
 
-TARGETED_METRIC: dict[CorruptionKind, str] = {
-    CorruptionKind.DEFORM: "edge_f1",
-    CorruptionKind.PERTURB: "vertex_f1",
-    CorruptionKind.ADD: "edge_f1",
-    CorruptionKind.REMOVE: "vertex_f1",
+# (pred, gt, corner_threshold, edge_threshold) -> the targeted score, higher is better
+SCORES = {
+    TargetedMetric.EDGE_F1: lambda pred, gt, corner, edge: edge_prf(pred, gt, threshold=edge)["f1"],
+    TargetedMetric.VERTEX_F1: lambda pred, gt, corner, edge: corner_prf(pred, gt, threshold=corner, kinds="all")["f1"],
 }
 
 
 def targeted_score(kind: str, pred: Wireframe, gt: Wireframe, corner_threshold: float, edge_threshold: float) -> float:
-    """The score corruption ``kind`` attacks (higher is better), see :data:`TARGETED_METRIC`."""
-    if TARGETED_METRIC[CorruptionKind(kind)] == "edge_f1":
-        return float(edge_prf(pred, gt, threshold=edge_threshold)["f1"])
-    return float(corner_prf(pred, gt, threshold=corner_threshold, kinds="all")["f1"])
+    """The score corruption ``kind`` attacks (higher is better): the metric it registered (``TARGETED_METRIC``)."""
+    return float(SCORES[TARGETED_METRIC[CorruptionKind(kind)]](pred, gt, corner_threshold, edge_threshold))
 
 
 @dataclass(frozen=True)

@@ -110,13 +110,23 @@ class Corrupted:
     source_vertex: np.ndarray
 
 
+class TargetedMetric(StrEnum):
+    """The score a corruption attacks (``spare_gen.pool.calibration.targeted_score``)."""
+
+    EDGE_F1 = "edge_f1"
+    VERTEX_F1 = "vertex_f1"  # over every vertex, corner and curve points alike
+
+
 CorruptionFn = Callable[[Wireframe, SeverityParams, np.random.Generator, float], Corrupted]
 _REGISTRY: dict[CorruptionKind, CorruptionFn] = {}
+TARGETED_METRIC: dict[CorruptionKind, TargetedMetric] = {}  # what each kind attacks, given at its registration
+KIND_COLOURS: dict[CorruptionKind, tuple[int, int, int]] = {}  # its colour in ranking plots (colour-blind safe)
 
 
-def _register(kind: CorruptionKind) -> Callable[[CorruptionFn], CorruptionFn]:
+def _register(kind: CorruptionKind, targets: TargetedMetric, colour: tuple[int, int, int]
+              ) -> Callable[[CorruptionFn], CorruptionFn]:
     def wrap(fn: CorruptionFn) -> CorruptionFn:
-        _REGISTRY[kind] = fn
+        _REGISTRY[kind], TARGETED_METRIC[kind], KIND_COLOURS[kind] = fn, targets, colour
         return fn
 
     return wrap
@@ -187,7 +197,7 @@ def _affected_count(fraction: float, n: int, upper: int) -> int:
     return int(min(upper, max(1, round(fraction * n))))
 
 
-@_register(CorruptionKind.DEFORM)
+@_register(CorruptionKind.DEFORM, TargetedMetric.EDGE_F1, (0, 114, 178))  # Okabe-Ito blue
 def _deform(wf: Wireframe, p: SeverityParams, rng: np.random.Generator, scale: float) -> Corrupted:
     splittable = np.flatnonzero(wf.edges[:, 0] != wf.edges[:, 1])
     if len(splittable) == 0:
@@ -210,7 +220,7 @@ def _deform(wf: Wireframe, p: SeverityParams, rng: np.random.Generator, scale: f
     return Corrupted(Wireframe(vertices, np.concatenate([wf.edges[keep], chain_edges]), kinds), source)
 
 
-@_register(CorruptionKind.PERTURB)
+@_register(CorruptionKind.PERTURB, TargetedMetric.VERTEX_F1, (230, 159, 0))  # orange
 def _perturb(wf: Wireframe, p: SeverityParams, rng: np.random.Generator, scale: float) -> Corrupted:
     n = wf.n_vertices
     count = _affected_count(p.fraction, n, n)
@@ -271,7 +281,7 @@ def _free_pairs_sampled(existing: np.ndarray, n: int, count: int, rng: np.random
     return np.stack([codes // n, codes % n], axis=1)
 
 
-@_register(CorruptionKind.ADD)
+@_register(CorruptionKind.ADD, TargetedMetric.EDGE_F1, (0, 158, 115))  # bluish green
 def _add(wf: Wireframe, p: SeverityParams, rng: np.random.Generator, scale: float) -> Corrupted:
     n = wf.n_vertices
     existing = _pair_codes(wf.edges, n)
@@ -289,7 +299,7 @@ def _add(wf: Wireframe, p: SeverityParams, rng: np.random.Generator, scale: floa
     return Corrupted(Wireframe(wf.vertices.copy(), edges, wf.kinds.copy()), np.arange(n))
 
 
-@_register(CorruptionKind.REMOVE)
+@_register(CorruptionKind.REMOVE, TargetedMetric.VERTEX_F1, (204, 121, 167))  # reddish purple
 def _remove(wf: Wireframe, p: SeverityParams, rng: np.random.Generator, scale: float) -> Corrupted:
     n = wf.n_vertices
     if n < 2:

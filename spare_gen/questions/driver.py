@@ -17,12 +17,11 @@ from spare_gen.config.schema import Config, TaskName
 from spare_gen.questions.publish import preview
 from spare_gen.questions.schema import QUESTIONS_DIR, SUMMARY_NAME, TIMINGS_NAME
 from spare_gen.questions.select import ModelQueues, NotEnoughModels, stratum_label
-from spare_gen.questions.settings import QuestionSettings
 from spare_gen.questions.stage import outputs
 from spare_gen.questions.stage.fill import TaskFill, fill_task, shortfalls, trim_to_balance
 from spare_gen.questions.stage.inputs import Inputs, load_inputs
 from spare_gen.questions.stage.plan import ADVICE, plan
-from spare_gen.questions.tasks import TASKS
+from spare_gen.questions.tasks import TASKS, question_settings
 from spare_gen.runner.contract import RunOptions, Summary
 
 STAGE = "questions"
@@ -34,7 +33,7 @@ def _fill_all(client, config: Config, out: Path, inputs: Inputs, quotas: dict) -
     fills = {}
     for task in TASKS:
         keys = {k: n for k, n in quotas.items() if k[0] == task.value}
-        fills[task] = fill_task(client, QuestionSettings.from_config(config, out, task), keys,
+        fills[task] = fill_task(client, question_settings(config, out, task), keys,
                                 {k: first[k] for k in keys}, queues, inputs,
                                 RunOptions.from_config(config))
     return fills

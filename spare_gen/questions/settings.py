@@ -17,8 +17,9 @@ class QuestionSettings(StageSettings):
     """One task's per-model work: rules, the render section (fixed views only) and the fill round.
 
     ``round`` counts: a model first tried in a later round is another unit of work (its replacement
-    quota differs), so resume never mixes rounds. ``pose_choices`` is None for every task but isometric_to_pose, and
-    then not in the fingerprint: changing it redoes that task's units only.
+    quota differs), so resume never mixes rounds. The variant settings (``UNUSED_WHEN_NONE``, e.g. ``pose_choices``)
+    are None for every task whose spec does not read them (``TaskSpec.variant_settings``), and then not in the
+    fingerprint: changing one redoes the units of the tasks that read it only.
     """
 
     UNUSED_WHEN_NONE: ClassVar[frozenset[str]] = frozenset({"pose_choices"})
@@ -34,12 +35,15 @@ class QuestionSettings(StageSettings):
     render: RenderConfig
 
     @classmethod
-    def from_config(cls, config: Config, out: Path, task: TaskName, round_: int = 1) -> "QuestionSettings":
+    def from_config(cls, config: Config, out: Path, task: TaskName, variant_settings: tuple[str, ...],
+                    round_: int = 1) -> "QuestionSettings":
+        """``variant_settings``: the ``questions`` fields of ``UNUSED_WHEN_NONE`` the task reads (its spec's; use
+        ``spare_gen.questions.tasks.question_settings``, which passes them)."""
         q = config.questions
+        variants = {name: getattr(q, name) for name in cls.UNUSED_WHEN_NONE if name in variant_settings}
         render = config.render.model_copy(update={"random_views": 0})  # cut objects need the fixed views only
         return cls(stage=stage_name(task), seed=config.seed, out_dir=str(Path(out).resolve()),
                    timeout_s=config.runner.timeout_s, task=task, round=round_,
                    tolerance_px=q.duplicate_tolerance_px, max_cut_attempts=q.max_cut_attempts,
                    cut_budget_s=q.cut_budget_s,
-                   point_cloud_points=q.point_cloud_points, cutters=q.cutters,
-                   pose_choices=q.pose_choices if task is TaskName.ISOMETRIC_TO_POSE else None, render=render)
+                   point_cloud_points=q.point_cloud_points, cutters=q.cutters, render=render, **variants)

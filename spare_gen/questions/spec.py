@@ -2,8 +2,11 @@
 
 A spec holds the task's answer layout, its own Parquet columns, the per-model unit (what it needs and
 the work it does on a Dask worker), how a question row is built from an accepted model, the validator's
-rule for a row, the contact-sheet cells, what the loaders hand out, and what the bias audit reads.
-Adding a task is one module plus a ``TaskName`` member.
+rules for a row, the contact-sheet cells, what the loaders hand out, what the bias audit reads, and what the
+modules above the question stage ask of a task (its SPARE3D export layout, Hugging Face categories, the paper's
+human accuracies). A task with variants (``questions.*`` settings that change its choices or rules) declares
+``variant``: the spec a run uses is ``spec.resolved(config.questions)``, so ``n_answers`` follows the variant.
+Adding a task is one module plus a ``TaskName`` member; no module outside ``questions/tasks/`` names a task.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ from typing import Callable
 
 import pyarrow as pa
 
-from spare_gen.config.schema import TaskName
+from spare_gen.config.schema import QuestionsConfig, TaskName
 from spare_gen.questions.layout import AnswerSide
 
 
@@ -52,6 +55,21 @@ class LoaderKeys:
 
 
 @dataclass(frozen=True)
+class Spare3dLayout:
+    """How ``spare-gen export-spare3d`` writes the task in the published SPARE3D loaders' layout.
+
+    ``folder``: the task's folder; ``answer_text``: answer.json holds strings ("0", "1", ...) rather than ints;
+    ``drawing_file``: file name of the extra input drawing (``LoaderKeys.drawing``) in a question's folder;
+    ``target_file``: file name of a drawing target under ``DicAns/``.
+    """
+
+    folder: str
+    answer_text: bool = False
+    drawing_file: str | None = None
+    target_file: str | None = None
+
+
+@dataclass(frozen=True)
 class TaskSpec:
     """One SPARE3D task (see the module docstring); the callables are module-level functions (picklable)."""
 
@@ -71,3 +89,20 @@ class TaskSpec:
     answer_side_prefix: str | None = None  # drawing column prefix of the answer side
     # path columns whose files are per-question, content-named copies (names of the sources tell the answer)
     content_named_columns: tuple[str, ...] = ()
+    # the list column with one entry per choice: its length is a row's choice count (validate's balance rule)
+    choice_column: str | None = None
+    spare3d: Spare3dLayout | None = None  # the SPARE3D export layout
+    hf_categories: tuple[str, ...] = ()  # Hugging Face task categories, for the dataset card
+    human_reference: tuple[float, float] | None = None  # the paper's (untrained average, trained max) accuracy
+    check_counts_row: Callable[..., list[str]] | None = None  # (ds, row) -> lines: the task's part of rule 7
+    variant: Callable[..., "TaskSpec"] | None = None  # (QuestionsConfig) -> the spec for those settings
+    # the ``questions`` settings the variant reads (in this task's QuestionSettings; None, unfingerprinted, elsewhere)
+    variant_settings: tuple[str, ...] = ()
+
+    def resolved(self, questions: QuestionsConfig) -> "TaskSpec":
+        """The spec a run with these ``questions`` settings uses (this one, if the task has no variants)."""
+        return self.variant(questions) if self.variant is not None else self
+
+    def n_choices(self, row: dict) -> int:
+        """How many choices ``row`` offers (0 for a generation task)."""
+        return len(row[self.choice_column]) if self.choice_column else self.n_answers

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 import pandas as pd
 from PIL import Image, ImageDraw, ImageFont
 
+from spare_gen.pool.corruptions import KIND_COLOURS
 from spare_gen.ranking.judgements import KIND_ORDER, TYPE_SEPARATOR
 
 MAX_ROWS = 60
@@ -22,12 +23,6 @@ MARGIN = 16
 BACKGROUND = (255, 255, 255)
 INK = (33, 33, 33)
 GRID = (200, 200, 200)
-KIND_COLOURS = {  # colour-blind safe (Okabe-Ito)
-    "deform": (0, 114, 178),
-    "perturb": (230, 159, 0),
-    "add": (0, 158, 115),
-    "remove": (204, 121, 167),
-}
 OTHER_COLOUR = (120, 120, 120)
 
 

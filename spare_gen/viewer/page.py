@@ -17,12 +17,13 @@ import numpy as np
 
 from spare_gen.atomic import write_text
 from spare_gen.config.schema import TaskName
-from spare_gen.data.tables import available_tasks, check_split, load_split
+from spare_gen.data.tables import Kind, available_tasks, check_split, load_split
 from spare_gen.drawings.poses import pose
 from spare_gen.packed import drawing_bytes
-from spare_gen.questions.layout import DEFAULT_SPLIT
+from spare_gen.questions.layout import DEFAULT_SPLIT, AnswerSide
 from spare_gen.questions.schema import split_path
-from spare_gen.questions.tasks import task_name
+from spare_gen.questions.spec import TargetKind
+from spare_gen.questions.tasks import TASK_SPECS, question_schema, task_name
 from spare_gen.rng import derive_rng
 from spare_gen.viewer.pose_cube import pose_cube_svg
 
@@ -68,33 +69,44 @@ def _points_svg(points, size: int = 150) -> str:
             f"<figcaption>target point cloud ({len(p)} points, pose 2)</figcaption></figure>")
 
 
+def _caption(task: TaskName, column: str) -> str:
+    """A drawing column's description in the task's schema, its format left out ("input isometric drawing")."""
+    field = question_schema(task).field(column)
+    return (field.metadata or {}).get(b"description", column.encode()).decode().removesuffix(", PNG")
+
+
 def question_html(out: Path, task: TaskName, row: dict) -> str:
-    """One question: inputs, choices, and the answer behind a toggle."""
+    """One question: inputs, choices, and the answer behind a toggle; laid out from the task's spec (its loader
+    keys, choice column and answer side), so a new task or variant needs nothing here."""
+    spec = TASK_SPECS[task]
+    keys, png = spec.loader, Kind.PNG.value
     inputs = [_figure(out, row["front_png"], "F (front)"), _figure(out, row["right_png"], "R (right)"),
               _figure(out, row["top_png"], "T (top)")]
     choices, answer = [], []
-    if task is TaskName.POSE_TO_ISOMETRIC:
-        query = int(row["pose"])
+    if keys.pose is not None:
+        query = int(row[keys.pose])
         inputs.append(f"<figure>{pose_cube_svg((query,), f'query pose {query}')}"
                       "<figcaption>which candidate is seen from this pose?</figcaption></figure>")
-    if task is TaskName.ISOMETRIC_TO_POSE:
-        inputs.append(_figure(out, row["iso_png"], "isometric drawing"))
-        poses = tuple(int(p) for p in row["choice_poses"])
+    for prefix in keys.drawing.values():
+        inputs.append(_figure(out, row[f"{prefix}_{png}"], _caption(task, f"{prefix}_{png}")))
+    if spec.answer_side is AnswerSide.CLASSES:  # one class per choice pose
+        poses = tuple(int(p) for p in row[spec.choice_column])
         labels = ", ".join(f"{k} = pose {p}" for k, p in enumerate(poses))
         choices.append(f"<figure>{pose_cube_svg(poses, 'choices')}<figcaption>{labels}</figcaption></figure>")
         a = int(row["answer"])
         answer.append(f"<p>Answer: <b>{a}</b> (pose {poses[a]})</p>"
                       f"<figure>{pose_cube_svg((poses[a],), f'pose {poses[a]}')}</figure>")
-    if task in (TaskName.THREE_VIEW_TO_ISOMETRIC, TaskName.POSE_TO_ISOMETRIC):
-        pngs = row["candidate_png"] or [None] * 4
+    if keys.candidates:
+        pngs = row[f"{keys.candidates}_{png}"] or [None] * spec.n_choices(row)
         choices += [_figure(out, p, f"candidate {k}") for k, p in enumerate(pngs)]
         a = int(row["answer"])
         answer.append(f"<p>Answer: <b>{a}</b></p>"
                       + _figure(out, pngs[a], f"candidate {a}", "answer-drawing"))
-    if task is TaskName.ISOMETRIC_VIEW_GENERATION:
-        answer.append(_figure(out, row["target_png"], "target: isometric pose 2", "answer-drawing"))
-    if task is TaskName.POINT_CLOUD_GENERATION:
-        answer.append(_points_svg(row["points"]))
+    if keys.target is TargetKind.DRAWING:
+        column = f"{keys.target_column}_{png}"
+        answer.append(_figure(out, row[column], _caption(task, column), "answer-drawing"))
+    if keys.target is TargetKind.POINTS:
+        answer.append(_points_svg(row[keys.target_column]))
     prims = "" if row.get("n_primitives") is None else f" &middot; {row['n_primitives']} primitives"
     return "".join([
         f'<div class="q" id="{html.escape(row["question_id"])}">',

@@ -14,15 +14,17 @@ from spare_gen.questions.tasks import TASK_SPECS
 from spare_gen.rng import derive_rng, derive_seed
 
 
-def row_plan(seed: int, task: TaskName, split: str, items: list[Accepted]) -> list[tuple[int, object, dict]]:
-    """A split's rows as (index into ``items``, answer, build_row extras), in row order: seeded order, balanced
-    answers (and balanced query poses: ``split_extras`` needs the items' whole results)."""
+def row_plan(seed: int, task: TaskName, split: str, items: list[Accepted], n_answers: int
+             ) -> list[tuple[int, object, dict]]:
+    """A split's rows as (index into ``items``, answer, build_row extras), in row order: seeded order, answers
+    balanced over 0..``n_answers`` - 1 (the run's variant's; None for a generation task), and balanced query poses
+    (``split_extras`` needs the items' whole results)."""
     task = TaskName(task)
     order = sorted(range(len(items)), key=lambda i: items[i].model_id)
     order = [order[i] for i in derive_rng(seed, "questions", task.value, split, "rows").permutation(len(items))]
     spec = TASK_SPECS[task]
-    answers = (balanced_labels(len(items), spec.n_answers, derive_rng(seed, "questions", task.value, split, "answers"))
-               if spec.n_answers else [None] * len(items))
+    answers = (balanced_labels(len(items), n_answers, derive_rng(seed, "questions", task.value, split, "answers"))
+               if n_answers else [None] * len(items))
     extras = spec.split_extras(seed, split, [items[i] for i in order]) if spec.split_extras else [{}] * len(items)
     return list(zip(order, answers, extras))
 

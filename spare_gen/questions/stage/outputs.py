@@ -33,7 +33,7 @@ from spare_gen.questions.settings import stage_name
 from spare_gen.questions.stage.assemble import build_rows, row_plan
 from spare_gen.questions.stage.fill import TaskFill
 from spare_gen.questions.stage.inputs import Inputs
-from spare_gen.questions.tasks import TASK_SPECS, TASKS, question_schema
+from spare_gen.questions.tasks import TASK_SPECS, TASKS, question_schema, task_spec
 from spare_gen.runner.stage import read_unit_result
 from spare_gen.shards import rows_to_table
 
@@ -73,13 +73,13 @@ class RowsOutput:
     cut_views: pa.Table
 
 
-def plan_split(out: Path, seed: int, task: TaskName, split: str, items: list[Accepted]
+def plan_split(out: Path, seed: int, task: TaskName, split: str, items: list[Accepted], n_answers: int
                ) -> list[tuple[int, object, dict]]:
     """Runs on a Dask worker: the split's ``row_plan`` (reading the whole unit results only if the task's extras
     need them)."""
     if TASK_SPECS[task].split_extras is not None:
         items = [whole(out, task, item) for item in items]
-    return row_plan(seed, task, split, items)
+    return row_plan(seed, task, split, items, n_answers)
 
 
 def write_rows(out: Path, seed: int, task: TaskName, split: str, start: int, items: list[Accepted], answers: list,
@@ -135,7 +135,8 @@ def write_splits(client, out: Path, config: Config, fills: dict[TaskName, TaskFi
             continue
         splits[task] = {split: [a for (t, s, _), acc in fills[task].accepted.items() if s == split for a in acc]
                         for split in SPLITS}
-    plans = {task: {split: client.submit(plan_split, where, config.seed, task, split, items, pure=False)
+    plans = {task: {split: client.submit(plan_split, where, config.seed, task, split, items,
+                                               task_spec(task, config.questions).n_answers, pure=False)
                     for split, items in by_split.items()} for task, by_split in splits.items()}
     futures = {task: {split: _submit_rows(client, where, config.seed, task, split, items, plans[task][split].result())
                       for split, items in by_split.items()} for task, by_split in splits.items()}
@@ -186,7 +187,7 @@ def summary(config: Config, inputs: Inputs, requested, planned, quotas, fills, w
     available = Counter({_strata_key(s): len(v) for s, v in inputs.by_stratum().items()})
     answers, mix = {}, {}
     for task, splits in written.items():
-        n_answers = TASK_SPECS[TaskName(task)].n_answers
+        n_answers = task_spec(task, config.questions).n_answers
         answers[task] = {s: [sum(q["answer"] == k for q in o.questions) for k in range(n_answers)]
                          for s, o in splits.items()}
         mix[task] = {s: dict(sorted(Counter(_strata_key(q["n_primitives"]) for q in o.questions).items()))

@@ -1,8 +1,9 @@
-"""isometric_to_pose: given F, R, T and one isometric drawing, choose its pose among four choice poses.
+"""isometric_to_pose: given F, R, T and one isometric drawing, choose its pose among the choice poses.
 
-``questions.pose_choices`` picks them (``layout.POSE_CHOICE_SETS``): by default the four upper poses 1, 2, 3, 4;
-``spare3d``: SPARE3D's 1, 2, 5, 6, where, seen from below with +Z kept as image up, an axis-aligned model's drawing is
-recognisably upside down, a question-blind cue.
+``questions.pose_choices`` picks them (``POSE_CHOICE_SETS``, the task's variants): by default the four upper poses
+1, 2, 3, 4; ``spare3d``: SPARE3D's 1, 2, 5, 6, where, seen from below with +Z kept as image up, an axis-aligned
+model's drawing is recognisably upside down, a question-blind cue. The spec a run uses (``variant``) has as many
+answers as its set has poses. Adding a set: a ``PoseChoices`` member and its entry below.
 
 Rule 3 for this task: a model is used only when its drawings from the choice poses are pairwise distinct (a pure
 function of the model's isometric polylines; the result travels as JSON and names the poses it checked, which the
@@ -11,26 +12,36 @@ row then records as ``choice_poses``).
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
 
-from spare_gen.config.schema import PoseChoices, TaskName
+from spare_gen.config.schema import PoseChoices, QuestionsConfig, TaskName
 from spare_gen.questions.dataset import (
     LoadedDataset, check_model_three_views, distinct_candidates, model_view, question_id,
 )
-from spare_gen.questions.layout import POSE_CHOICE_SETS, AnswerSide, pose_view
+from spare_gen.questions.layout import AnswerSide, pose_view
 from spare_gen.questions.near_duplicate import duplicate_matrix, pose_drawings
 from spare_gen.questions.rejections import QuestionRejection
 from spare_gen.questions.row_parts import Accepted, three_view_fields
 from spare_gen.questions.schema import ANSWER_FIELD, ISO_PREFIX, field
 from spare_gen.questions.settings import QuestionSettings
 from spare_gen.questions.sheet_cells import Cell, drawing_image
-from spare_gen.questions.spec import LoaderKeys, TaskSpec, UnitInput
+from spare_gen.questions.spec import LoaderKeys, Spare3dLayout, TaskSpec, UnitInput
 
 TASK = TaskName.ISOMETRIC_TO_POSE
+# Answer k means pose choice_poses[k], the set's k-th pose. Upper: the four upper poses, each the previous one turned a
+# quarter about +Z, so the isometric drawing alone tells nothing of its pose for any model distribution that is
+# invariant under quarter turns about Z (the CSG generator's is). SPARE3D offered 1, 2, 5, 6: every isometric camera
+# keeps +Z as image up, so an axis-aligned solid seen from below (5, 6) looks upside down (its visible corners point
+# down) and one drawing tells pose 1 or 2 from 5 or 6; no re-orientation of the models can remove that.
+POSE_CHOICE_SETS: dict[PoseChoices, tuple[int, ...]] = {
+    PoseChoices.UPPER: (1, 2, 3, 4),
+    PoseChoices.SPARE3D: (1, 2, 5, 6),
+}
 
 
 def check_isometric_to_pose(views: dict[str, dict], tolerance_px: float, poses: tuple[int, ...]) -> dict:
@@ -88,9 +99,14 @@ def sheet_cells(out: Path, row: dict) -> list[Cell]:
               for i, p in enumerate(row["choice_poses"]))]
 
 
+def variant(questions: QuestionsConfig) -> TaskSpec:
+    """The spec for ``questions.pose_choices``: one answer per pose of the set."""
+    return dataclasses.replace(SPEC, n_answers=len(POSE_CHOICE_SETS[questions.pose_choices]))
+
+
 SPEC = TaskSpec(
     name=TASK,
-    n_answers=len(POSE_CHOICE_SETS[PoseChoices.UPPER]),
+    n_answers=len(POSE_CHOICE_SETS[QuestionsConfig.model_fields["pose_choices"].default]),
     summary="Given the F, R, T drawings and one isometric drawing, choose its pose among four choice poses "
             "(answer 0..3 in the order of `choice_poses`: 1, 2, 3, 4, or SPARE3D's 1, 2, 5, 6).",
     fields=(
@@ -110,4 +126,10 @@ SPEC = TaskSpec(
     answer_side=AnswerSide.CLASSES,
     answer_side_prefix=ISO_PREFIX,
     content_named_columns=(f"{ISO_PREFIX}_svg", f"{ISO_PREFIX}_png"),
+    choice_column="choice_poses",
+    spare3d=Spare3dLayout("Isometric_to_pose", answer_text=True, drawing_file="answer.png"),
+    hf_categories=("multiple-choice", "image-classification"),
+    human_reference=(0.602, 0.910),
+    variant=variant,
+    variant_settings=("pose_choices",),
 )

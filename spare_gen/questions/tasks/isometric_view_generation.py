@@ -12,7 +12,7 @@ from spare_gen.questions.layout import TARGET_POSE, pose_view
 from spare_gen.questions.row_parts import Accepted, three_view_fields
 from spare_gen.questions.schema import TARGET_PREFIX, field
 from spare_gen.questions.sheet_cells import Cell, drawing_image
-from spare_gen.questions.spec import LoaderKeys, TargetKind, TaskSpec
+from spare_gen.questions.spec import LoaderKeys, Spare3dLayout, TargetKind, TaskSpec
 
 TASK = TaskName.ISOMETRIC_VIEW_GENERATION
 
@@ -45,4 +45,6 @@ SPEC = TaskSpec(
     check_row=check_row,
     sheet_cells=sheet_cells,
     loader=LoaderKeys(target=TargetKind.DRAWING, target_column=TARGET_PREFIX),
+    spare3d=Spare3dLayout("Isometric_view_generation", target_file="isometric.png"),
+    hf_categories=("image-to-image",),
 )

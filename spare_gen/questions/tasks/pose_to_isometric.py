@@ -24,7 +24,7 @@ from spare_gen.questions.schema import ANSWER_FIELD, CANDIDATE_FIELDS, CANDIDATE
 from spare_gen.questions.select import balanced_choice
 from spare_gen.questions.settings import QuestionSettings
 from spare_gen.questions.sheet_cells import Cell, drawing_image
-from spare_gen.questions.spec import LoaderKeys, TaskSpec, UnitInput
+from spare_gen.questions.spec import LoaderKeys, Spare3dLayout, TaskSpec, UnitInput
 from spare_gen.rng import derive_rng
 
 TASK = TaskName.POSE_TO_ISOMETRIC
@@ -125,4 +125,8 @@ SPEC = TaskSpec(
     answer_side=AnswerSide.CANDIDATES,
     answer_side_prefix=CANDIDATE_PREFIX,
     content_named_columns=tuple(f.name for f in CANDIDATE_FIELDS),
+    choice_column=f"{CANDIDATE_PREFIX}_svg",
+    spare3d=Spare3dLayout("Pose_to_isometric"),
+    hf_categories=("multiple-choice", "visual-question-answering"),
+    human_reference=(0.586, 0.650),
 )

@@ -49,21 +49,29 @@ def check_files(ds: LoadedDataset) -> list[str]:
 
 
 def check_answers(ds: LoadedDataset) -> list[str]:
-    """Rule 1: answers in range, each index equally often per task and split (at most 1 apart)."""
+    """Rule 1: answers in range, each index equally often per task and split (at most 1 apart).
+
+    Against each row's own choice count (``TaskSpec.n_choices``: its candidates or choice poses), so a variant with
+    more choices whose answers never reach the last ones is caught."""
     bad = []
     for task, splits in ds.rows.items():
-        k = TASK_SPECS[TaskName(task)].n_answers
-        if not k:
+        spec = TASK_SPECS[TaskName(task)]
+        if not spec.n_answers:
             continue
         for split, rows in splits.items():
-            answers = [r.get("answer") for r in rows]
-            wrong = [question_id(r) for r, a in zip(rows, answers) if a is None or not 0 <= a < k]
-            if wrong:
-                bad.append(f"answers: {task} {split}: answer outside 0..{k - 1} in {wrong[:3]}")
-                continue
-            counts = [answers.count(i) for i in range(k)]
-            if rows and max(counts) - min(counts) > 1:
-                bad.append(f"answers: {task} {split}: answer counts {counts} are not uniform (max - min > 1)")
+            by_count: dict[int, list[dict]] = {}
+            for r in rows:
+                by_count.setdefault(spec.n_choices(r), []).append(r)
+            for k, group in sorted(by_count.items()):
+                answers = [r.get("answer") for r in group]
+                wrong = [question_id(r) for r, a in zip(group, answers) if a is None or not 0 <= a < k]
+                if wrong:
+                    bad.append(f"answers: {task} {split}: answer outside 0..{k - 1} in {wrong[:3]}")
+                    continue
+                counts = [answers.count(i) for i in range(k)]
+                if max(counts) - min(counts) > 1:
+                    bad.append(f"answers: {task} {split}: answer counts {counts} over {k} choices are not uniform "
+                               "(max - min > 1)")
     return bad
 
 
@@ -156,7 +164,7 @@ def check_images(ds: LoadedDataset) -> list[str]:
 
 
 def check_counts(ds: LoadedDataset) -> list[str]:
-    """Rule 7: the requested counts (unless allow_fewer), the summary's counts, point-cloud sizes."""
+    """Rule 7: the requested counts (unless allow_fewer), the summary's counts, each task's own (point-cloud sizes)."""
     bad = []
     for task, requested in ds.summary["requested"].items():
         have = sum(len(r) for r in ds.rows.get(task, {}).values())
@@ -165,11 +173,9 @@ def check_counts(ds: LoadedDataset) -> list[str]:
         recorded = sum(ds.summary["produced"].get(task, {}).values())
         if have != recorded:
             bad.append(f"counts: {task} has {have} questions, summary.json records {recorded}")
-    n = int(ds.summary["point_cloud_points"])
-    for r in (r for t, _, r in ds.all_rows() if t is TaskName.POINT_CLOUD_GENERATION):
-        pts = np.asarray(r["points"], dtype=float)
-        if pts.shape != (n, 3) or r["n_points"] != n or not np.isfinite(pts).all():
-            bad.append(f"counts: {question_id(r)} point cloud has shape {pts.shape} (n_points {r['n_points']}), expected ({n}, 3)")
+    for task, _, row in ds.all_rows():
+        if TASK_SPECS[task].check_counts_row is not None:
+            bad += TASK_SPECS[task].check_counts_row(ds, row)
     return bad
 
 

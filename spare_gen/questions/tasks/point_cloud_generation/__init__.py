@@ -10,12 +10,14 @@ from pathlib import Path
 import pyarrow as pa
 
 from spare_gen.config.schema import TaskName
-from spare_gen.questions.dataset import LoadedDataset, check_model_three_views
+import numpy as np
+
+from spare_gen.questions.dataset import LoadedDataset, check_model_three_views, question_id
 from spare_gen.questions.row_parts import Accepted, three_view_fields
 from spare_gen.questions.schema import POINTS_COLUMN, field
 from spare_gen.questions.settings import QuestionSettings
 from spare_gen.questions.sheet_cells import Cell, points_image
-from spare_gen.questions.spec import LoaderKeys, TargetKind, TaskSpec, UnitInput
+from spare_gen.questions.spec import LoaderKeys, Spare3dLayout, TargetKind, TaskSpec, UnitInput
 from spare_gen.questions.worker import run_in_child
 
 TASK = TaskName.POINT_CLOUD_GENERATION
@@ -33,6 +35,16 @@ def build_row(seed: int, item: Accepted, answer, **_) -> dict:
 
 def check_row(ds: LoadedDataset, row: dict) -> list[str]:
     return check_model_three_views(ds, row)  # the cloud's size is checked with the counts (rule 7)
+
+
+def check_counts_row(ds: LoadedDataset, row: dict) -> list[str]:
+    """Rule 7's part for this task: the cloud has ``point_cloud_points`` finite points."""
+    n = int(ds.summary["point_cloud_points"])
+    pts = np.asarray(row["points"], dtype=float)
+    if pts.shape != (n, 3) or row["n_points"] != n or not np.isfinite(pts).all():
+        return [f"counts: {question_id(row)} point cloud has shape {pts.shape} (n_points {row['n_points']}), "
+                f"expected ({n}, 3)"]
+    return []
 
 
 def sheet_cells(out: Path, row: dict) -> list[Cell]:
@@ -55,4 +67,7 @@ SPEC = TaskSpec(
     loader=LoaderKeys(target=TargetKind.POINTS, target_column=POINTS_COLUMN),
     run_unit=run_unit,
     unit_inputs=UnitInput.SHAPE_AND_FRAMING,
+    spare3d=Spare3dLayout("Point_cloud_generation"),
+    hf_categories=("image-to-3d",),
+    check_counts_row=check_counts_row,
 )

@@ -1,8 +1,8 @@
 """three_view_to_isometric: given F, R, T, choose the pose-2 drawing among 4 cut objects of one model.
 
-The task's spec and worker side. Its rule lives in this folder: the cutter families (``cutters.py``,
-``cutters_spare3d.py``), the typed cut job and the rules' constants (``job.py``), and the cut set made in the
-isolated child (``child.py``).
+The task's spec and worker side. Its rule lives in this folder: the cutter families (the table ``families.py``;
+their cutters and rules ``cutters.py``, ``cutters_spare3d.py``), the typed cut job and the rules' constants
+(``job.py``), and the cut set made in the isolated child (``child.py``).
 """
 
 from __future__ import annotations
@@ -12,13 +12,15 @@ from pathlib import Path
 
 import pyarrow as pa
 
+from spare_gen.config.schema import CutterFamily
 from spare_gen.questions.dataset import LoadedDataset, distinct_candidates, question_id
 from spare_gen.questions.layout import N_CANDIDATES, TARGET_POSE, AnswerSide, pose_view
 from spare_gen.questions.row_parts import Accepted, arrange, three_view_fields
 from spare_gen.questions.schema import ANSWER_FIELD, CANDIDATE_FIELDS, CANDIDATE_PREFIX, field
 from spare_gen.questions.settings import QuestionSettings
 from spare_gen.questions.sheet_cells import Cell, drawing_image
-from spare_gen.questions.spec import LoaderKeys, TaskSpec, UnitInput
+from spare_gen.questions.spec import LoaderKeys, Spare3dLayout, TaskSpec, UnitInput
+from spare_gen.questions.tasks.three_view_to_isometric.families import FAMILIES
 from spare_gen.questions.tasks.three_view_to_isometric.job import CUT_TIMEOUT_FACTOR, TASK
 from spare_gen.questions.worker import run_in_child
 from spare_gen.rng import derive_rng
@@ -52,8 +54,9 @@ def cut_view_rows(item: Accepted) -> list[dict]:
 
 
 def check_row(ds: LoadedDataset, row: dict) -> list[str]:
-    # the original SPARE3D cutters keep every cut whose PNG differs: only identical PNGs are duplicates then
-    pixel_rule = ds.summary.get("cutters") == "spare3d"
+    # a family whose duplicates are pixel-identical PNGs only (the original SPARE3D's) keeps every cut whose PNG differs
+    recorded = ds.summary.get("cutters")
+    pixel_rule = recorded in {f.value for f in FAMILIES} and FAMILIES[CutterFamily(recorded)].pixel_duplicates
     bad = distinct_candidates(ds, row, list(row["candidate_svg"]), list(row["candidate_png"]),
                               None if pixel_rule else float(ds.summary["tolerance_px"]))
     a = row.get("answer")
@@ -95,4 +98,8 @@ SPEC = TaskSpec(
     cut_view_rows=cut_view_rows,
     answer_side=AnswerSide.CANDIDATES,
     answer_side_prefix=CANDIDATE_PREFIX,
+    choice_column=f"{CANDIDATE_PREFIX}_svg",
+    spare3d=Spare3dLayout("Three_view_to_isometric"),
+    hf_categories=("multiple-choice", "visual-question-answering"),
+    human_reference=(0.805, 0.940),
 )

@@ -57,34 +57,21 @@ from spare_gen.drawings.preset import drawing_rule
 from spare_gen.drawings.render import Style, render_view
 from spare_gen.packed import PNG_IMAGE, SVG_TEXT
 from spare_gen.questions.layout import N_CANDIDATES
-from spare_gen.questions.near_duplicate import Drawing, near_duplicate
+from spare_gen.questions.near_duplicate import Drawing
 from spare_gen.questions.rejections import QuestionRejection
 from spare_gen.questions.schema import content_name, settle
 from spare_gen.questions.settings import QuestionSettings
-from spare_gen.questions.tasks.three_view_to_isometric.cutters import random_cutter
-from spare_gen.questions.tasks.three_view_to_isometric.cutters_spare3d import (
-    spare3d_cut_rule, spare3d_cutter, spare3d_drawing_rule,
-)
+from spare_gen.questions.tasks.three_view_to_isometric.families import FAMILIES, BoxRule
 from spare_gen.questions.tasks.three_view_to_isometric.job import (
-    CUT_TIMEOUT_FACTOR, CUT_VIEWS, MAX_OVER_BUDGET, MAX_REMOVED, MIN_REMOVED, SLOW_BOOLEAN_HOOK, SOURCE_VIEWS, TARGET,
-    TASK, CutJob, staged_cut_dir,
+    CUT_TIMEOUT_FACTOR, CUT_VIEWS, MAX_OVER_BUDGET, MIN_REMOVED, SLOW_BOOLEAN_HOOK, TARGET, TASK, CutJob,
+    staged_cut_dir,
 )
 from spare_gen.rng import derive_rng
 from spare_gen.runner import testhooks
 from spare_gen.runner.budget import BudgetedCopy, CallOutcome, CallStatus
 
 _BOOLEAN, _HLR, _WRITE = "boolean", "hlr", "write"
-
-
-def _cut_rule(cut, removed: float) -> QuestionRejection | None:
-    """``cut``: a spare_gen.cad.cut.Cut; ``removed``: share of the model's volume it took away."""
-    if not cut.has_faces or removed > MAX_REMOVED:
-        return QuestionRejection.CUT_EMPTY
-    if removed < MIN_REMOVED:
-        return QuestionRejection.CUT_MISSED
-    if not cut.valid:
-        return QuestionRejection.CUT_INVALID
-    return None
+BOXES = {BoxRule.BREP: bounding_box}  # each family's box rule (families.BoxRule), computed here with OCCT
 
 
 class _Drawer:
@@ -147,30 +134,6 @@ class _Drawer:
         return self.drawings[view]
 
 
-def _blank_or_tiny(row: dict, min_extent: float) -> bool:
-    return row["n_visible"] + row["n_hidden"] == 0 or row["extent"] < min_extent
-
-
-def _drawing_rule(d: _Drawer, accepted: list[dict], tolerance_px: float, min_extent: float
-                  ) -> QuestionRejection | None:
-    """Pose 2 first (blank/tiny, duplicate); then cut 0's stored F, R, T, or for later cuts the ambiguity rule."""
-    if _blank_or_tiny(d.view(TARGET), min_extent):
-        return QuestionRejection.CUT_DRAW_FAILED
-    if any(near_duplicate(d.drawing(TARGET), other["drawings"][TARGET], tolerance_px) for other in accepted):
-        return QuestionRejection.CUT_DUPLICATE
-    if not accepted:
-        return QuestionRejection.CUT_DRAW_FAILED if any(
-            _blank_or_tiny(d.view(v), min_extent) for v in SOURCE_VIEWS) else None
-    if all(near_duplicate(d.drawing(v), accepted[0]["drawings"][v], tolerance_px) for v in SOURCE_VIEWS):
-        return QuestionRejection.CUT_AMBIGUOUS  # lazily: stops drawing at the first view that differs
-    return None
-
-
-def _spare3d_rule(d: _Drawer, accepted: list[dict]) -> QuestionRejection | None:
-    views = CUT_VIEWS if not accepted else (TARGET,)  # later cuts store their candidate only
-    return spare3d_drawing_rule({v: d.view(v) for v in views}, accepted, TARGET)
-
-
 def _write_views(d: _Drawer, views: tuple[str, ...], out: Path, rel: str, framing: dict) -> dict:
     """Write an accepted cut's stored ``views`` (SVG, PNG) under their content names in ``rel``; their rows, with
     paths relative to the dataset root (polylines and scale kept for the validator)."""
@@ -200,6 +163,7 @@ def _attempt(job: CutJob, shape, k: int, attempt: int, cutter: dict, accepted: l
     """One cutter on the model ``shape``, boolean to STEP (in the forked copy): {"rule"} or the accepted cut's
     record, its drawings (the rules' inputs, which stay in the copy) included."""
     timings: Counter = Counter()
+    family = FAMILIES[job.cutters]
     mark(_BOOLEAN)
     if k == 0 and attempt == 0 and job.slow_boolean:
         _burn()
@@ -207,15 +171,14 @@ def _attempt(job: CutJob, shape, k: int, attempt: int, cutter: dict, accepted: l
     try:
         cut = cut_with(shape, cutter)
         removed = removed_fraction(job.model_volume, cut)
-        rule = spare3d_cut_rule(cut) if job.original else _cut_rule(cut, removed)
+        rule = family.keep_cut(cut, removed)
     except Exception:
         rule = QuestionRejection.CUT_FAILED
     timings["boolean"] += time.process_time() - t
     if rule is None:
         try:
             d = _Drawer(cut.shape, f"cut{k}", job.render, job.framing, job.hlr_method, timings, mark)
-            rule = (_spare3d_rule(d, accepted) if job.original
-                    else _drawing_rule(d, accepted, job.tolerance_px, job.min_extent))
+            rule = family.duplicate_rule(d, accepted, job)
         except Exception:
             rule = QuestionRejection.CUT_DRAW_FAILED
     if rule is not None:
@@ -233,7 +196,7 @@ def _attempt(job: CutJob, shape, k: int, attempt: int, cutter: dict, accepted: l
     timings["step"] += time.process_time() - t
     return {"rule": None, "timings": dict(timings),
             "cut": {"cutter": cutter, "step": step, "attempt": attempt, "removed": removed, "views": views,
-                    "drawings": {} if job.original else {v: d.drawing(v) for v in d.rows}}}
+                    "drawings": {} if family.pixel_duplicates else {v: d.drawing(v) for v in d.rows}}}
 
 
 class _CutSet:
@@ -261,7 +224,7 @@ class _CutSet:
         if self.shape is None:
             self.shape = cad.read_shape(self.job.shape_path)
         for cut in self.accepted[len(self.drawings):]:
-            self.drawings.append({} if self.job.original
+            self.drawings.append({} if FAMILIES[self.job.cutters].pixel_duplicates
                                  else {v: Drawing.from_view(row) for v, row in cut["views"].items()})
         return [{**cut, "drawings": d} for cut, d in zip(self.accepted, self.drawings)]
 
@@ -332,7 +295,7 @@ def make_cut_set(unit: dict, settings: QuestionSettings) -> dict:
     shutil.rmtree(folder, ignore_errors=True)  # leftovers of an interrupted run
     render = settings.render
     job = CutJob(model_id=unit["model_id"], shape_path=unit["shape_path"], out_dir=settings.out_dir, rel=rel,
-                 seed=settings.seed, bbox=bounding_box(shape), model_volume=model_volume,
+                 seed=settings.seed, bbox=BOXES[FAMILIES[settings.cutters].box](shape), model_volume=model_volume,
                  cutters=settings.cutters, render=render, framing=unit["framing"], hlr_method=unit["hlr_method"],
                  tolerance_px=settings.tolerance_px, min_extent=render.tiny_fraction * render.size,
                  max_attempts=settings.max_cut_attempts, unit_budget_s=settings.timeout_s * CUT_TIMEOUT_FACTOR,
@@ -354,7 +317,7 @@ def _cut_set(cut_set: _CutSet, copy: BudgetedCopy, timings: Counter, cpu_used: C
     job, accepted = cut_set.job, cut_set.accepted  # a copy forked during the set starts from these accepted cuts
     attempts: Counter = Counter()
     over_budget: list[dict] = []
-    make_cutter = spare3d_cutter if job.original else random_cutter
+    family = FAMILIES[job.cutters]
     unit_budget_s = job.unit_budget_s
 
     def give_up(rule: QuestionRejection, **extra) -> dict:
@@ -364,8 +327,8 @@ def _cut_set(cut_set: _CutSet, copy: BudgetedCopy, timings: Counter, cpu_used: C
     for k in range(N_CANDIDATES):
         for attempt in range(job.max_attempts):
             rng = derive_rng(job.seed, "questions", TASK.value, job.model_id, "cut", k, attempt)
-            cutter = make_cutter(job.bbox, rng)
-            if not job.original and removable_volume(job.bbox, cutter) < MIN_REMOVED * job.model_volume:
+            cutter = family.make_cutter(job.bbox, rng)
+            if family.refuse_unreachable and removable_volume(job.bbox, cutter) < MIN_REMOVED * job.model_volume:
                 attempts[QuestionRejection.CUT_MISSED.value] += 1  # cannot remove enough: no boolean needed
                 continue
             outcome = copy.call((k, attempt, cutter))

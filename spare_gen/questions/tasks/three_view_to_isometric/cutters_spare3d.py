@@ -11,21 +11,16 @@ Specs use the CSG primitive format (primitives centred on the origin), so ``spar
 
 from __future__ import annotations
 
-from enum import Enum
-
 import numpy as np
 
+from spare_gen.config.schema import Primitive
 from spare_gen.questions.rejections import QuestionRejection as Rejection
 
 CENTER_SPREAD = 0.25  # centre = bbox centre + U(-0.25, 0.25) x extent, per axis
 SIZE_DIVISOR = 5.0  # A = (X + Y + Z) / 5
 
 
-class Spare3dCutter(str, Enum):
-    BOX = "box"
-    SPHERE = "sphere"
-    CONE = "cone"
-    CYLINDER = "cylinder"
+SPARE3D_KINDS = (Primitive.BOX, Primitive.SPHERE, Primitive.CONE, Primitive.CYLINDER)  # drawn uniformly, in this order
 
 
 def spare3d_cutter(bbox, rng: np.random.Generator) -> dict:
@@ -35,14 +30,14 @@ def spare3d_cutter(bbox, rng: np.random.Generator) -> dict:
     a = float(ext.sum()) / SIZE_DIVISOR
     if not a > 0:
         raise ValueError(f"cannot place a cutter in an empty bounding box {tuple(bbox)!r}")
-    kind = list(Spare3dCutter)[int(rng.integers(len(Spare3dCutter)))]
+    kind = SPARE3D_KINDS[int(rng.integers(len(SPARE3D_KINDS)))]
     centre = (lo + hi) / 2.0 + rng.uniform(-CENTER_SPREAD, CENTER_SPREAD, size=3) * ext
     u = rng.uniform
-    if kind is Spare3dCutter.BOX:
+    if kind is Primitive.BOX:
         params = {"dx": u(0.5 * a, a), "dy": u(0.5 * a, a), "dz": u(0.5 * a, a)}
-    elif kind is Spare3dCutter.SPHERE:
+    elif kind is Primitive.SPHERE:
         params = {"r": u(0.25 * a, 0.5 * a)}
-    elif kind is Spare3dCutter.CONE:
+    elif kind is Primitive.CONE:
         params = {"r1": u(0.25 * a, 0.5 * a), "r2": 0.0, "h": u(0.5 * a, a)}
     else:
         params = {"r": u(0.25 * a, 0.5 * a), "h": u(0.5 * a, a)}

@@ -54,8 +54,3 @@ class CutJob:
     max_attempts: int
     unit_budget_s: float | None
     slow_boolean: bool
-
-    @property
-    def original(self) -> bool:
-        """The original SPARE3D generator's cutters and acceptance."""
-        return self.cutters is CutterFamily.SPARE3D
