@@ -210,12 +210,18 @@ def random_edge_samples(wf: Wireframe, rng: np.random.Generator, spacing: float 
 
 
 def edge_distances_random(
-    pred: Wireframe, gt: Wireframe, rng: np.random.Generator, spacing: float = SAMPLE_SPACING
+    pred: Wireframe,
+    gt: Wireframe,
+    rng: np.random.Generator,
+    spacing: float = SAMPLE_SPACING,
+    gt_rng: np.random.Generator | None = None,
 ) -> dict[str, float]:
     """:func:`edge_distances` from random samples (:func:`random_edge_samples`): chamfer is the mean of the two
     directed mean nearest-sample distances, Hausdorff the largest nearest-sample distance. Not 0 for two
-    samplings of the same wireframe, unlike the deterministic default."""
-    a, b = random_edge_samples(pred, rng, spacing), random_edge_samples(gt, rng, spacing)
+    samplings of the same wireframe, unlike the deterministic default. ``gt_rng`` samples the GT (default:
+    ``rng``, after the prediction)."""
+    a = random_edge_samples(pred, rng, spacing)
+    b = random_edge_samples(gt, rng if gt_rng is None else gt_rng, spacing)
     if len(a) == 0 or len(b) == 0:
         value = 0.0 if len(a) == len(b) == 0 else EMPTY_DISTANCE
         return {"chamfer": value, "hausdorff": value}
@@ -344,6 +350,7 @@ METRICS: dict[str, Metric] = dict(
         _metric("spectral", "spectral", "w2", _DOWN, True),
         _metric("spectral_l1", "spectral", "w1", _DOWN, True),
         _metric("spectral_l1_padded", "spectral", "l1_padded", _DOWN, True),
+        _metric("spectral_normalised", "spectral", "w2_normed", _DOWN, True),
     ]
 )
 
