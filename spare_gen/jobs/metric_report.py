@@ -26,7 +26,14 @@ import pyarrow.parquet as pq
 from spare_gen import shards
 from spare_gen.atomic import write_parquet, write_text
 from spare_gen.config.schema import HouseWireframe, PoolConfig, RunnerConfig
-from spare_gen.metrics.paper_table2 import UNEXPLAINED, diagnose, differing_cells, paper_rate, unexplained_cells
+from spare_gen.metrics.paper_table2 import (
+    PAPER_VARIANTS,
+    UNEXPLAINED,
+    diagnose,
+    differing_cells,
+    paper_rate,
+    unexplained_cells,
+)
 from spare_gen.models.schema import MODELS_FILE
 from spare_gen.metrics.properties import (
     PASS_RATE,
@@ -189,13 +196,15 @@ def run(
         if len(wireframes) < RECOMMENDED_MODELS
         else ""
     )
+    variants = (" beside the variant its numbers show: " + ", ".join(f"{v} for {m}" for m, v in PAPER_VARIANTS.items())
+                if paper_compat else "")
     title = (
         f"# Metric properties\n\nShare of {len(wireframes)} GT wireframes ({len(wireframes) - n_extracted} from "
         f"the pool, {n_extracted} extracted from further models) passing each test (seed {seed}; "
         f"{'the paper' if paper_compat else 'our'} protocol{', --paper-compat' if paper_compat else ''}); "
         f"bold = passed (>= {PASS_RATE:.0%}). [low–high] = 95 % bootstrap interval over the wireframes; "
         f"~ = the interval straddles {PASS_RATE:.0%}, so the verdict is not settled ({unsettled} of {n_cells} "
-        f"cells).{size_note} P = the paper's Table 2 rate (128 house wireframes); ≠ = our verdict differs. "
+        f"cells).{size_note} P = the paper's Table 2 rate (128 house wireframes){variants}; ≠ = our verdict differs. "
         f"Monotonic tests run exactly {STEPS} steps; 'Excluded' counts wireframes with too few "
         "vertices/edges for them.\n\n"
     )

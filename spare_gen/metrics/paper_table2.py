@@ -1,9 +1,10 @@
 """The ICCV 2025 metrics paper's Table 2 (share of 128 GT wireframes passing each property test), per metric.
 
 Printed beside our report's cells so a reader sees where a faithful reimplementation agrees with the paper;
-every cell whose verdict differs carries a diagnosis (:data:`DIAGNOSES`: cause, one line, and the experiment
-that shows it), printed by the report. Columns map onto our registry names; the paper has no plain
-(Hungarian, unregistered) WED column.
+every cell whose verdict differs carries a diagnosis (:data:`DIAGNOSES`, :data:`PAPER_COMPAT_DIAGNOSES` under
+``--paper-compat``: cause, one line, and the test that shows it), attached to that exact (test, metric) cell and
+printed by the report. Columns map onto our registry names (under ``--paper-compat`` onto the variants of
+:data:`PAPER_VARIANTS`); the paper has no plain (Hungarian, unregistered) WED column.
 """
 
 from __future__ import annotations

@@ -303,7 +303,6 @@ class Metric:
     key: str | None
     direction: Direction
     symmetric: bool
-    gt_length_normalised: bool = False  # divided by the GT's total edge length (the WEDs)
 
     def extract(self, family_result: "dict[str, float] | float") -> float:
         return float(family_result if self.key is None else family_result[self.key])
@@ -316,8 +315,8 @@ class Metric:
         return 1.0 - score if self.direction is Direction.HIGHER_IS_BETTER else score
 
 
-def _metric(name, family, key, direction, symmetric, gt_length_normalised=False) -> tuple[str, Metric]:
-    return name, Metric(name, family, key, direction, symmetric, gt_length_normalised)
+def _metric(name, family, key, direction, symmetric) -> tuple[str, Metric]:
+    return name, Metric(name, family, key, direction, symmetric)
 
 
 _UP, _DOWN = Direction.HIGHER_IS_BETTER, Direction.LOWER_IS_BETTER
@@ -336,12 +335,12 @@ METRICS: dict[str, Metric] = dict(
         _metric("corner_precision_corners", "corner_corners", "precision", _UP, False),
         _metric("corner_recall_corners", "corner_corners", "recall", _UP, False),
         _metric("corner_f1_corners", "corner_corners", "f1", _UP, True),
-        _metric("wed", "wed", None, _DOWN, False, True),
-        _metric("wed_prereg", "wed_prereg", None, _DOWN, False, True),
-        _metric("wed_mnn", "wed_mnn", None, _DOWN, False, True),
-        _metric("wed_nearest", "wed_nearest", None, _DOWN, False, True),
-        _metric("wed_ap", "wed_ap", None, _DOWN, False, True),
-        _metric("wed_s23dr", "wed_s23dr", None, _DOWN, False, True),
+        _metric("wed", "wed", None, _DOWN, False),
+        _metric("wed_prereg", "wed_prereg", None, _DOWN, False),
+        _metric("wed_mnn", "wed_mnn", None, _DOWN, False),
+        _metric("wed_nearest", "wed_nearest", None, _DOWN, False),
+        _metric("wed_ap", "wed_ap", None, _DOWN, False),
+        _metric("wed_s23dr", "wed_s23dr", None, _DOWN, False),
         _metric("edge_chamfer", "edge_distance", "chamfer", _DOWN, True),
         _metric("edge_emd", "edge_emd", None, _DOWN, True),
         _metric("edge_hausdorff", "edge_distance", "hausdorff", _DOWN, True),
