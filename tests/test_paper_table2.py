@@ -277,6 +277,9 @@ def test_collinear_splits_leave_the_chamfer_and_the_cylinder_iou_unchanged():
     pushed = sequence_values(lambda g: P.deform_sequence(g, derive_rng(0, "deform"), 10, 0.05), names)
     assert len(collinear) == 11 and np.abs(collinear).max() < 1e-9
     assert rising(pushed) == [True, True]
+    # the report's cell: ours passes, --paper-compat (collinear splits) fails as the paper's
+    cell = [run_cell("Monotonic (deform/split)", two_cubes(), ["jaccard_distance"], compat) for compat in (False, True)]
+    assert [c.tolist() for c in cell] == [[True], [False]]
 
 
 def test_random_samples_hide_steps_the_deterministic_chamfer_sees():
