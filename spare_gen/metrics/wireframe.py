@@ -209,12 +209,18 @@ def random_edge_samples(wf: Wireframe, rng: np.random.Generator, spacing: float 
 
 
 def edge_distances_random(
-    pred: Wireframe, gt: Wireframe, rng: np.random.Generator, spacing: float = SAMPLE_SPACING
+    pred: Wireframe,
+    gt: Wireframe,
+    rng: np.random.Generator,
+    spacing: float = SAMPLE_SPACING,
+    gt_rng: np.random.Generator | None = None,
 ) -> dict[str, float]:
     """:func:`edge_distances` from random samples (:func:`random_edge_samples`): chamfer is the mean of the two
     directed mean nearest-sample distances, Hausdorff the largest nearest-sample distance. Not 0 for two
-    samplings of the same wireframe, unlike the deterministic default."""
-    a, b = random_edge_samples(pred, rng, spacing), random_edge_samples(gt, rng, spacing)
+    samplings of the same wireframe, unlike the deterministic default. ``gt_rng`` samples the GT (default:
+    ``rng``, after the prediction)."""
+    a = random_edge_samples(pred, rng, spacing)
+    b = random_edge_samples(gt, rng if gt_rng is None else gt_rng, spacing)
     if len(a) == 0 or len(b) == 0:
         value = 0.0 if len(a) == len(b) == 0 else EMPTY_DISTANCE
         return {"chamfer": value, "hausdorff": value}
@@ -296,7 +302,6 @@ class Metric:
     key: str | None
     direction: Direction
     symmetric: bool
-    gt_length_normalised: bool = False  # divided by the GT's total edge length (the WEDs)
 
     def extract(self, family_result: "dict[str, float] | float") -> float:
         return float(family_result if self.key is None else family_result[self.key])
@@ -309,8 +314,8 @@ class Metric:
         return 1.0 - score if self.direction is Direction.HIGHER_IS_BETTER else score
 
 
-def _metric(name, family, key, direction, symmetric, gt_length_normalised=False) -> tuple[str, Metric]:
-    return name, Metric(name, family, key, direction, symmetric, gt_length_normalised)
+def _metric(name, family, key, direction, symmetric) -> tuple[str, Metric]:
+    return name, Metric(name, family, key, direction, symmetric)
 
 
 _UP, _DOWN = Direction.HIGHER_IS_BETTER, Direction.LOWER_IS_BETTER
@@ -329,12 +334,12 @@ METRICS: dict[str, Metric] = dict(
         _metric("corner_precision_corners", "corner_corners", "precision", _UP, False),
         _metric("corner_recall_corners", "corner_corners", "recall", _UP, False),
         _metric("corner_f1_corners", "corner_corners", "f1", _UP, True),
-        _metric("wed", "wed", None, _DOWN, False, True),
-        _metric("wed_prereg", "wed_prereg", None, _DOWN, False, True),
-        _metric("wed_mnn", "wed_mnn", None, _DOWN, False, True),
-        _metric("wed_nearest", "wed_nearest", None, _DOWN, False, True),
-        _metric("wed_ap", "wed_ap", None, _DOWN, False, True),
-        _metric("wed_s23dr", "wed_s23dr", None, _DOWN, False, True),
+        _metric("wed", "wed", None, _DOWN, False),
+        _metric("wed_prereg", "wed_prereg", None, _DOWN, False),
+        _metric("wed_mnn", "wed_mnn", None, _DOWN, False),
+        _metric("wed_nearest", "wed_nearest", None, _DOWN, False),
+        _metric("wed_ap", "wed_ap", None, _DOWN, False),
+        _metric("wed_s23dr", "wed_s23dr", None, _DOWN, False),
         _metric("edge_chamfer", "edge_distance", "chamfer", _DOWN, True),
         _metric("edge_emd", "edge_emd", None, _DOWN, True),
         _metric("edge_hausdorff", "edge_distance", "hausdorff", _DOWN, True),
@@ -343,6 +348,7 @@ METRICS: dict[str, Metric] = dict(
         _metric("spectral", "spectral", "w2", _DOWN, True),
         _metric("spectral_l1", "spectral", "w1", _DOWN, True),
         _metric("spectral_l1_padded", "spectral", "l1_padded", _DOWN, True),
+        _metric("spectral_normalised", "spectral", "w2_normed", _DOWN, True),
     ]
 )
 
