@@ -15,6 +15,7 @@ exists (``spare-gen learn-metric``, ``--features image``) its ``learned`` / ``le
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
@@ -58,6 +59,9 @@ REPORTS_DIR = "reports"
 ITEMS = tuple(i.value for i in Item)
 LEARNED_SCORES = SCORES_FILE  # written by `spare-gen learn-metric` into reports/
 LEARNED = LEARNED_NAME
+# Below this many judgements per item (the fewest any item has) a ranking is mostly noise: the run says so (a
+# win rate from 20 judgements still has a 95 % interval of about +-20 points)
+MIN_JUDGEMENTS_PER_ITEM = 20
 # every learned score file of `spare-gen learn-metric` (--features metrics, image) -> its column
 LEARNED_COLUMNS = {SCORES_FILE: LEARNED_NAME, IMAGE_SCORES_FILE: LEARNED_IMAGE_NAME}
 
@@ -100,12 +104,14 @@ def run(
     l2: float = DEFAULT_L2,
     adequacy_samples: int = 50,
     quiet: bool = False,
+    dest: str | os.PathLike | None = None,
 ) -> dict:
     """Rank, check raters and metrics, write the reports; returns paths and headline numbers.
 
     ``higher_is_better`` (metric -> bool) overrides the metric registry's directions. ``pair_types``
     selects which pairs feed the ranking and the metric agreement (reliability always uses sanity and
-    repeat pairs).
+    repeat pairs). ``dest``: the folder the reports go to (default ``<out>/reports``; an earlier report there is
+    replaced).
     """
     if item not in ITEMS:
         raise ValueError(f"unknown item {item!r}; choose from {', '.join(ITEMS)}")
@@ -164,8 +170,12 @@ def run(
         )
     if same_item:
         notes.append(f"{same_item} judgements compared two variants of the same item and do not enter the ranking.")
+    thin = _too_few_judgements(judgements, items)
+    if thin:
+        notes.append(f"WARNING: {thin}.")
+        print(f"spare-gen rank: WARNING: {thin}", file=sys.stderr)
 
-    reports = out / REPORTS_DIR
+    reports = Path(dest) if dest is not None else out / REPORTS_DIR
     paths = {
         "ranking_md": reports / "ranking.md",
         "ranking": reports / "ranking.parquet",
@@ -221,6 +231,17 @@ def run(
         "clusters": {str(r): int(c) for r, c in clusters.items()},
         "simulated": simulated,
     }
+
+
+def _too_few_judgements(judgements: pd.DataFrame, items: list) -> str:
+    """Why the ranking rests on too little data ('' when every item has MIN_JUDGEMENTS_PER_ITEM judgements)."""
+    counts = pd.concat([judgements["left_item"], judgements["right_item"]]).value_counts()
+    fewest = min(items, key=lambda i: (int(counts.get(i, 0)), str(i)))
+    n = int(counts.get(fewest, 0))
+    if n >= MIN_JUDGEMENTS_PER_ITEM:
+        return ""
+    return (f"{fewest} has only {n} judgement(s) (fewest of {len(items)} items; at least {MIN_JUDGEMENTS_PER_ITEM} "
+            f"per item are needed): the order, 'best' included, is mostly noise; collect more answers")
 
 
 def _best_metric(agreement: pd.DataFrame) -> str:

@@ -1,9 +1,9 @@
 """The main job: regenerate a dataset (models, drawings, question sets, and the corrupted pool if enabled).
 
 ``spare-gen run`` runs the enabled stages in order; ``spare-gen pool`` is the same job with the models and
-pool stages. Before any work the output folder must be writable; after the stages, files that no table
-references any more (left by a run with other settings) are removed, and dataset.json records every
-table's hash for ``spare-gen validate``.
+pool stages. Before any work the output folder must be writable and not in use by another run (a lock held for
+the whole run); after the stages, files that no table references any more (left by a run with other settings)
+are removed, and dataset.json records every table's hash for ``spare-gen validate``.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from pathlib import Path
 
 from spare_gen.audit.probes import REPORT_NAME, audit_and_record
 from spare_gen.audit.text import summary as audit_summary
+from spare_gen.audit.text import too_little_data
 from spare_gen.audit.text import warnings as audit_warnings
 from spare_gen.card.compose import write_card
 from spare_gen.config.schema import Config
@@ -23,13 +24,14 @@ from spare_gen.data.evaluate import REPORTS_DIR
 from spare_gen.drawings.driver import run_drawings
 from spare_gen.drawings.driver import summary as drawings_summary
 from spare_gen.pool.driver import run_pool
-from spare_gen.inventory import remove_unreferenced
+from spare_gen.inventory import RUN_FILE, remove_unreferenced
 from spare_gen.manifest import complete_for, now, stage_summaries, write_manifest, write_run_record
 from spare_gen.models.driver import models_unchanged, run_models
 from spare_gen.models.driver import summary as models_summary
-from spare_gen.preflight import check_output_folder
+from spare_gen.preflight import check_output_folder, output_lock
 from spare_gen.questions.stage.driver import run_questions
 from spare_gen.runner.cluster import open_cluster
+from spare_gen.runner.stage import MachineFailure
 
 STAGES = ("models", "drawings", "questions", "pool")
 POOL_STAGES = ("models", "pool")
@@ -56,6 +58,11 @@ def run(config: Config, *, stages: tuple[str, ...] = STAGES, announce: str = "",
         return stage_summaries(out)
     created = not out.exists()
     check_output_folder(out)
+    with output_lock(out):  # a second run into ``out`` stops here with one line (exit 2)
+        return _run_locked(config, out, stages, announce, client, created)
+
+
+def _run_locked(config: Config, out: Path, stages: tuple[str, ...], announce: str, client, created: bool) -> dict:
     started, t0 = now(), time.monotonic()
     try:
         if client is None:
@@ -88,10 +95,21 @@ def run(config: Config, *, stages: tuple[str, ...] = STAGES, announce: str = "",
         outcome = f"stopped: {type(exc).__name__}"
         raise
     finally:
-        seconds = round(time.monotonic() - t0, 3)
-        write_run_record(out, config, started, now(), seconds, outcome, stages=_wanted(config, stages))
+        _record_run(out, config, started, round(time.monotonic() - t0, 3), outcome, _wanted(config, stages))
     say(f"done in {time.monotonic() - t0:.1f} s; output in {out}")
     return summaries
+
+
+def _record_run(out: Path, config: Config, started: str, seconds: float, outcome: str,
+                stages: tuple[str, ...]) -> None:
+    """run.json, best effort: after a failure (a full disk, say) a failed write must not replace that failure's
+    one line and exit code; after a complete run it is a machine failure (the run is not recorded complete)."""
+    try:
+        write_run_record(out, config, started, now(), seconds, outcome, stages=stages)
+    except OSError as exc:
+        if outcome == "complete":
+            raise MachineFailure(f"the run finished but its record {out / RUN_FILE} could not be written "
+                                 f"({exc.strerror or exc}); rerun the same command to finish") from None
 
 
 def nothing_to_do(config: Config, out: Path, stages: tuple[str, ...]) -> bool:
@@ -101,7 +119,8 @@ def nothing_to_do(config: Config, out: Path, stages: tuple[str, ...]) -> bool:
     """
     if any(v for v in config.debug.model_dump().values() if isinstance(v, list)) or config.pool.predictions:
         return False
-    return complete_for(out, config, _wanted(config, stages)) and models_unchanged(config, out)
+    return complete_for(out, config, _wanted(config, stages)) and models_unchanged(config, out,
+                                                                                   _pool_models_only(config, stages))
 
 
 def _wanted(config: Config, stages: tuple[str, ...]) -> tuple[str, ...]:
@@ -112,6 +131,13 @@ def _wanted(config: Config, stages: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(s for s in STAGES if s in stages and enabled[s])
 
 
+def _pool_models_only(config: Config, stages: tuple[str, ...]) -> int:
+    """The models a run needs when it makes a pool and nothing that needs every model (no drawings): pool.models
+    (0 = every model, as when drawings are made)."""
+    wanted = _wanted(config, stages)
+    return config.pool.models if "pool" in wanted and "drawings" not in wanted else 0
+
+
 def _run_stages(client, config: Config, out: Path, stages: tuple[str, ...], summaries: dict) -> None:
     def record(name: str, text: str) -> None:
         summaries[name] = text
@@ -119,24 +145,24 @@ def _run_stages(client, config: Config, out: Path, stages: tuple[str, ...], summ
         write_manifest(out, config, summaries, complete=False)
 
     if "models" in stages:
-        record("models", models_summary(run_models(client, config, out)))
+        record("models", models_summary(run_models(client, config, out, _pool_models_only(config, stages))))
     if "drawings" in stages and config.render.enabled:
         record("drawings", drawings_summary(run_drawings(client, config, out)))
     if "questions" in stages and config.questions.enabled and config.render.enabled:
         record("questions", run_questions(client, config, out))
-        record("audit", _audit(out, config.seed, client))
+        record("audit", _audit(out, config.seed, client, config.runner.progress))
     if "pool" in stages and config.pool.enabled:
         record("pool", run_pool(client, config, out))
 
 
-def _audit(out: Path, seed: int, client=None) -> str:
+def _audit(out: Path, seed: int, client=None, show: bool = False) -> str:
     """The bias audit of the questions just made, so every dataset card carries it; its fits on the run's Dask
     workers. An audit that cannot run leaves no earlier report behind for the card to show."""
     try:
-        report, _ = audit_and_record(out, seed, client)
+        report, _ = audit_and_record(out, seed, client, show)
     except (ValueError, FileNotFoundError) as exc:
         (out / REPORTS_DIR / REPORT_NAME).unlink(missing_ok=True)
         return f"audit: NOT RUN ({exc})"
-    if report["flagged"] or report["not_audited"] or report["empty_splits"]:  # loud: never "within chance"
+    if report["flagged"] or report["not_audited"] or report["empty_splits"] or too_little_data(report):  # loud
         return "audit: WARNING: " + audit_summary(report) + "".join(f"\n  WARNING: {w}" for w in audit_warnings(report))
     return f"audit: {audit_summary(report)}"

@@ -11,6 +11,7 @@ import signal
 import socket
 import sys
 import sysconfig
+import threading
 import time
 from pathlib import Path
 from typing import Iterator
@@ -18,6 +19,7 @@ from typing import Iterator
 from spare_gen.config.schema import JOBQUEUE_KINDS, ClusterKind, RunnerConfig
 
 CONNECT_TIMEOUT_S = 15
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 WORKER_WAIT_S = 60
 # Background work of an embedded cluster, which competes with the OCCT children for the cores: the statistical
 # profiler (a stack sample every 10 ms per worker, for the dashboard's profile page; the work runs in the child
@@ -107,17 +109,26 @@ def check_shared_folder(client, out: Path, where: str) -> None:
 
 
 @contextlib.contextmanager
-def _workers_ignore_sigint() -> Iterator[None]:
-    """Worker processes started inside inherit an ignored SIGINT: Ctrl-C stops the client, which stops them."""
-    try:
-        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
-    except ValueError:  # not the main thread: nothing to do
+def _stop_signals_held() -> Iterator[None]:
+    """While the embedded cluster starts, a Ctrl-C or SIGTERM is held, then delivered once it has started (the
+    caller closes it as it unwinds): a start-up that dropped it would run on.
+
+    SIGINT is also blocked in this thread, so the worker processes started now inherit a blocked SIGINT: a Ctrl-C
+    to the terminal's process group stops the client, which stops them."""
+    if threading.current_thread() is not threading.main_thread():  # signals reach the main thread only
         yield
         return
+    held: list[int] = []
+    previous = {s: signal.signal(s, lambda signum, frame: held.append(signum)) for s in STOP_SIGNALS}
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, previous)
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)  # a Ctrl-C that waited in the mask is delivered now
+        for s in dict.fromkeys(held):
+            signal.raise_signal(s)  # to the handler the caller had (the run's: stop with one line)
 
 
 def dashboard_available() -> bool:
@@ -174,8 +185,8 @@ def open_client(scheduler: str = "", workers: int = 0, dashboard: bool = True, q
     if dashboard and not dashboard_available():
         say("spare-gen: Dask dashboard off: bokeh>=3.1 is not installed (pip install 'bokeh>=3.1')")
         dashboard = False
-    with dask.config.set({"distributed.worker.daemon": False, **QUIET_WORKERS}):
-        with _workers_ignore_sigint():
+    with dask.config.set({"distributed.worker.daemon": False, **QUIET_WORKERS}), contextlib.ExitStack() as opened:
+        with _stop_signals_held():
             cluster = LocalCluster(
                 n_workers=n,
                 threads_per_worker=1,
@@ -184,14 +195,11 @@ def open_client(scheduler: str = "", workers: int = 0, dashboard: bool = True, q
                 scheduler_kwargs=None if dashboard else {"dashboard": False},
                 silence_logs=logging.CRITICAL,  # a Ctrl-C or a lost worker is reported once, by spare-gen
             )
-        client = Client(cluster)
+            opened.callback(cluster.close)  # also when a held Ctrl-C is delivered as this block ends
+        client = opened.enter_context(Client(cluster))
         link = client.dashboard_link if dashboard else "off"
         say(f"spare-gen: embedded Dask LocalCluster with {n} worker(s), 1 thread each; dashboard {link}")
-        try:
-            yield client
-        finally:
-            client.close()
-            cluster.close()
+        yield client
 
 
 def _spare_gen_path() -> str:

@@ -30,6 +30,7 @@ import pyarrow.compute as pc
 
 from spare_gen import shards
 from spare_gen.atomic import write_json, write_parquet
+from spare_gen.console import progress
 from spare_gen.shards import rows_to_table
 from spare_gen.config.schema import DebugConfig
 from spare_gen.runner.contract import RunOptions, StageSettings
@@ -185,7 +186,6 @@ def run_sharded_stage(
     Raises MachineFailure if some units still failed because of the machine after the retries.
     """
     from distributed import as_completed
-    from tqdm.auto import tqdm
 
     stage, out_dir = settings.stage, str(Path(settings.out_dir).resolve())
     units = sorted(units, key=lambda u: u["unit_id"])
@@ -222,8 +222,7 @@ def run_sharded_stage(
         # a few shards in flight per worker, not all of them: the client's memory does not grow with the stage
         in_flight = max(IN_FLIGHT_PER_WORKER * len(client.scheduler_info().get("workers", {})), IN_FLIGHT_PER_WORKER)
         futures = {submit(i, 0): i for i in itertools.islice(waiting, in_flight)}
-        bar = tqdm(total=len(units), initial=len(units) - sum(len(groups[i]) for i in todo), desc=stage,
-                   unit="unit", disable=not options.progress, file=sys.stderr, dynamic_ncols=True)
+        bar = progress(len(units), stage, "unit", options.progress, len(units) - sum(len(groups[i]) for i in todo))
         try:
             pending = as_completed(list(futures))
             for fut in pending:

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from spare_gen.atomic import write_bytes, write_json
+from spare_gen.console import progress
 from spare_gen.filehash import sha256_file
 from spare_gen.inventory import is_file_column
 from spare_gen.packed import is_packed
@@ -336,7 +337,6 @@ def run_stage(
     Raises MachineFailure if some units still failed because of the machine after ``MACHINE_RETRIES``.
     """
     from distributed import as_completed
-    from tqdm.auto import tqdm
 
     stage, out_dir = settings.stage, str(Path(settings.out_dir).resolve())
     workers = max(1, len(client.scheduler_info().get("workers", {})))
@@ -383,8 +383,7 @@ def run_stage(
             [0] * len(batches), [options.debug] * len(batches), [reply] * len(batches),
             [loaded[group_of[b[0]]] for b in batches], key=[f"{stage}-{b[0]}-0-{run_token}" for b in batches],
             pure=False), batches))
-        bar = tqdm(total=len(units), initial=len(results), desc=stage, unit="unit", disable=not options.progress,
-                   file=sys.stderr, dynamic_ncols=True)
+        bar = progress(len(units), stage, "unit", options.progress, len(results))
         try:
             pending = as_completed(list(futures))
             for fut in pending:
