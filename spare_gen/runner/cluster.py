@@ -9,6 +9,7 @@ import secrets
 import shutil
 import signal
 import socket
+import subprocess
 import sys
 import sysconfig
 import threading
@@ -20,6 +21,7 @@ from spare_gen.config.schema import JOBQUEUE_KINDS, ClusterKind, RunnerConfig
 
 CONNECT_TIMEOUT_S = 15
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+SENTINEL_S = 3600  # longest embedded-cluster start-up whose Ctrl-C is caught (the sentinel's life)
 WORKER_WAIT_S = 60
 # Background work of an embedded cluster, which competes with the OCCT children for the cores: the statistical
 # profiler (a stack sample every 10 ms per worker, for the dashboard's profile page; the work runs in the child
@@ -110,23 +112,29 @@ def check_shared_folder(client, out: Path, where: str) -> None:
 
 @contextlib.contextmanager
 def _stop_signals_held() -> Iterator[None]:
-    """While the embedded cluster starts, a Ctrl-C or SIGTERM is held, then delivered once it has started (the
-    caller closes it as it unwinds): a start-up that dropped it would run on.
-
-    SIGINT is also blocked in this thread, so the worker processes started now inherit a blocked SIGINT: a Ctrl-C
-    to the terminal's process group stops the client, which stops them."""
+    """While the embedded cluster starts, its worker processes are spawned ignoring SIGINT (they inherit that: a
+    Ctrl-C to the terminal's process group stops the client, which stops them), yet a Ctrl-C then must not be lost,
+    or the run would go on: a sentinel process in the same process group (``sleep``) dies of it, and once the
+    cluster has started the Ctrl-C is raised here (the caller closes the cluster as it unwinds). A SIGTERM meanwhile
+    is held and delivered then too. (A SIGINT sent to this process alone in those seconds is ignored; SIGTERM is
+    not.)"""
     if threading.current_thread() is not threading.main_thread():  # signals reach the main thread only
         yield
         return
+    sentinel = subprocess.Popen([shutil.which("sleep") or "sleep", str(SENTINEL_S)], stdin=subprocess.DEVNULL,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     held: list[int] = []
-    previous = {s: signal.signal(s, lambda signum, frame: held.append(signum)) for s in STOP_SIGNALS}
-    mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    previous = {signal.SIGINT: signal.signal(signal.SIGINT, signal.SIG_IGN),
+                signal.SIGTERM: signal.signal(signal.SIGTERM, lambda signum, frame: held.append(signum))}
     try:
         yield
     finally:
         for s, handler in previous.items():
             signal.signal(s, handler)
-        signal.pthread_sigmask(signal.SIG_SETMASK, mask)  # a Ctrl-C that waited in the mask is delivered now
+        if sentinel.poll() is None:
+            sentinel.kill()
+        if sentinel.wait() == -signal.SIGINT:
+            held.insert(0, signal.SIGINT)
         for s in dict.fromkeys(held):
             signal.raise_signal(s)  # to the handler the caller had (the run's: stop with one line)
 
