@@ -67,9 +67,12 @@ def output_lock(out: Path) -> Iterator[None]:
             os.close(fd)
             raise OutputInUse(f"output folder {out}: in use by another spare-gen run ({holder}); wait for it to "
                               f"finish or choose another --out") from None
-        except OSError:
+        except OSError as exc:  # a file system without locks (some network mounts): the run goes on unlocked
             os.close(fd)
-            raise
+            if exc.errno not in (errno.ENOLCK, errno.EOPNOTSUPP, errno.ENOSYS):
+                raise
+            yield
+            return
         try:
             same = os.fstat(fd).st_ino == path.stat().st_ino  # not a file the previous holder removed meanwhile
         except FileNotFoundError:

@@ -180,8 +180,9 @@ def test_ctrl_c_is_a_clean_stop_and_the_rerun_equals_an_uninterrupted_run(tmp_pa
     os.killpg(proc.pid, signal.SIGINT)  # what a terminal does on Ctrl-C: the whole foreground group
     _, stderr = proc.communicate(timeout=120)
     assert proc.returncode == 130, stderr
-    assert "Traceback" not in stderr
+    assert "Traceback" not in stderr and "leaked" not in stderr
     assert stderr.strip().splitlines()[-1].startswith("spare-gen: interrupted; finished units are kept: rerun")
+    assert sum("interrupted" in line for line in stderr.splitlines()) == 1, stderr  # exactly one line says so
     done = _recorded_units(out, "drawings")
     assert 4 <= len(done) < 12, "the interrupt should land mid-stage"
     for p in units.glob("*.json"):  # in-flight units are simply not done: nothing crashed or fell back

@@ -63,7 +63,8 @@ def add_config_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--cluster", default=None, choices=[k.value for k in ClusterKind],
                    help="where the workers come from: local (default), scheduler, or batch jobs (slurm, pbs, sge, lsf) "
                         "set up by [runner.jobqueue]")
-    p.add_argument("--no-progress", action="store_true", help="no progress bars")
+    p.add_argument("--no-progress", action="store_true",
+                   help="no progress (a bar on a terminal, a plain line every 30 s in a pipe or log)")
 
 
 def resolve_config(args: argparse.Namespace) -> Config:
@@ -119,6 +120,7 @@ def run_job(config: Config, stages: tuple[str, ...], announce: str = "") -> int:
     try:
         run(config, stages=stages, announce=announce)
     except KeyboardInterrupt as exc:
+        previous = {s: signal.SIG_IGN for s in STOP_SIGNALS}  # a second Ctrl-C while the process exits: no more lines
         signum = exc.signum if isinstance(exc, Stopped) else signal.SIGINT
         how = "interrupted" if signum == signal.SIGINT else f"stopped by {signal.Signals(signum).name}"
         print(f"spare-gen: {how}; finished units are kept: rerun the same command to resume "
