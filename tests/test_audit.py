@@ -216,4 +216,5 @@ def test_an_audit_on_too_few_questions_says_so_instead_of_within_chance():
     wide = too_little_data(report)
     assert len(wide) == 1 and wide[0].startswith("three_view_to_isometric/line_stats (test) rests on 4 questions")
     assert "[0.0%, 72.0%]" in wide[0] and "+-15 points" in wide[0]
-    assert wide[0] in warnings(report) and "TOO LITTLE DATA: 1 evaluation(s)" in summary(report)
+    assert warnings(report) == [f"1 evaluation(s) rest on too little data, e.g. {wide[0]}"]
+    assert "TOO LITTLE DATA: 1 evaluation(s)" in summary(report)

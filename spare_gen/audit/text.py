@@ -69,8 +69,8 @@ def too_little_data(report: dict) -> list[str]:
 
 
 def warnings(report: dict) -> list[str]:
-    """One line per empty split, per probe that could not run, per evaluation whose interval excludes chance, and per
-    evaluation on too little data (an interval wider than +-MAX_HALF_WIDTH)."""
+    """One line per empty split, per probe that could not run, per evaluation whose interval excludes chance, and one
+    line for the evaluations on too little data (an interval wider than +-MAX_HALF_WIDTH)."""
     out = [f"split {s} is EMPTY: it has no questions, so every probe that needs it is not audited"
            for s in report.get("empty_splits", [])]
     for r in report["results"]:
@@ -89,4 +89,7 @@ def warnings(report: dict) -> list[str]:
                 out.append(f"{where} scores {pct(e['accuracy'])}, below chance {pct(r['chance'])} (family CI up to "
                            f"{pct(e['ci_family'][1])}): the held-out questions differ from the training ones in a "
                            f"learnable way")
-    return out + too_little_data(report)
+    wide = too_little_data(report)
+    if wide:  # one line, with the first as the example: a small dataset has dozens
+        out.append(f"{len(wide)} evaluation(s) rest on too little data, e.g. {wide[0]}")
+    return out
