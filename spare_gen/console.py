@@ -1,16 +1,19 @@
-"""Terminal manners of the command line: a closed pipe or a Ctrl-C ends it in one line, never a traceback."""
+"""Terminal manners of the command line: a closed pipe or a Ctrl-C ends it in one line, never a traceback; progress
+bars on a terminal only, plain periodic lines in a pipe or a log."""
 
 from __future__ import annotations
 
 import os
 import signal
 import sys
+import time
 from pathlib import Path
-from typing import Callable
+from typing import Callable, TextIO
 
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report Ctrl-C
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, as a tool killed by a closed pipe reports it
 INTERRUPTED = "spare-gen: interrupted"
+PLAIN_EVERY_S = 30.0  # a pipe or a log gets a progress line at most this often (and one at the end)
 
 
 def _exit_at_once(signum, frame) -> None:
@@ -61,3 +64,41 @@ def run_command(command: Callable[[], int]) -> int:
         _quiet_stdout()
         return EXIT_BROKEN_PIPE
 
+
+
+class PlainProgress:
+    """Progress for a pipe or a log file: ``spare-gen: <what>: <n>/<total> <unit>s (<s> s)`` at most every
+    PLAIN_EVERY_S seconds and once at the end, never a carriage return; nothing when ``enabled`` is false. The part
+    of tqdm's interface the stages use (``update``, ``close``)."""
+
+    def __init__(self, total: int, desc: str, unit: str, initial: int = 0, file: TextIO | None = None,
+                 enabled: bool = True, every_s: float = PLAIN_EVERY_S):
+        self.total, self.desc, self.unit, self.n = total, desc, unit, initial
+        self.file, self.enabled, self.every_s = file, enabled, every_s
+        self.started = self.said = time.monotonic()
+        self.said_n = initial
+
+    def update(self, n: int = 1) -> None:
+        self.n += n
+        if time.monotonic() - self.said >= self.every_s:
+            self._say()
+
+    def close(self) -> None:
+        if self.n != self.said_n:
+            self._say()
+
+    def _say(self) -> None:
+        self.said, self.said_n = time.monotonic(), self.n
+        if self.enabled:
+            print(f"spare-gen: {self.desc}: {self.n}/{self.total} {self.unit}s ({self.said - self.started:.0f} s)",
+                  file=self.file or sys.stderr, flush=True)
+
+
+def progress(total: int, desc: str, unit: str, enabled: bool = True, initial: int = 0, file: TextIO | None = None):
+    """A tqdm bar when ``file`` (default stderr) is a terminal, else a PlainProgress (no ``\\r`` in pipes and logs)."""
+    stream = file or sys.stderr
+    if enabled and stream.isatty():
+        from tqdm.auto import tqdm
+
+        return tqdm(total=total, initial=initial, desc=desc, unit=unit, file=stream, dynamic_ncols=True)
+    return PlainProgress(total, desc, unit, initial, stream, enabled)

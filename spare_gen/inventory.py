@@ -17,6 +17,7 @@ from typing import Iterator
 
 import pyarrow.parquet as pq
 
+from spare_gen.console import progress
 from spare_gen.filehash import sha256_file
 from spare_gen.packed import packed_bytes, packed_paths
 
@@ -122,9 +123,9 @@ def remove_unreferenced(out: Path) -> list[str]:
     return stale
 
 
-def check(out: Path, recorded: dict[str, str]) -> list[str]:
+def check(out: Path, recorded: dict[str, str], show: bool = False) -> list[str]:
     """Problems: a table changed since the run recorded it, or a referenced file (or packed drawing) missing or
-    changed."""
+    changed. ``show``: progress per file on stderr (a bar on a terminal, periodic lines in a log)."""
     out = Path(out)
     problems = []
     present = set(tables(out))
@@ -136,7 +137,10 @@ def check(out: Path, recorded: dict[str, str]) -> list[str]:
     for rel in sorted(present - set(recorded)):
         problems.append(f"files: table {rel} is not listed in {MANIFEST_FILE}")
     packed = packed_paths(out)
-    for rel, (digest, where) in sorted(referenced_files(out).items()):
+    named = sorted(referenced_files(out).items())
+    bar = progress(len(named), "validate", "file", show)
+    for rel, (digest, where) in named:
+        bar.update(1)
         full = out / rel
         if rel in packed:
             data = packed_bytes(out, rel)
@@ -149,4 +153,5 @@ def check(out: Path, recorded: dict[str, str]) -> list[str]:
             problems.append(f"files: {rel} (named in {where}) does not exist")
         elif digest and sha256_file(full) != digest:
             problems.append(f"files: {rel} (named in {where}) changed: sha256 differs from the table")
+    bar.close()
     return problems

@@ -9,6 +9,7 @@ runs of one config give the same dataset.json. Where, when, on how many workers 
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import json
 import platform
 from pathlib import Path
@@ -22,6 +23,9 @@ from spare_gen.versions import package_versions
 # Config keys that say where and how a run happened, not what it produced.
 RUN_ONLY_KEYS = ("out",)
 RUN_ONLY_RUNNER_KEYS = ("cluster", "scheduler", "jobqueue", "workers", "progress", "dashboard")
+# dataset.json's key holding the SHA-256 of all its other keys (config, seed, versions, stages, tables): validate
+# recomputes it, so an edited seed, citation or version is caught as an edited table is
+PROVENANCE_KEY = "provenance_sha256"
 
 
 def now() -> str:
@@ -86,7 +90,13 @@ def write_manifest(out: Path, config: Config, stages: dict, complete: bool) -> P
         "complete": complete,
         "tables": table_hashes(Path(out)) if complete else {},
     }
-    return write_json(Path(out) / MANIFEST_FILE, record)
+    return write_json(Path(out) / MANIFEST_FILE, {**record, PROVENANCE_KEY: provenance_hash(record)})
+
+
+def provenance_hash(record: dict) -> str:
+    """SHA-256 of dataset.json's keys other than PROVENANCE_KEY, as canonical JSON (sorted keys, no spaces)."""
+    data = {k: v for k, v in record.items() if k != PROVENANCE_KEY}
+    return hashlib.sha256(json.dumps(data, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
 
 
 def write_run_record(out: Path, config: Config, started: str, finished: str | None, seconds: float | None,

@@ -1,12 +1,16 @@
-"""Checks made before any work: an output folder the run can write into, with room to write."""
+"""Checks made before any work: an output folder the run can write into, with room to write, that no other run holds."""
 
 from __future__ import annotations
 
+import contextlib
 import errno
+import fcntl
 import os
 import shutil
+import socket
 import tempfile
 from pathlib import Path
+from typing import Iterator
 
 MIN_FREE_MB = 64
 
@@ -39,3 +43,56 @@ def check_output_folder(out: Path, min_free_mb: int = MIN_FREE_MB) -> None:
     if free_mb < min_free_mb:
         raise UnusableOutput(f"output folder {out}: only {free_mb:.0f} MB free on its device "
                              f"(at least {min_free_mb} MB needed to start)")
+
+
+LOCK_FILE = ".spare_gen.lock"
+
+
+class OutputInUse(UnusableOutput):
+    """Another live spare-gen run holds the output folder's lock (one line naming its pid and host)."""
+
+
+@contextlib.contextmanager
+def output_lock(out: Path) -> Iterator[None]:
+    """Hold an advisory lock (``flock``) on ``out/.spare_gen.lock`` while a run writes into ``out``; a second run
+    gets OutputInUse naming the holder's pid and host. The kernel drops the lock of a process that dies, so a
+    lock file left by a killed run is simply taken over. The file is removed on release."""
+    path = Path(out) / LOCK_FILE
+    while True:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = _holder(fd)
+            os.close(fd)
+            raise OutputInUse(f"output folder {out}: in use by another spare-gen run ({holder}); wait for it to "
+                              f"finish or choose another --out") from None
+        except OSError as exc:  # a file system without locks (some network mounts): the run goes on unlocked
+            os.close(fd)
+            if exc.errno not in (errno.ENOLCK, errno.EOPNOTSUPP, errno.ENOSYS):
+                raise
+            yield
+            return
+        try:
+            same = os.fstat(fd).st_ino == path.stat().st_ino  # not a file the previous holder removed meanwhile
+        except FileNotFoundError:
+            same = False
+        if same:
+            break
+        os.close(fd)
+    try:
+        os.ftruncate(fd, 0)
+        os.write(fd, f"pid {os.getpid()} on host {socket.gethostname()}\n".encode())
+        yield
+    finally:
+        path.unlink(missing_ok=True)  # while still held: a waiting run then locks a new file
+        os.close(fd)
+
+
+def _holder(fd: int) -> str:
+    """What the lock file says about its holder ("pid N on host H")."""
+    try:
+        text = os.pread(fd, 200, 0).decode("utf-8", "replace").strip()
+    except OSError:
+        text = ""
+    return text or "pid unknown"

@@ -1,7 +1,8 @@
 """``spare-gen validate <out>``: every table and file the dataset lists, then every question-set rule.
 
-Tables are checked against the SHA-256 values dataset.json recorded when the run finished (an edit to
-views.parquet is caught), and every file any table names must exist with the hash that table records
+dataset.json's own record (config, seed, versions, citation, table hashes) is checked against the provenance
+hash it stores (an edited seed is caught); tables are checked against the SHA-256 values dataset.json recorded
+when the run finished (an edit to views.parquet is caught), and every file any table names must exist with the hash that table records
 (a deleted drawing no question uses is caught too). Question rules: ``spare_gen.questions.validate``.
 """
 
@@ -11,7 +12,7 @@ import sys
 from pathlib import Path
 
 from spare_gen import inventory
-from spare_gen.manifest import read_manifest
+from spare_gen.manifest import PROVENANCE_KEY, provenance_hash, read_manifest
 from spare_gen.questions import validate as questions_validate
 from spare_gen.questions.schema import QUESTIONS_DIR, SUMMARY_NAME
 
@@ -31,9 +32,13 @@ def validate(out: str | Path, progress: bool = False) -> list[str]:
         return [f"load: {out / inventory.MANIFEST_FILE} is missing or unreadable (not a spare_gen dataset?)"]
     if not manifest.get("complete"):
         return [f"load: the run that wrote {out} did not finish (dataset.json says complete: false); rerun it"]
+    problems = []
+    if manifest.get(PROVENANCE_KEY) != provenance_hash(manifest):
+        problems.append(f"files: {inventory.MANIFEST_FILE} was edited since the run wrote it: its config, seed, "
+                        f"versions or citation no longer match the {PROVENANCE_KEY} it records")
     _say(f"checking {len(manifest.get('tables', {}))} tables and the hash of every file they name ...", progress)
     try:
-        problems = inventory.check(out, manifest.get("tables", {}))
+        problems += inventory.check(out, manifest.get("tables", {}), show=progress)
     except (OSError, ValueError) as exc:
         return [f"files: cannot read the tables of {out}: {type(exc).__name__}: {exc}"]
     if (out / QUESTIONS_DIR / SUMMARY_NAME).is_file():

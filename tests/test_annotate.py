@@ -18,7 +18,7 @@ import pandas as pd
 import pytest
 from PIL import Image
 
-from tests.annotate_server import call, free_port, kill, listening_addresses, start_server
+from tests.annotate_server import TOKEN, call, free_port, kill, listening_addresses, start_server
 from tests.conftest import REPO, spare_gen_cli
 from spare_gen.annotate.plan import MIN_REPEAT_GAP, Settings, make_plan, plan_path, read_plan
 from spare_gen.annotate.store import append_answer, read_positions, stored_choice
@@ -264,5 +264,63 @@ def test_a_server_on_every_address_needs_its_printed_token_and_counts_pairs_as_t
         assert f"each rater answers {state['total']} pairs" in printed[0], printed[0]
         steps, _, _ = read_plan(plan_path(out, "ann"))
         assert state["total"] == len(steps)
+    finally:
+        kill(server)
+
+
+def test_every_malformed_request_gets_a_json_4xx_and_only_token_or_bearer_headers_count(pool):
+    out, _ = pool
+    port = free_port()
+    server = start_server(out, port, "--sanity", "3")
+    try:
+        answer = {"rater": "ann", "position": 0, "choice": "left", "response_ms": 5}
+        bad = [
+            ("/api/answer", b"[" * 100_000 + b"]" * 100_000, 413, "over"),  # too big, and nested too deep
+            ("/api/answer", b'{"a":' + b"[" * 5000 + b"]" * 5000 + b"}", 400, "must be JSON"),  # nested 5,000 deep
+            ("/api/answer", {**answer, "choice": ["left"]}, 400, "choice ['left']"),
+            ("/api/answer", {**answer, "position": int("9" * 4000)}, 409, "not the pair"),
+            ("/api/answer", b'{"rater": "ann", "position": ' + b"9" * 5000 + b"}", 400, "must be JSON"),
+            ("/api/answer", {**answer, "response_ms": float("nan")}, 400, "response_ms"),
+            ("/api/answer", {**answer, "rater": "ann\n"}, 400, "rater name 'ann\\n'"),
+            ("/api/state?rater=ann%0A", None, 400, "rater name 'ann\\n'"),
+            ("/api/picture?rater=ann&position=%C2%B2&which=left", None, 400, "position '²'"),
+            ("/api/picture?rater=ann&position=" + "7" * 5000 + "&which=left", None, 400, "must be an integer"),
+        ]
+        for path, body, code, reason in bad:
+            status, reply = call(port, path, body)
+            assert status == code and isinstance(reply, dict) and reason in reply["error"], (path[:60], status, reply)
+        assert not (out / "annotations" / "ann\n.csv").exists()
+        for header, code in ((f"token {TOKEN}", 200), (f"Bearer {TOKEN}", 200), (TOKEN, 401), (f"Basic {TOKEN}", 401)):
+            request = urllib.request.Request(f"http://127.0.0.1:{port}/api/config", headers={"Authorization": header})
+            try:
+                with urllib.request.urlopen(request, timeout=30) as response:
+                    status = response.status
+            except urllib.error.HTTPError as error:
+                status = error.code
+            assert status == code, (header, status)
+    finally:
+        kill(server)
+
+
+def test_the_readme_rater_url_works_as_written(pool):
+    out, _ = pool
+    line = next(l for l in (REPO / "README.md").read_text().splitlines() if l.startswith("spare-gen annotate "))
+    command, _, comment = line.partition("#")
+    url = re.search(r"open (http://127\.0\.0\.1:8765/\S+)", comment).group(1)
+    args = command.split()[3:]  # after "spare-gen annotate OUT"
+    port = free_port()
+    server = subprocess.Popen([sys.executable, "-m", "spare_gen.cli", "annotate", str(out), "--port", str(port), *args],
+                              cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            try:
+                with urllib.request.urlopen(url.replace(":8765/", f":{port}/"), timeout=30) as page:
+                    assert page.status == 200 and b"<html" in page.read().lower()
+                break
+            except urllib.error.URLError as exc:  # not listening yet (a 401 would be an HTTPError: fail at once)
+                assert not isinstance(exc, urllib.error.HTTPError), exc
+                assert time.monotonic() < deadline and server.poll() is None
+                time.sleep(0.3)
     finally:
         kill(server)

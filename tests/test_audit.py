@@ -200,3 +200,21 @@ def test_real_drawings_with_the_most_ink_as_answer_are_flagged(small_dataset, tm
     by_row = {r["probe"]: r["verdict"] for r in audit(real_drawing_questions(
         small_dataset, tmp_path / "rows", lambda i, g: i % 4))["results"]}
     assert by_row["file_order"] == "above_chance" and by_row["line_stats"] == "within_chance"
+
+
+def test_an_audit_on_too_few_questions_says_so_instead_of_within_chance():
+    from spare_gen.audit.text import summary, too_little_data, warnings
+
+    def result(task, total, ci):
+        e = {"verdict": "within_chance", "correct": total // 4, "total": total, "accuracy": 0.25, "ci_family": ci}
+        return {"task": task, "probe": "line_stats", "chance": 0.25, "verdict": "within_chance",
+                "evaluations": {"test": e, "cv": None}}
+
+    report = {"results": [result("three_view_to_isometric", 4, [0.0, 0.72]),
+                          result("isometric_to_pose", 2000, [0.22, 0.28])],
+              "flagged": [], "not_audited": [], "empty_splits": []}
+    wide = too_little_data(report)
+    assert len(wide) == 1 and wide[0].startswith("three_view_to_isometric/line_stats (test) rests on 4 questions")
+    assert "[0.0%, 72.0%]" in wide[0] and "+-15 points" in wide[0]
+    assert warnings(report) == [f"1 evaluation(s) rest on too little data, e.g. {wide[0]}"]
+    assert "TOO LITTLE DATA: 1 evaluation(s)" in summary(report)

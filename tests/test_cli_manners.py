@@ -146,3 +146,66 @@ def test_metric_report_shows_progress_per_wireframe_a_short_summary_and_what_it_
     assert len(lines) == 2 and "| Test |" not in proc.stdout  # a summary, not the Markdown table
     assert lines[0].startswith("metric-report: 3 wireframes (0 extracted), tests passed per metric: ")
     assert lines[1] == f"metric-report: wrote {md} and {table}"
+
+
+def test_every_option_has_help_and_shows_its_default():
+    """train-baseline's options are declared with its training settings (spare_gen.baseline), not here."""
+    import argparse
+
+    parser = build_parser()
+    missing = []
+    for name, sub in parser._subparsers._group_actions[0].choices.items():
+        if name == "train-baseline":
+            continue
+        for action in sub._actions:
+            if isinstance(action, argparse._HelpAction):
+                continue
+            label = f"{name} {'/'.join(action.option_strings) or action.dest}"
+            if not action.help:
+                missing.append(f"{label}: no help")
+            elif action.option_strings and action.default not in (None, False, []) and "default" not in action.help:
+                missing.append(f"{label}: default {action.default!r} not shown")
+    assert not missing, missing
+
+
+def test_an_unknown_option_names_the_command_and_the_closest_option(capsys):
+    with pytest.raises(SystemExit) as info:
+        main(["run", "--sett", "x=1"])
+    assert info.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("usage: spare-gen run ")
+    assert err.splitlines()[-1] == "spare-gen run: error: unrecognized arguments: --sett x=1 (did you mean --set?)"
+
+
+def test_progress_is_a_bar_on_a_terminal_and_plain_lines_without_carriage_returns_in_a_pipe():
+    import pty
+
+    from spare_gen.console import PlainProgress, progress
+
+    read_end, write_end = os.pipe()
+    with os.fdopen(write_end, "w") as pipe:
+        bar = progress(5, "drawings", "unit", file=pipe)
+        assert isinstance(bar, PlainProgress)
+        bar.every_s = 0  # a line per update, as a long stage gives one every PLAIN_EVERY_S seconds
+        for _ in range(5):
+            bar.update(1)
+        bar.close()
+    text = os.read(read_end, 10_000).decode()
+    os.close(read_end)
+    assert "\r" not in text and text.splitlines()[0].startswith("spare-gen: drawings: 1/5 units (")
+    assert text.splitlines()[-1].startswith("spare-gen: drawings: 5/5 units") and len(text.splitlines()) == 5
+    quiet_read, quiet_write = os.pipe()
+    with os.fdopen(quiet_write, "w") as pipe:
+        off = progress(5, "drawings", "unit", enabled=False, file=pipe)
+        off.update(5)
+        off.close()
+    assert os.read(quiet_read, 100) == b""
+    os.close(quiet_read)
+    leader, follower = pty.openpty()
+    with os.fdopen(follower, "w") as terminal:
+        bar = progress(5, "drawings", "unit", file=terminal)
+        assert not isinstance(bar, PlainProgress)  # tqdm's bar, redrawn in place
+        bar.update(5)
+        bar.close()
+    assert b"\r" in os.read(leader, 10_000)
+    os.close(leader)

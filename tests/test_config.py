@@ -60,3 +60,36 @@ def test_cli_bad_config_exits_2_and_writes_nothing(tmp_path):
     assert not out.exists()
     proc = spare_gen_cli("run", "-c", str(tmp_path / "missing.toml"))
     assert proc.returncode == 2 and "missing.toml" in proc.stderr
+
+
+@pytest.mark.parametrize(
+    "override, words",
+    [
+        ("questions.split=[nan, nan, nan]", ["questions.split", "nan", "finite number"]),
+        ("pool.corner_threshold=inf", ["pool.corner_threshold", "inf", "finite number"]),
+        ("questions.duplicate_tolerance_px=inf", ["questions.duplicate_tolerance_px", "finite number"]),
+        ("models.files.max_mb=inf", ["models.files.max_mb", "finite number"]),
+        ('render.size="256"', ["render.size", "'256'", "valid integer"]),
+        ("render.sise=256", ["unknown key 'render.sise'", "did you mean 'render.size'?"]),
+        ("models.csg.primitive_counts=" + "[" * 600 + "]" * 600, ["models.csg.primitive_counts", "nested more than"]),
+        ("render.size=256\nrender.png=false", ["render.size=256\\nrender.png=false", "one line"]),
+    ],
+)
+def test_non_finite_string_typed_deep_and_multi_line_overrides_are_one_line_naming_the_key(override, words):
+    with pytest.raises(ConfigError) as info:
+        load_config(REPO / "configs" / "default.toml", [override])
+    message = str(info.value)
+    assert "\n" not in message and len(message) < 400, message
+    for w in words:
+        assert w in message, (w, message)
+
+
+def test_a_recipe_nested_500_deep_is_one_line_and_exit_2(tmp_path):
+    deep = tmp_path / "deep.toml"
+    deep.write_text("seed = " + "[" * 500 + "]" * 500 + "\n")
+    proc = spare_gen_cli("config", "-c", str(deep))
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert proc.stderr.splitlines()[-1] == f"spare-gen: config error in {deep}: arrays or tables nested more than 32 deep"
+    proc = spare_gen_cli("run", "--out", str(tmp_path / "out"), "--set", "questions.split=[nan, nan, nan]")
+    assert proc.returncode == 2 and len(proc.stderr.splitlines()) == 1 and "questions.split" in proc.stderr
+    assert not (tmp_path / "out").exists()

@@ -195,3 +195,16 @@ def test_high_severity_scores_lower_than_low(ground_truths):
             assert corner_prf(added, gt)["recall"] == edge_prf(added, gt)["recall"] == 1.0
     shares = {kind: n / len(ground_truths) for kind, n in lower.items()}
     assert min(shares.values()) >= 0.95, shares
+
+
+def test_a_pool_alone_makes_only_the_models_it_needs_and_a_rerun_has_nothing_to_do(tmp_path):
+    from spare_gen.jobs.regenerate import nothing_to_do
+    from spare_gen.shards import read
+
+    out = tmp_path / "pool"
+    config = pool_config(out, "models.csg.count=240", "pool.models=2", "runner.shard_units=2")
+    run(config, stages=POOL_STAGES)
+    statuses = read(out / "models.parquet", ["status"]).column("status").to_pylist()
+    assert 2 <= statuses.count("ok") and len(statuses) <= 8, statuses  # parts of 2, doubled until 2 are ok
+    assert pq.read_table(out / "wireframes.parquet").num_rows == 2
+    assert nothing_to_do(config, out, POOL_STAGES)

@@ -203,3 +203,21 @@ def test_rank_prints_a_summary(pool, capsys):
     run(out, csv)
     printed = capsys.readouterr().out
     assert "spare-gen rank:" in printed and "best:" in printed and "rater groups" in printed
+
+
+def test_rank_warns_when_items_have_too_few_judgements_and_writes_to_dest(pool, capsys, tmp_path):
+    from spare_gen.jobs.rank import MIN_JUDGEMENTS_PER_ITEM
+
+    out, csv = pool
+    answers = pd.read_csv(csv)
+    few = tmp_path / "few.csv"
+    answers[answers["rater_id"] == "ace"].head(3).to_csv(few, index=False)  # 3 judgements in all
+    dest = tmp_path / "elsewhere"
+    result = run(out, few, dest=dest)
+    err = capsys.readouterr().err
+    assert f"at least {MIN_JUDGEMENTS_PER_ITEM} per item" in err and "WARNING" in err and "mostly noise" in err
+    assert Path(result["ranking_md"]).parent == dest and (dest / "ranking.parquet").is_file()
+    assert "mostly noise" in (dest / "ranking.md").read_text()
+    assert not (out / "reports").exists()  # an earlier report there would have been left alone
+    run(out, csv)  # every rater: enough judgements per type
+    assert "WARNING" not in capsys.readouterr().err

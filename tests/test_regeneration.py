@@ -9,6 +9,7 @@ ENOSPC hooks), broken HLR marked ok (planted far point), bad input (one line, ex
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import tempfile
@@ -179,8 +180,9 @@ def test_ctrl_c_is_a_clean_stop_and_the_rerun_equals_an_uninterrupted_run(tmp_pa
     os.killpg(proc.pid, signal.SIGINT)  # what a terminal does on Ctrl-C: the whole foreground group
     _, stderr = proc.communicate(timeout=120)
     assert proc.returncode == 130, stderr
-    assert "Traceback" not in stderr
+    assert "Traceback" not in stderr and "leaked" not in stderr
     assert stderr.strip().splitlines()[-1].startswith("spare-gen: interrupted; finished units are kept: rerun")
+    assert sum("interrupted" in line for line in stderr.splitlines()) == 1, stderr  # exactly one line says so
     done = _recorded_units(out, "drawings")
     assert 4 <= len(done) < 12, "the interrupt should land mid-stage"
     for p in units.glob("*.json"):  # in-flight units are simply not done: nothing crashed or fell back
@@ -189,6 +191,121 @@ def test_ctrl_c_is_a_clean_stop_and_the_rerun_equals_an_uninterrupted_run(tmp_pa
     rerun = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=600)
     assert rerun.returncode == 0, rerun.stderr
     _assert_same(small_reference, out)
+
+
+def _spawned_workers(pid: int) -> bool:
+    """Whether ``pid`` has started a multiprocessing-spawned child yet (an embedded Dask worker on its way)."""
+    children = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True).stdout.split()
+    for child in children:
+        try:
+            if b"spawn_main" in open(f"/proc/{child}/cmdline", "rb").read():
+                return True
+        except OSError:
+            continue
+    return False if os.path.exists(f"/proc/{pid}") else True
+
+
+@pytest.mark.slow
+def test_sigint_during_cluster_start_up_and_sigterm_to_the_main_pid_stop_in_one_line_and_resume_identical(
+        tmp_path, small_reference):
+    import signal
+    import sys
+    import time
+
+    out = tmp_path / "stopped"
+    cmd = [sys.executable, "-m", "spare_gen.cli", "run", "--out", str(out), "--no-progress", "--workers", "2",
+           "--set", "runner.dashboard=false", *[a for s in SMALL for a in ("--set", s)]]
+
+    def stop(when, send) -> tuple[int, str, float]:
+        proc = subprocess.Popen(cmd, cwd=REPO, start_new_session=True, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 300
+        while time.monotonic() < deadline and not when(proc.pid):
+            time.sleep(0.01)
+        assert proc.poll() is None, "the run should still be going"
+        sent = time.monotonic()
+        send(proc.pid)
+        _, stderr = proc.communicate(timeout=120)
+        return proc.returncode, stderr, time.monotonic() - sent
+
+    # Ctrl-C to the whole group while the embedded cluster starts (its workers are being spawned)
+    code, stderr, seconds = stop(_spawned_workers, lambda pid: os.killpg(pid, signal.SIGINT))
+    assert code == 130 and "Traceback" not in stderr and "leaked" not in stderr, stderr
+    assert [l for l in stderr.splitlines() if "interrupted" in l] == [stderr.strip().splitlines()[-1]]
+    assert stderr.strip().splitlines()[-1].startswith("spare-gen: interrupted; finished units are kept: rerun")
+    assert seconds < 60 and not (out / "dataset.json").exists()
+
+    # SIGTERM to the main process alone (what a batch scheduler or `kill` sends) in the middle of the drawings
+    units = out / ".units" / "drawings"
+    code, stderr, seconds = stop(lambda pid: units.exists() and len(list(units.glob("*.json"))) >= 1,
+                                 lambda pid: os.kill(pid, signal.SIGTERM))
+    assert code == 143 and "Traceback" not in stderr and "leaked" not in stderr, stderr
+    assert stderr.strip().splitlines()[-1].startswith("spare-gen: stopped by SIGTERM; finished units are kept")
+    assert seconds < 60, f"took {seconds:.0f} s to stop"
+    assert json.loads((out / "run.json").read_text())["outcome"] == "stopped: Stopped"
+    rerun = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=600)
+    assert rerun.returncode == 0, rerun.stderr
+    _assert_same(small_reference, out)
+
+
+@pytest.mark.slow
+def test_a_disk_that_fills_mid_run_is_one_line_and_exit_75(tmp_path):
+    """A real full file system: a 80 MB tmpfs (mounted in a private mount namespace) that a filler file fills once
+    the drawings started; the run.json written as the run stops meets the full disk too and must not mask it."""
+    import sys
+
+    disk, err, rc = tmp_path / "disk", tmp_path / "stderr.txt", tmp_path / "rc.txt"
+    disk.mkdir()
+    run_cmd = " ".join([sys.executable, "-m", "spare_gen.cli", "run", "--out", f"{disk}/out", "--no-progress",
+                        "--workers", "2", "--set", "runner.dashboard=false",
+                        *[f"--set {s}" for s in SMALL]])
+    script = f"""set -e
+mount -t tmpfs -o size=80m tmpfs {disk}
+{run_cmd} 2>{err} &
+pid=$!
+until ls {disk}/out/.units/drawings/*.json >/dev/null 2>&1 || ! kill -0 $pid 2>/dev/null; do sleep 0.05; done
+dd if=/dev/zero of={disk}/filler bs=1M 2>/dev/null || true
+set +e
+wait $pid
+echo $? >{rc}
+"""
+    proc = subprocess.run(["unshare", "--mount", "--map-root-user", "sh", "-c", script], cwd=REPO,
+                          capture_output=True, text=True, timeout=900)
+    assert proc.returncode == 0, proc.stderr
+    stderr = err.read_text()
+    assert rc.read_text().strip() == "75", stderr
+    assert "Traceback" not in stderr, stderr
+    last = stderr.strip().splitlines()[-1]
+    assert last.startswith("spare-gen: ") and "rerun the same command" in last, stderr
+
+
+def test_a_second_run_on_a_locked_output_folder_is_one_line_and_exit_2_and_a_dead_holders_lock_is_taken_over(
+        tmp_path):
+    import socket
+    import sys
+
+    from spare_gen.preflight import LOCK_FILE, output_lock
+
+    out = tmp_path / "out"
+    out.mkdir()
+    holder = subprocess.Popen([sys.executable, "-c", "import sys, time\nfrom spare_gen.preflight import output_lock\n"
+                               "with output_lock(sys.argv[1]):\n    print('held', flush=True)\n    time.sleep(600)\n",
+                               str(out)], cwd=REPO, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline() == "held\n"
+        proc = spare_gen_cli("run", "--out", str(out), "--no-progress")
+        assert proc.returncode == 2, proc.stderr
+        assert proc.stderr.splitlines() == [
+            f"spare-gen: error: output folder {out}: in use by another spare-gen run (pid {holder.pid} on host "
+            f"{socket.gethostname()}); wait for it to finish or choose another --out"]
+        assert sorted(p.name for p in out.iterdir()) == [LOCK_FILE]  # the second run wrote nothing
+    finally:
+        holder.kill()  # SIGKILL: no clean-up, its lock file stays behind
+        holder.wait(timeout=30)
+    assert (out / LOCK_FILE).read_text() == f"pid {holder.pid} on host {socket.gethostname()}\n"
+    with output_lock(out):  # the dead holder's lock is taken over
+        assert (out / LOCK_FILE).read_text().startswith(f"pid {os.getpid()} ")
+    assert not (out / LOCK_FILE).exists()
 
 
 # ------------------------------------------------------------------------------------------ no wrong "ok"
@@ -331,6 +448,23 @@ def test_unusable_output_folder_and_unreachable_scheduler_are_one_line_exit_2(pu
 
 
 # -------------------------------------------------------------------------------------------------- validate
+
+
+def test_validate_catches_an_edited_seed_or_citation_in_dataset_json(tmp_path):
+    from spare_gen.manifest import write_manifest
+
+    config = load_config(None, [f'out="{tmp_path}"'])
+    for key, edit in (("seed", lambda r: {**r, "seed": r["seed"] + 1}),
+                      ("citation", lambda r: {**r, "config": {**r["config"], "card": {
+                          **r["config"]["card"], "citation": "@misc{someone_else}"}}})):
+        out = tmp_path / key
+        out.mkdir()
+        write_manifest(out, config, {"models": "models: ok 1"}, complete=True)  # a complete record, no tables
+        assert validate(out) == []
+        record = json.loads((out / "dataset.json").read_text())
+        (out / "dataset.json").write_text(json.dumps(edit(record), indent=2))
+        problems = validate(out)
+        assert len(problems) == 1 and "dataset.json was edited since the run wrote it" in problems[0], problems
 
 
 def test_validate_catches_an_edited_table_and_a_deleted_unreferenced_drawing(small_dataset, tmp_path):

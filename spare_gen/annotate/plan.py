@@ -26,7 +26,7 @@ from spare_gen.pool.pairs import PairType
 ANNOTATIONS_DIR = "annotations"
 PLANS_DIR = ".plans"
 PAIRS_FILE = "pairs.parquet"
-RATER_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+RATER_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")  # the whole name (fullmatch): no trailing newline
 MIN_REPEAT_GAP = 5  # a repeat comes back at least this many pairs after its first showing, when there is room
 
 
@@ -50,7 +50,7 @@ class Step:
 
 def check_rater(rater: str) -> str:
     """A rater id usable as a file name: letters, digits, '_', '.', '-' (starting with a letter or digit), <= 64."""
-    if not isinstance(rater, str) or not RATER_PATTERN.match(rater):
+    if not isinstance(rater, str) or not RATER_PATTERN.fullmatch(rater):
         raise ValueError(
             f"rater name {rater!r} is not allowed: "
             "use 1-64 letters, digits, '_', '.' or '-', starting with a letter or digit"

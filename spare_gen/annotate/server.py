@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import hashlib
 import inspect
+import json
+import re
 import secrets
 import socket
 import threading
@@ -37,6 +39,10 @@ from spare_gen.pool.pairs import Choice
 STATIC_DIR = Path(__file__).parent / "static"
 MAX_RESPONSE_MS = 24 * 3600 * 1000
 NO_STORE = {"Cache-Control": "no-store"}
+# An answer is under 200 bytes; a body over this limit is refused (413) before it is read whole.
+MAX_BODY_BYTES = 16 * 1024
+POSITION_PATTERN = re.compile(r"[0-9]{1,9}")  # ASCII digits only ('²' is a digit to str.isdigit), no 5,000 of them
+AUTH_SCHEMES = ("token", "bearer")  # Authorization: token <token> (as Jupyter) or Bearer <token>
 
 
 class RaterSession:
@@ -101,7 +107,7 @@ class App:
         position, shown, ms = body.get("position"), body.get("choice"), body.get("response_ms")
         if not isinstance(position, int) or isinstance(position, bool):
             raise HTTPException(400, f"position {position!r} must be an integer")
-        if shown not in {c.value for c in Choice}:
+        if not isinstance(shown, str) or shown not in {c.value for c in Choice}:
             raise HTTPException(400, f"choice {shown!r} must be one of left, right, equal")
         if not isinstance(ms, (int, float)) or isinstance(ms, bool) or not 0 <= ms <= MAX_RESPONSE_MS:
             raise HTTPException(400, f"response_ms {ms!r} must be a number of milliseconds >= 0")
@@ -137,10 +143,36 @@ def _cookie_name(token: str) -> str:
     return f"spare_gen_token_{hashlib.sha256(token.encode()).hexdigest()[:8]}"
 
 
+def _header_token(request: Request) -> str:
+    """The token of an ``Authorization: token <t>`` or ``Bearer <t>`` header; '' for none or another form (a bare
+    ``<t>`` without a scheme is not accepted)."""
+    scheme, _, given = request.headers.get("authorization", "").strip().partition(" ")
+    return given.strip() if scheme.lower() in AUTH_SCHEMES else ""
+
+
 def _given_token(request: Request, token: str) -> str:
-    header = request.headers.get("authorization", "")
-    return (request.query_params.get("token") or header.removeprefix("token ").strip()
+    return (request.query_params.get("token") or _header_token(request)
             or request.cookies.get(_cookie_name(token), ""))
+
+
+async def _json_body(request: Request) -> dict:
+    """The request's JSON object, read up to MAX_BODY_BYTES (413 beyond, without reading the rest); malformed,
+    too deeply nested or not an object: 400."""
+    declared = request.headers.get("content-length", "")
+    if declared.isascii() and declared.isdigit() and int(declared) > MAX_BODY_BYTES:
+        raise HTTPException(413, f"the request body is over {MAX_BODY_BYTES} bytes")
+    raw = bytearray()
+    async for chunk in request.stream():  # a body sent without a length (chunked) is cut off at the limit too
+        raw += chunk
+        if len(raw) > MAX_BODY_BYTES:
+            raise HTTPException(413, f"the request body is over {MAX_BODY_BYTES} bytes")
+    try:
+        body = json.loads(raw)
+    except (ValueError, RecursionError):  # RecursionError: JSON nested thousands deep
+        raise HTTPException(400, "the request body must be JSON") from None
+    if not isinstance(body, dict):
+        raise HTTPException(400, "the request body must be a JSON object")
+    return body
 
 
 def _require_token(request: Request, token: str | None) -> None:
@@ -158,19 +190,14 @@ def build_app(app: App, token: str | None = None) -> Starlette:
         return JSONResponse(app.state(app.session(request.query_params.get("rater"))), headers=NO_STORE)
 
     async def answer(request: Request) -> Response:
-        try:
-            body = await request.json()
-        except ValueError:
-            raise HTTPException(400, "the request body must be JSON") from None
-        if not isinstance(body, dict):
-            raise HTTPException(400, "the request body must be a JSON object")
+        body = await _json_body(request)
         session = app.session(body.get("rater"))
         return JSONResponse(await run_in_threadpool(app.answer, session, body), headers=NO_STORE)
 
     def picture(request: Request) -> Response:
         session = app.session(request.query_params.get("rater"))
         position, which = request.query_params.get("position", ""), request.query_params.get("which")
-        if not position.isdigit() or int(position) >= len(session.steps):
+        if not POSITION_PATTERN.fullmatch(position) or int(position) >= len(session.steps):
             raise HTTPException(400, f"position {position!r} must be an integer in [0, {len(session.steps)})")
         if which not in {p.value for p in Picture}:
             raise HTTPException(400, f"which {which!r} must be one of {', '.join(p.value for p in Picture)}")

@@ -43,6 +43,7 @@ from spare_gen.audit.features import LAYOUT, FeatureKind, Layout
 from spare_gen.audit.inputs import Source, join_split_data, probe_split_data
 from spare_gen.audit.surface import TOKEN_PROBES, SurfaceProbe, TokenLookup, empty_splits, task_columns
 from spare_gen.config.schema import TaskName
+from spare_gen.console import progress
 from spare_gen.data.evaluate import MULTIPLE_CHOICE, REPORTS_DIR
 from spare_gen.data.stats import CONFIDENCE, wilson
 from spare_gen.data.tables import available_tasks
@@ -172,8 +173,9 @@ def judge(results: list[dict], family_confidence: float = FAMILY_CONFIDENCE) -> 
     return level
 
 
-def audit(out: Path, seed: int = 0, client=None) -> dict:
-    """Run every probe on every multiple-choice task present in ``out``; the report as a dict.
+def audit(out: Path, seed: int = 0, client=None, show: bool = False) -> dict:
+    """Run every probe on every multiple-choice task present in ``out``; the report as a dict. ``show``: progress
+    per fitted probe on stderr (a bar on a terminal, periodic lines in a log).
 
     With a Dask ``client``, the probes' inputs are read on its workers, one task per (task, split, feature set),
     or per AUDIT_ROWS_PER_TASK questions of a larger split's drawings, and each probe's fit runs there on them: the
@@ -210,12 +212,8 @@ def audit(out: Path, seed: int = 0, client=None) -> dict:
             if probe in SURFACE and columns is None:
                 continue
             source = SURFACE[probe] if probe in SURFACE else FEATURES[probe]
-            data = {s: split_data(task, s, source) for s in SPLITS}
-            if client is None:
-                jobs.append(run_probe(task, probe, data, seed, n_choices))
-            else:  # the inputs stay on the workers: the fit's task depends on their futures
-                jobs.append(client.submit(run_probe, task, probe, data, seed, n_choices, pure=False))
-    results = jobs if client is None else client.gather(jobs)
+            jobs.append((task, probe, {s: split_data(task, s, source) for s in SPLITS}, n_choices))
+    results = _fit(jobs, seed, client, progress(len(jobs), "audit", "probe", show))
     level = judge(results)
     return {"seed": seed, "family_confidence": FAMILY_CONFIDENCE, "per_evaluation_confidence": level,
             "confidence": CONFIDENCE, "min_train": MIN_TRAIN, "cv_folds": logit.CV_FOLDS, "results": results,
@@ -225,6 +223,26 @@ def audit(out: Path, seed: int = 0, client=None) -> dict:
             "not_audited": [f"{r['task']}/{r['probe']}" for r in results if r["verdict"] == Verdict.NOT_AUDITED.value]}
 
 
+def _fit(jobs: list[tuple], seed: int, client, bar) -> list[dict]:
+    """Each (task, probe, data, n_choices) job's result, in order; on ``client``'s workers when given (the inputs stay there:
+    each fit's task depends on their futures)."""
+    if client is None:
+        results = []
+        for task, probe, data, n_choices in jobs:
+            results.append(run_probe(task, probe, data, seed, n_choices))
+            bar.update(1)
+    else:
+        from distributed import as_completed
+
+        futures = [client.submit(run_probe, task, probe, data, seed, n_choices, pure=False)
+                   for task, probe, data, n_choices in jobs]
+        for _ in as_completed(futures):
+            bar.update(1)
+        results = client.gather(futures)
+    bar.close()
+    return results
+
+
 def exit_code(report: dict) -> int:
     """1 when a probe is not within chance, else 3 when one could not run, else 0."""
     if report["flagged"]:
@@ -232,7 +250,7 @@ def exit_code(report: dict) -> int:
     return EXIT_NOT_AUDITED if report["not_audited"] else EXIT_OK
 
 
-def audit_and_record(out: Path, seed: int = 0, client=None) -> tuple[dict, Path]:
+def audit_and_record(out: Path, seed: int = 0, client=None, show: bool = False) -> tuple[dict, Path]:
     """Run the audit (its fits on ``client``'s workers when given) and write ``reports/audit.json``; (report, json)."""
-    report = audit(Path(out), seed, client)
+    report = audit(Path(out), seed, client, show)
     return report, write_json(Path(out) / REPORTS_DIR / REPORT_NAME, report)

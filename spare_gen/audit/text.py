@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+# A verdict whose family interval is wider than +-this (accuracy, 0.15 = 15 points) rests on too few questions to
+# tell a shortcut from chance: "within chance" then says little, and the audit says so
+MAX_HALF_WIDTH = 0.15
+
 
 def pct(x) -> str:
     return "-" if x is None else f"{100 * x:.1f}%"
@@ -45,11 +49,28 @@ def summary(report: dict) -> str:
         parts.append(f"NOT AUDITED (could not run): {', '.join(missing)}")
     if report.get("empty_splits"):
         parts.append(f"EMPTY SPLITS: {', '.join(report['empty_splits'])}")
+    wide = too_little_data(report)
+    if wide:
+        parts.append(f"TOO LITTLE DATA: {len(wide)} evaluation(s) with an interval wider than "
+                     f"+-{100 * MAX_HALF_WIDTH:.0f} points")
     return "; ".join(parts)
 
 
+def too_little_data(report: dict) -> list[str]:
+    """One line per evaluation whose family interval is wider than +-MAX_HALF_WIDTH: too few questions to judge."""
+    out = []
+    for r in report["results"]:
+        for name, e in r["evaluations"].items():
+            if e is not None and e.get("ci_family") and (e["ci_family"][1] - e["ci_family"][0]) / 2 > MAX_HALF_WIDTH:
+                out.append(f"{r['task']}/{r['probe']} ({name}) rests on {e['total']} questions: its interval "
+                           f"{interval(e['ci_family'])} is wider than +-{100 * MAX_HALF_WIDTH:.0f} points, too "
+                           f"little data to tell a shortcut from chance; make more questions")
+    return out
+
+
 def warnings(report: dict) -> list[str]:
-    """One line per empty split, per probe that could not run, and per evaluation whose interval excludes chance."""
+    """One line per empty split, per probe that could not run, per evaluation whose interval excludes chance, and one
+    line for the evaluations on too little data (an interval wider than +-MAX_HALF_WIDTH)."""
     out = [f"split {s} is EMPTY: it has no questions, so every probe that needs it is not audited"
            for s in report.get("empty_splits", [])]
     for r in report["results"]:
@@ -68,4 +89,7 @@ def warnings(report: dict) -> list[str]:
                 out.append(f"{where} scores {pct(e['accuracy'])}, below chance {pct(r['chance'])} (family CI up to "
                            f"{pct(e['ci_family'][1])}): the held-out questions differ from the training ones in a "
                            f"learnable way")
+    wide = too_little_data(report)
+    if wide:  # one line, with the first as the example: a small dataset has dozens
+        out.append(f"{len(wide)} evaluation(s) rest on too little data, e.g. {wide[0]}")
     return out

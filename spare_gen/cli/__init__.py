@@ -16,6 +16,7 @@ if console.is_the_command(sys.argv[0]):  # spare-gen itself, not a program impor
     console.guard_startup()  # a Ctrl-C during the imports below: one line, exit 130
 
 import argparse  # noqa: E402
+import difflib  # noqa: E402
 import importlib  # noqa: E402
 from types import ModuleType  # noqa: E402
 
@@ -77,6 +78,18 @@ def _command_in(argv: list[str]) -> str | None:
     return word if word in COMMANDS else None
 
 
+def _parse(parser: argparse.ArgumentParser, name: str | None, argv: list[str]) -> argparse.Namespace:
+    """``argv`` parsed; an unknown option is the command's own usage error, with the closest option suggested
+    (``run --sett x=1``: did you mean --set?)."""
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:
+        sub = parser._subparsers._group_actions[0].choices[name] if name else parser  # noqa: SLF001 (argparse API)
+        options = [o for action in sub._actions for o in action.option_strings]  # noqa: SLF001
+        close = difflib.get_close_matches(unknown[0].partition("=")[0], options, n=1)
+        sub.error(f"unrecognized arguments: {' '.join(unknown)}" + (f" (did you mean {close[0]}?)" if close else ""))
+    return args
+
+
 def _missing_extra(name: str | None, exc: ModuleNotFoundError) -> int | None:
     """Exit code 2 and one line naming the extra to install, when ``exc`` is an optional dependency's absence."""
     extra = EXTRAS.get((exc.name or "").split(".")[0])
@@ -97,7 +110,7 @@ def _main(argv: list[str] | None) -> int:
     name = _command_in(argv)
     try:
         module = command_module(name) if name else None
-        args = build_parser(only=name).parse_args(argv)
+        args = _parse(build_parser(only=name), name, argv)
         if name in READS_FOLDER and not Path(args.out).is_dir():
             print(f"spare-gen {name}: error: folder {args.out!r} does not exist", file=sys.stderr)
             return EXIT_BAD_INPUT

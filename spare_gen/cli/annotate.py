@@ -20,7 +20,11 @@ DEFAULTS = Settings()  # the rater plan's defaults, declared once in spare_gen.a
 EPILOG = ANSWERS_FORMAT + "\n\n" + """input: OUT is a pool folder written by `spare-gen run` or `spare-gen pool` (pairs.parquet,
 corruptions.parquet, wireframes.parquet), e.g.
 
-  spare-gen annotate outputs/default --rater alice      # then open http://127.0.0.1:8765/?rater=alice"""
+  spare-gen annotate outputs/default --rater alice --token s3cret-alice
+  # then open http://127.0.0.1:8765/?token=s3cret-alice&rater=alice
+
+Every request must carry the server's token (a new random one unless --token gives it): open the URL
+`annotate` prints; other raters add &rater=NAME to it."""
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:

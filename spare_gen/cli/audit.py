@@ -23,8 +23,10 @@ Example:
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("out")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("out", help="a dataset folder written by `spare-gen run`")
+    p.add_argument("--seed", type=int, default=0,
+                   help="seed of the probes' cross-validation folds and shuffles (default 0; a run's own audit uses "
+                        "the config's seed)")
     add_worker_arguments(p, "read the drawings and fit the probes")
 
 
@@ -36,7 +38,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         with open_client(args.scheduler, workers=args.workers, dashboard=False, quiet=not args.scheduler,
                          shared=out if args.scheduler else None) as client:
-            report, json_path = audit_and_record(out, args.seed, client)
+            report, json_path = audit_and_record(out, args.seed, client, show=True)
     except (ValueError, FileNotFoundError, KeyError) as exc:
         print(f"spare-gen audit: error: {exc}", file=sys.stderr)
         return EXIT_ERROR

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import logging
 import signal
@@ -14,11 +15,13 @@ from spare_gen.config import ConfigError, load_config
 from spare_gen.config.schema import ClusterKind, Config
 from spare_gen.config.loader import DEFAULT_CONFIG_FILE
 from spare_gen.jobs.regenerate import run
+from spare_gen.runner.cluster import STOP_SIGNALS
 from spare_gen.runner.stage import MachineFailure
 
 EXIT_BAD_INPUT = 2
 EXIT_MACHINE = 75  # EX_TEMPFAIL: the machine failed (disk full, killed processes); rerun to finish
-EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report Ctrl-C
+# OSErrors of the machine, not of the input: a write of the main process that meets one is a machine failure
+MACHINE_ERRNOS = (errno.ENOSPC, errno.EDQUOT, errno.EIO, errno.EROFS)
 
 CONFIG_INPUT = """input: a TOML recipe (every key, type, range and default in spare_gen/config/schema.py), e.g.
 
@@ -60,7 +63,8 @@ def add_config_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--cluster", default=None, choices=[k.value for k in ClusterKind],
                    help="where the workers come from: local (default), scheduler, or batch jobs (slurm, pbs, sge, lsf) "
                         "set up by [runner.jobqueue]")
-    p.add_argument("--no-progress", action="store_true", help="no progress bars")
+    p.add_argument("--no-progress", action="store_true",
+                   help="no progress (a bar on a terminal, a plain line every 30 s in a pipe or log)")
 
 
 def resolve_config(args: argparse.Namespace) -> Config:
@@ -89,30 +93,51 @@ def config_line(args: argparse.Namespace) -> str:
     return f"spare-gen: config: built-in defaults ({DEFAULT_CONFIG_FILE})"
 
 
-def _stop_on_first_sigint(signum, frame):
-    """The first Ctrl-C stops the run; further ones must not interrupt its clean shutdown."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+class Stopped(KeyboardInterrupt):
+    """A Ctrl-C (SIGINT) or a SIGTERM (a scheduler, ``kill``) stopping the run; a KeyboardInterrupt, so every cleanup
+    that handles Ctrl-C handles both."""
+
+    def __init__(self, signum: int):
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+def _stop_on_first_signal(signum, frame):
+    """The first SIGINT or SIGTERM stops the run; further ones must not interrupt its clean shutdown."""
+    for s in STOP_SIGNALS:
+        signal.signal(s, signal.SIG_IGN)
     logging.getLogger("distributed").setLevel(logging.CRITICAL)  # workers going away is expected now
-    raise KeyboardInterrupt
+    raise Stopped(signum)
 
 
 def run_job(config: Config, stages: tuple[str, ...], announce: str = "") -> int:
-    """Run the main job's ``stages``; an interruption or a machine failure is one line and its exit code.
+    """Run the main job's ``stages``; an interruption (SIGINT or SIGTERM, to the process group or to this process
+    alone) or a machine failure is one line and its exit code (128 + the signal, or 75).
 
     ``announce`` (``config_line``) is the run's first line once it starts (a bad output folder or scheduler
     stays one line)."""
-    previous = signal.signal(signal.SIGINT, _stop_on_first_sigint)
+    previous = {s: signal.signal(s, _stop_on_first_signal) for s in STOP_SIGNALS}
     try:
         run(config, stages=stages, announce=announce)
-    except KeyboardInterrupt:
-        print(f"spare-gen: interrupted; finished units are kept: rerun the same command to resume "
+    except KeyboardInterrupt as exc:
+        previous = {s: signal.SIG_IGN for s in STOP_SIGNALS}  # a second Ctrl-C while the process exits: no more lines
+        signum = exc.signum if isinstance(exc, Stopped) else signal.SIGINT
+        how = "interrupted" if signum == signal.SIGINT else f"stopped by {signal.Signals(signum).name}"
+        print(f"spare-gen: {how}; finished units are kept: rerun the same command to resume "
               f"(output in {config.out})", file=sys.stderr)
-        return EXIT_INTERRUPTED
+        return 128 + signum
     except MachineFailure as exc:
         print(f"spare-gen: {exc}", file=sys.stderr)
         return EXIT_MACHINE
+    except OSError as exc:
+        if exc.errno not in MACHINE_ERRNOS:
+            raise
+        print(f"spare-gen: the machine failed writing {exc.filename or config.out} ({exc.strerror}); finished units "
+              f"are kept: rerun the same command to finish once it is fixed", file=sys.stderr)
+        return EXIT_MACHINE
     finally:
-        signal.signal(signal.SIGINT, previous)
+        for s, handler in previous.items():
+            signal.signal(s, handler)
     return 0
 
 

@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 from spare_gen.cli.common import DATASET_INPUT
-from spare_gen.data.evaluate import main
+from spare_gen.data.evaluate import MULTIPLE_CHOICE, main
 from spare_gen.questions.layout import DEFAULT_SPLIT
 
 EPILOG = DATASET_INPUT + """
@@ -20,9 +20,9 @@ index 0..3, one row per question of the split, e.g.
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("out")
+    p.add_argument("out", help="a dataset folder written by `spare-gen run`")
     p.add_argument("predictions", help="CSV: question_id,answer")
-    p.add_argument("--task", required=True)
+    p.add_argument("--task", required=True, help=f"the task the predictions answer: {', '.join(t.value for t in MULTIPLE_CHOICE)}")
     p.add_argument("--split", default=DEFAULT_SPLIT, help=f"train, val or test (default {DEFAULT_SPLIT})")
     p.add_argument("--lenient", action="store_true", help="count unknown/missing/invalid predictions as wrong (warn)")
 

@@ -19,7 +19,7 @@ in model coordinates, one row per random view (rand_*) of each predicted model, 
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("out")
+    p.add_argument("out", help="a dataset folder written by `spare-gen run` with render.random_views > 0")
     p.add_argument("predictions", help="CSV or Parquet: model_id,view,rotation (9 values),position (3 values)")
 
 

@@ -15,11 +15,12 @@ models.parquet, wireframes.parquet, corruptions.parquet, e.g.
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("out")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("out", help="a pool folder (models.parquet, wireframes.parquet, corruptions.parquet)")
+    p.add_argument("--seed", type=int, default=0,
+                   help="seed of the property tests' random transforms and edge samples (default 0)")
     p.add_argument("--max-models", type=int, default=None, help="use only the pool's first N wireframes")
     p.add_argument("--models", type=int, default=64,
-                   help="top the pool's wireframes up to N from further models (0 = the pool's only)")
+                   help="top the pool's wireframes up to N from further models (0 = the pool's only; default 64)")
     add_worker_arguments(p, "test the metrics")
     p.add_argument("--paper-compat", action="store_true", help="test by the paper's protocol: identity d(x,x)=0 "
                    "exactly, symmetry by numpy.isclose, chamfer/Hausdorff from random edge samples")

@@ -17,12 +17,15 @@ pair_id,rater_id,choice where choice is left, right or equal (pair ids from OUT/
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("out")
+    p.add_argument("out", help="a pool folder (pairs.parquet, corruptions.parquet)")
     p.add_argument("annotations", help="answers CSV (pair_id,rater_id,choice[,is_repeat,...]) or a folder of them, "
                                        "e.g. OUT/annotations (format below)")
-    p.add_argument("--item", choices=("type", "variant"), default="type")
+    p.add_argument("--item", choices=("type", "variant"), default="type",
+                   help="rank corruption types (kind + severity) or single variants (default type)")
+    p.add_argument("--dest", default=None, metavar="DIR",
+                   help="folder for the reports (default OUT/reports, whose earlier reports are replaced)")
 
 
 def run(args: argparse.Namespace) -> int:
-    rank(Path(args.out), Path(args.annotations), item=args.item)
+    rank(Path(args.out), Path(args.annotations), item=args.item, dest=args.dest)
     return 0

@@ -13,7 +13,7 @@ EPILOG = CONFIG_INPUT
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     add_config_arguments(p)
-    p.add_argument("--stages", default=",".join(STAGES), help=f"comma-separated subset of {','.join(STAGES)}")
+    p.add_argument("--stages", default=",".join(STAGES), help=f"comma-separated subset of {','.join(STAGES)} (default: all four)")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -18,7 +18,7 @@ with their drawings, a picture of the pose cube for the pose tasks, and each ans
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("out")
+    p.add_argument("out", help="a dataset folder written by `spare-gen run`")
     p.add_argument("--task", default=None, help="one task (default: every task present)")
     p.add_argument("--n", type=int, default=8, help="questions per task (default 8)")
     p.add_argument("--split", default=DEFAULT_SPLIT, help=f"train, val or test (default {DEFAULT_SPLIT})")

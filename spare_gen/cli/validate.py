@@ -16,7 +16,7 @@ exit codes: 0 every rule holds, 1 a violation (one line each), 2 bad input. Exam
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("out")
+    p.add_argument("out", help="a dataset folder written by `spare-gen run` (dataset.json, tables, files)")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import difflib
+import json
 import tomllib
 from enum import Enum
 from importlib.resources import files
@@ -18,19 +20,49 @@ from spare_gen.config.schema import Config
 DEFAULT_CONFIG_FILE = Path(str(files("spare_gen.config") / "default.toml"))
 
 
+# No key of the schema nests deeper than a few levels; a deeper value is a mistake (and would exhaust the stack).
+MAX_DEPTH = 32
+
+
 class ConfigError(ValueError):
     """A config that cannot be used; the message is one line naming the file, key and value."""
 
 
-def _parse_value(text: str) -> Any:
+def _depth(value: Any) -> int:
+    """How deep arrays and tables nest in ``value`` (a scalar: 0); iterative, so no value can exhaust the stack."""
+    deepest, todo = 0, [(value, 0)]
+    while todo:
+        node, level = todo.pop()
+        deepest = max(deepest, level)
+        if level <= MAX_DEPTH:
+            children = node.values() if isinstance(node, dict) else node if isinstance(node, list) else ()
+            todo.extend((child, level + 1) for child in children)
+    return deepest
+
+
+def _nested_toml(text: str, where: str) -> dict:
+    """``text`` parsed as TOML (TOMLDecodeError for bad syntax); nesting deeper than MAX_DEPTH is a ConfigError line
+    naming ``where``."""
+    try:
+        data = tomllib.loads(text)
+    except RecursionError:
+        data = None
+    if data is None or _depth(data) > MAX_DEPTH:
+        raise ConfigError(f"config error in {where}: arrays or tables nested more than {MAX_DEPTH} deep")
+    return data
+
+
+def _parse_value(text: str, key: str) -> Any:
     """A TOML literal (``256``, ``true``, ``[2, 3]``, ``"x"``) or, failing that, a plain string."""
     try:
-        return tomllib.loads(f"v = {text}")["v"]
+        return _nested_toml(f"v = {text}", f"--set {key}=...")["v"]
     except tomllib.TOMLDecodeError:
         return text
 
 
 def apply_override(data: dict, assignment: str) -> None:
+    if any(c in assignment for c in "\n\r\x00"):
+        raise ConfigError(f"--set {assignment!r}: a value must be on one line (it holds a line break or NUL)")
     if "=" not in assignment:
         raise ConfigError(f"--set {assignment!r}: expected KEY=VALUE, e.g. render.size=256")
     key, _, value = assignment.partition("=")
@@ -42,7 +74,7 @@ def apply_override(data: dict, assignment: str) -> None:
         node = node.setdefault(p, {})
         if not isinstance(node, dict):
             raise ConfigError(f"--set {assignment!r}: {p!r} is not a section")
-    node[parts[-1]] = _parse_value(value.strip())
+    node[parts[-1]] = _parse_value(value.strip(), key.strip())
 
 
 def _model_at(loc: tuple) -> type[BaseModel] | None:
@@ -95,7 +127,9 @@ def format_error(err: ValidationError, source: str, overrides: list[str] | None 
     if first["type"] == "extra_forbidden":
         parent = _model_at(loc)
         allowed = ", ".join(parent.model_fields) if parent else ""
-        msg = f"unknown key {key!r}" + (f"; allowed keys here: {allowed}" if allowed else "")
+        close = difflib.get_close_matches(loc[-1], list(parent.model_fields) if parent else [], n=1)
+        msg = f"unknown key {key!r}" + (f" (did you mean {'.'.join((*loc[:-1], close[0]))!r}?)" if close else "") \
+            + (f"; allowed keys here: {allowed}" if allowed else "")
     else:
         value = first.get("input")
         text = first["msg"].removeprefix("Value error, ")
@@ -114,12 +148,18 @@ def load_config(path: str | Path | None = None, overrides: list[str] | None = No
         if not p.is_file():
             raise ConfigError(f"config error: file {str(p)!r} does not exist")
         try:
-            data = tomllib.loads(p.read_text(encoding="utf-8"))
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-            raise ConfigError(f"config error in {source}: not valid TOML ({exc})") from None
+            text = p.read_text(encoding="utf-8")
+        except UnicodeDecodeError as exc:
+            raise ConfigError(f"config error in {source}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+        try:
+            data = _nested_toml(text, source)
+        except tomllib.TOMLDecodeError as exc:
+            raise ConfigError(f"config error in {source}: not valid TOML ({' '.join(str(exc).split())})") from None
     for assignment in overrides or []:
         apply_override(data, assignment)
     try:
-        return Config.model_validate(data)
+        # strict, through JSON: a string is not an int (render.size = "256" is an error, not 256); TOML dates
+        # become strings, which only a string key takes
+        return Config.model_validate_json(json.dumps(data, default=str), strict=True)
     except ValidationError as exc:
         raise ConfigError(format_error(exc, source, overrides)) from None

@@ -18,7 +18,7 @@ EDGE_THRESHOLD = 0.02  # a predicted edge matches a GT edge within this segment-
 
 
 class _Section(BaseModel):
-    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+    model_config = ConfigDict(extra="forbid", validate_assignment=True, allow_inf_nan=False)  # finite floats only
 
 
 class ModelSource(str, Enum):

@@ -106,7 +106,7 @@ def extra_wireframes(out_dir: Path, have: list[str], count: int, client) -> tupl
     settings = WireframeSettings(stage=WIREFRAMES_STAGE, seed=0, out_dir=str(out_dir.resolve()), timeout_s=timeout,
                                  deflection=deflection, house_wireframe=houses)
     rows = client.gather([client.submit(wireframe_task, u, settings, pure=False) for u in units])
-    ok = [r for r in rows if r["status"] == Status.OK.value and r.get("vertices") is not None]
+    ok = [r for r in rows if r["status"] == Status.OK and r.get("vertices") is not None]
     return [str(r["model_id"]) for r in ok], [Wireframe.from_row(r) for r in ok]
 
 

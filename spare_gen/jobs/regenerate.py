@@ -1,9 +1,9 @@
 """The main job: regenerate a dataset (models, drawings, question sets, and the corrupted pool if enabled).
 
 ``spare-gen run`` runs the enabled stages in order; ``spare-gen pool`` is the same job with the models and
-pool stages. Before any work the output folder must be writable; after the stages, files that no table
-references any more (left by a run with other settings) are removed, and dataset.json records every
-table's hash for ``spare-gen validate``.
+pool stages. Before any work the output folder must be writable and not in use by another run (a lock held for
+the whole run); after the stages, files that no table references any more (left by a run with other settings)
+are removed, and dataset.json records every table's hash for ``spare-gen validate``.
 """
 
 from __future__ import annotations
@@ -16,12 +16,13 @@ from pathlib import Path
 
 from spare_gen.card.compose import write_card
 from spare_gen.config.schema import Config
-from spare_gen.inventory import remove_unreferenced
-from spare_gen.jobs.stages import POOL_STAGES, STAGE_NAMES, wanted
+from spare_gen.inventory import RUN_FILE, remove_unreferenced
+from spare_gen.jobs.stages import POOL_STAGES, STAGE_NAMES, pool_models_only, wanted
 from spare_gen.manifest import complete_for, now, stage_summaries, write_manifest, write_run_record
 from spare_gen.models.driver import models_unchanged
-from spare_gen.preflight import check_output_folder
+from spare_gen.preflight import check_output_folder, output_lock
 from spare_gen.runner.cluster import open_cluster
+from spare_gen.runner.stage import MachineFailure
 
 __all__ = ["POOL_STAGES", "STAGE_NAMES", "nothing_to_do", "run"]
 
@@ -47,6 +48,11 @@ def run(config: Config, *, stages: tuple[str, ...] = STAGE_NAMES, announce: str 
         return stage_summaries(out)
     created = not out.exists()
     check_output_folder(out)
+    with output_lock(out):  # a second run into ``out`` stops here with one line (exit 2)
+        return _run_locked(config, out, stages, announce, client, created)
+
+
+def _run_locked(config: Config, out: Path, stages: tuple[str, ...], announce: str, client, created: bool) -> dict:
     started, t0 = now(), time.monotonic()
     try:
         if client is None:
@@ -79,10 +85,21 @@ def run(config: Config, *, stages: tuple[str, ...] = STAGE_NAMES, announce: str 
         outcome = f"stopped: {type(exc).__name__}"
         raise
     finally:
-        seconds = round(time.monotonic() - t0, 3)
-        write_run_record(out, config, started, now(), seconds, outcome, stages=_names(config, stages))
+        _record_run(out, config, started, round(time.monotonic() - t0, 3), outcome, _names(config, stages))
     say(f"done in {time.monotonic() - t0:.1f} s; output in {out}")
     return summaries
+
+
+def _record_run(out: Path, config: Config, started: str, seconds: float, outcome: str,
+                stages: tuple[str, ...]) -> None:
+    """run.json, best effort: after a failure (a full disk, say) a failed write must not replace that failure's
+    one line and exit code; after a complete run it is a machine failure (the run is not recorded complete)."""
+    try:
+        write_run_record(out, config, started, now(), seconds, outcome, stages=stages)
+    except OSError as exc:
+        if outcome == "complete":
+            raise MachineFailure(f"the run finished but its record {out / RUN_FILE} could not be written "
+                                 f"({exc.strerror or exc}); rerun the same command to finish") from None
 
 
 def nothing_to_do(config: Config, out: Path, stages: tuple[str, ...]) -> bool:
@@ -92,7 +109,8 @@ def nothing_to_do(config: Config, out: Path, stages: tuple[str, ...]) -> bool:
     """
     if any(v for v in config.debug.model_dump().values() if isinstance(v, list)) or config.pool.predictions:
         return False
-    return complete_for(out, config, _names(config, stages)) and models_unchanged(config, out)
+    return complete_for(out, config, _names(config, stages)) and models_unchanged(config, out,
+                                                                                  pool_models_only(config, stages))
 
 
 def _names(config: Config, stages: tuple[str, ...]) -> tuple[str, ...]:
@@ -102,7 +120,7 @@ def _names(config: Config, stages: tuple[str, ...]) -> tuple[str, ...]:
 
 def _run_stages(client, config: Config, out: Path, stages: tuple[str, ...], summaries: dict) -> None:
     for stage in wanted(config, stages):
-        summary = stage.run(client, config, out)
+        summary = stage.run(client, config, out, stages)
         summaries[summary.stage] = summary.text
         say(summary.text)
         write_manifest(out, config, summaries, complete=False)

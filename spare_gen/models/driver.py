@@ -14,6 +14,7 @@ from spare_gen.models.schema import MODELS_FILE, MODELS_SCHEMA
 from spare_gen.models.settings import STAGE, ModelSettings
 from spare_gen.models.worker import model_rows, model_task
 from spare_gen.runner.contract import RunOptions, Summary
+from spare_gen.runner.isolation import Status
 from spare_gen.runner.sharded import TableOut, all_done, run_sharded_stage
 from spare_gen.runner.stage import status_summary
 
@@ -46,17 +47,37 @@ def model_units(config: Config) -> list[dict]:
 MODELS_TABLE = TableOut(MODELS_FILE, MODELS_SCHEMA, model_rows)
 
 
-def run_models(client, config: Config, out: Path) -> Summary:
-    """Run the stage (``models.parquet`` parts written by the workers); return its summary."""
-    run_sharded_stage(client, model_task, model_units(config), ModelSettings.from_config(config, out),
-                      (MODELS_TABLE,), RunOptions.from_config(config))
-    return Summary(STAGE, summary(out / MODELS_FILE))
+def run_models(client, config: Config, out: Path, need_ok: int = 0) -> Summary:
+    """Run the stage (``models.parquet`` parts written by the workers); return its summary.
+
+    ``need_ok`` > 0 (a pool alone needs only its ``pool.models``): only the first units in id order, in batches of
+    whole parts doubling in size, until that many models are ok or every unit ran. The units are the full list's,
+    so a later run of all of them reuses these."""
+    units = sorted(model_units(config), key=lambda u: u["unit_id"])
+    settings, options = ModelSettings.from_config(config, out), RunOptions.from_config(config)
+    part = options.shard_units
+    take = len(units) if not need_ok else min(len(units), -(-2 * need_ok // part) * part)
+    while True:
+        run_sharded_stage(client, model_task, units[:take], settings, (MODELS_TABLE,), options)
+        if take >= len(units) or _ok_models(out) >= need_ok:
+            return Summary(STAGE, summary(out / MODELS_FILE))
+        take = min(len(units), 2 * take)
 
 
-def models_unchanged(config: Config, out: Path) -> bool:
+def _ok_models(out: Path) -> int:
+    return sum(s == Status.OK for s in shards.read(out / MODELS_FILE, ["status"]).column("status").to_pylist())
+
+
+def models_unchanged(config: Config, out: Path, need_ok: int = 0) -> bool:
     """True if the model stage would reuse every unit in ``out``: same settings, and for a files source the
-    same files with the same content (hashed again here)."""
-    return all_done(model_units(config), ModelSettings.from_config(config, out), (MODELS_TABLE,))
+    same files with the same content (hashed again here). ``need_ok``: as for ``run_models`` (the units it ran
+    are the first ones, as many as models.parquet holds)."""
+    units = sorted(model_units(config), key=lambda u: u["unit_id"])
+    if need_ok:
+        if not (out / MODELS_FILE).exists():
+            return False
+        units = units[:shards.read(out / MODELS_FILE, ["status"]).num_rows]
+    return all_done(units, ModelSettings.from_config(config, out), (MODELS_TABLE,))
 
 
 def summary(table_path: Path) -> str:

@@ -9,8 +9,10 @@ import secrets
 import shutil
 import signal
 import socket
+import subprocess
 import sys
 import sysconfig
+import threading
 import time
 from pathlib import Path
 from typing import Iterator
@@ -18,6 +20,8 @@ from typing import Iterator
 from spare_gen.config.schema import JOBQUEUE_KINDS, ClusterKind, RunnerConfig
 
 CONNECT_TIMEOUT_S = 15
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+SENTINEL_S = 3600  # longest embedded-cluster start-up whose Ctrl-C is caught (the sentinel's life)
 WORKER_WAIT_S = 60
 # Background work of an embedded cluster, which competes with the OCCT children for the cores: the statistical
 # profiler (a stack sample every 10 ms per worker, for the dashboard's profile page; the work runs in the child
@@ -107,17 +111,32 @@ def check_shared_folder(client, out: Path, where: str) -> None:
 
 
 @contextlib.contextmanager
-def _workers_ignore_sigint() -> Iterator[None]:
-    """Worker processes started inside inherit an ignored SIGINT: Ctrl-C stops the client, which stops them."""
-    try:
-        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
-    except ValueError:  # not the main thread: nothing to do
+def _stop_signals_held() -> Iterator[None]:
+    """While the embedded cluster starts, its worker processes are spawned ignoring SIGINT (they inherit that: a
+    Ctrl-C to the terminal's process group stops the client, which stops them), yet a Ctrl-C then must not be lost,
+    or the run would go on: a sentinel process in the same process group (``sleep``) dies of it, and once the
+    cluster has started the Ctrl-C is raised here (the caller closes the cluster as it unwinds). A SIGTERM meanwhile
+    is held and delivered then too. (A SIGINT sent to this process alone in those seconds is ignored; SIGTERM is
+    not.)"""
+    if threading.current_thread() is not threading.main_thread():  # signals reach the main thread only
         yield
         return
+    sentinel = subprocess.Popen([shutil.which("sleep") or "sleep", str(SENTINEL_S)], stdin=subprocess.DEVNULL,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    held: list[int] = []
+    previous = {signal.SIGINT: signal.signal(signal.SIGINT, signal.SIG_IGN),
+                signal.SIGTERM: signal.signal(signal.SIGTERM, lambda signum, frame: held.append(signum))}
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, previous)
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+        if sentinel.poll() is None:
+            sentinel.kill()
+        if sentinel.wait() == -signal.SIGINT:
+            held.insert(0, signal.SIGINT)
+        for s in dict.fromkeys(held):
+            signal.raise_signal(s)  # to the handler the caller had (the run's: stop with one line)
 
 
 def dashboard_available() -> bool:
@@ -174,8 +193,8 @@ def open_client(scheduler: str = "", workers: int = 0, dashboard: bool = True, q
     if dashboard and not dashboard_available():
         say("spare-gen: Dask dashboard off: bokeh>=3.1 is not installed (pip install 'bokeh>=3.1')")
         dashboard = False
-    with dask.config.set({"distributed.worker.daemon": False, **QUIET_WORKERS}):
-        with _workers_ignore_sigint():
+    with dask.config.set({"distributed.worker.daemon": False, **QUIET_WORKERS}), contextlib.ExitStack() as opened:
+        with _stop_signals_held():
             cluster = LocalCluster(
                 n_workers=n,
                 threads_per_worker=1,
@@ -184,14 +203,11 @@ def open_client(scheduler: str = "", workers: int = 0, dashboard: bool = True, q
                 scheduler_kwargs=None if dashboard else {"dashboard": False},
                 silence_logs=logging.CRITICAL,  # a Ctrl-C or a lost worker is reported once, by spare-gen
             )
-        client = Client(cluster)
+            opened.callback(cluster.close)  # also when a held Ctrl-C is delivered as this block ends
+        client = opened.enter_context(Client(cluster))
         link = client.dashboard_link if dashboard else "off"
         say(f"spare-gen: embedded Dask LocalCluster with {n} worker(s), 1 thread each; dashboard {link}")
-        try:
-            yield client
-        finally:
-            client.close()
-            cluster.close()
+        yield client
 
 
 def _spare_gen_path() -> str:

@@ -29,6 +29,7 @@ import pyarrow.compute as pc
 
 from spare_gen import shards
 from spare_gen.atomic import write_json, write_parquet
+from spare_gen.console import progress
 from spare_gen.shards import rows_to_table
 from spare_gen.config.schema import DebugConfig
 from spare_gen.runner.contract import RunOptions, StageSettings

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from spare_gen.atomic import write_bytes, write_json
+from spare_gen.console import progress
 from spare_gen.filehash import sha256_file
 from spare_gen.inventory import is_file_column
 from spare_gen.packed import is_packed
@@ -328,10 +329,7 @@ def new_run_token() -> str:
 
 def progress_bar(stage: str, total: int, done: int, options: RunOptions):
     """The stage's progress bar on stderr (units; ``done`` of them already done), off unless ``options.progress``."""
-    from tqdm.auto import tqdm
-
-    return tqdm(total=total, initial=done, desc=stage, unit="unit", disable=not options.progress, file=sys.stderr,
-                dynamic_ncols=True)
+    return progress(total, stage, "unit", options.progress, done)
 
 
 class Retries:
