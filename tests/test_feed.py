@@ -164,3 +164,8 @@ def test_the_cache_command_builds_each_split(synthetic, tmp_path, capsys):
     assert main(["cache", str(synthetic), "--task", "nope", "--cache-dir", str(cache)]) == 2
     assert "unknown task 'nope'" in capsys.readouterr().err
     assert os.listdir(cache) == ["feed"]
+    blocked = tmp_path / "a_file"
+    blocked.write_text("not a folder\n")
+    assert main(["cache", str(synthetic), "--task", "isometric_to_pose", "--cache-dir", str(blocked)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "cannot make the feed cache folder" in err[0] and "--cache-dir" in err[0]

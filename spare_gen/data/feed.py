@@ -10,9 +10,10 @@ An item is a dict of numpy arrays, images uint8 in CHW (channel order ``channels
 * ``pose`` (8,) float32 one-hot (pose_to_isometric); ``answer`` int64 (multiple-choice tasks);
 * ``question_id`` (str), ``n_primitives`` int64 (-1 for file models).
 
-PyTorch's default collate stacks them into a batch; ``to_device`` moves it to the device as uint8 and only there
-makes the images float32 in [0, 1]; ``legacy_inputs`` rebuilds the ``inputs`` tensor of ``spare_gen.data.torch``
-from that device batch (a model that wants F, R, T beside each candidate broadcasts them on the device).
+PyTorch's default collate stacks them into a batch, and ``collate`` does the same in numpy (no thread pool);
+``to_device`` moves it to the device as uint8 and only there makes the images float32 in [0, 1]; ``legacy_inputs``
+rebuilds the ``inputs`` tensor of ``spare_gen.data.torch`` from that device batch (a model that wants F, R, T beside
+each candidate broadcasts them on the device).
 
 Items are built in numpy and become tensors once, in the collate: no per-item tensor operation runs through torch's
 intra-op thread pool. With ``cache=True`` (the default) the split's images are decoded once into one uint8 array
@@ -31,10 +32,11 @@ from enum import Enum
 from pathlib import Path
 
 import numpy as np
+from PIL import Image
 
 try:
     import torch
-    from torch.utils.data import Dataset
+    from torch.utils.data import Dataset, get_worker_info
 except ImportError as exc:  # the base install has no torch
     raise ImportError("spare_gen.data.feed needs PyTorch: pip install 'spare_gen[torch]'") from exc
 
@@ -43,7 +45,7 @@ from spare_gen.config.schema import TaskName
 from spare_gen.data.loaders import decode_rgb, image_size
 from spare_gen.data.tables import Kind, check_split, load_split, three_view_columns
 from spare_gen.filehash import sha256_file
-from spare_gen.packed import drawing_bytes
+from spare_gen.packed import drawing_bytes, packed_paths
 from spare_gen.questions.layout import ALL_POSES, task_name
 from spare_gen.questions.schema import ANSWER_COLUMN, split_path
 from spare_gen.questions.spec import TargetKind
@@ -86,10 +88,11 @@ def pose_one_hot_array(pose: int) -> np.ndarray:
     return out
 
 
-def _decode_into(slot: np.ndarray, pixels: np.ndarray, channels: Channels) -> None:
-    """Copy (H, W, 3) RGB pixels into a (3, H, W) slot in ``channels`` order."""
-    chw = np.moveaxis(pixels, -1, 0)
-    slot[...] = chw[::-1] if channels is Channels.BGR else chw
+def _decode_into(slot: np.ndarray, image: Image.Image, channels: Channels) -> None:
+    """Copy an RGB image into a (3, H, W) uint8 slot in ``channels`` order, band by band (Pillow hands out one band
+    as contiguous bytes at a third of the cost of transposing its (H, W, 3) array)."""
+    for plane, band in zip(slot, channels.value.upper()):
+        plane[...] = np.frombuffer(image.tobytes("raw", band), dtype=np.uint8).reshape(plane.shape)
 
 
 class FeedDataset(Dataset):
@@ -112,6 +115,8 @@ class FeedDataset(Dataset):
         keys = self.spec.loader
         self.paths = [self._image_paths(row) for row in rows]
         self.offsets = np.cumsum([0] + [len(p) for p in self.paths])
+        # drawings packed in the views table (render.store); the others are read as files, without a lookup per image
+        self.packed = packed_paths(self.out).intersection(rel for rels in self.paths for rel in rels)
         self.n_candidates = [len(row[f"{keys.candidates}_{Kind.PNG.value}"]) if keys.candidates else 0 for row in rows]
         self.question_ids = [row["question_id"] for row in rows]
         self.n_primitives = np.array([-1 if r["n_primitives"] is None else int(r["n_primitives"]) for r in rows],
@@ -152,22 +157,26 @@ class FeedDataset(Dataset):
     def __getstate__(self) -> dict:
         return {**self.__dict__, "_images": None}  # workers map the cache themselves
 
-    def decode(self, rel: str) -> np.ndarray:
-        """One PNG of the dataset as (H, W, 3) uint8 RGB at this dataset's size."""
-        pixels = np.asarray(decode_rgb(drawing_bytes(self.out, rel), self.size))
-        if pixels.shape[:2] != self.size:
-            raise ValueError(f"{rel} is {pixels.shape[1]}x{pixels.shape[0]} px, the other drawings "
+    def decode(self, rel: str) -> Image.Image:
+        """One PNG of the dataset as an RGB image at this dataset's size."""
+        image = decode_rgb(drawing_bytes(self.out, rel) if rel in self.packed else os.path.join(self.out, rel),
+                           self.size)
+        if image.size != self.size[::-1]:
+            raise ValueError(f"{rel} is {image.size[0]}x{image.size[1]} px, the other drawings "
                              f"{self.size[1]}x{self.size[0]}: pass a size")
-        return pixels
+        return image
+
+    def decode_all(self, rels: list[str], channels: Channels) -> np.ndarray:
+        """PNGs of the dataset as (len(rels), 3, H, W) uint8 in ``channels`` order."""
+        out = np.empty((len(rels), 3, *self.size), dtype=np.uint8)
+        for slot, rel in zip(out, rels):
+            _decode_into(slot, self.decode(rel), channels)
+        return out
 
     def block(self, index: int) -> np.ndarray:
         """The (M, 3, H, W) uint8 images of question ``index`` in item order and this dataset's channel order."""
         if self.cache_path is None:
-            rels = self.paths[index]
-            out = np.empty((len(rels), 3, *self.size), dtype=np.uint8)
-            for slot, rel in zip(out, rels):
-                _decode_into(slot, self.decode(rel), self.channels)
-            return out
+            return self.decode_all(self.paths[index], self.channels)
         if self._images is None:
             self._images = np.load(self.cache_path, mmap_mode="r")
         cached = self._images[self.offsets[index]:self.offsets[index + 1]]
@@ -205,6 +214,11 @@ class FeedDataset(Dataset):
         path = folder / f"{stem}-{table_hash}.npy"
         shape = (int(self.offsets[-1]), 3, *self.size)
         if not self._cache_holds(path, shape):
+            try:
+                folder.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise ValueError(f"cannot make the feed cache folder {folder}: {exc.strerror}; choose another with "
+                                 f"cache_dir= (spare-gen cache --cache-dir) or ${CACHE_ENV}") from None
             with_tmp_path(path, lambda tmp: self._write_cache(tmp, shape))
         for stale in folder.glob(f"{stem}-*.npy"):
             if stale != path:
@@ -220,11 +234,13 @@ class FeedDataset(Dataset):
         return cached.shape == shape and cached.dtype == np.uint8
 
     def _write_cache(self, tmp: Path, shape: tuple[int, ...]) -> None:
-        images = np.lib.format.open_memmap(tmp, mode="w+", dtype=np.uint8, shape=shape)
-        for slot, rel in zip(images, (rel for rels in self.paths for rel in rels)):
-            _decode_into(slot, self.decode(rel), Channels.RGB)
-        images.flush()
-        del images
+        """The .npy file of every image, RGB, question by question; written, not memory-mapped, so a full disk is an
+        OSError (and the temporary file goes), not a SIGBUS."""
+        with open(tmp, "wb") as fh:
+            np.lib.format.write_array_header_1_0(fh, {"descr": np.dtype(np.uint8).str, "fortran_order": False,
+                                                      "shape": shape})
+            for rels in self.paths:
+                fh.write(self.decode_all(rels, Channels.RGB).data)
 
 
 def feed_dataset(out: str | Path, task: TaskName | str, split: str, *,
@@ -232,6 +248,26 @@ def feed_dataset(out: str | Path, task: TaskName | str, split: str, *,
                  cache: bool = True, cache_dir: str | Path | None = None) -> FeedDataset:
     """The feed of ``task`` / ``split`` under ``out`` (see ``FeedDataset``)."""
     return FeedDataset(out, task, split, size=size, channels=channels, cache=cache, cache_dir=cache_dir)
+
+
+def _stack(values: list) -> torch.Tensor:
+    """Equal-shaped arrays (or numpy scalars) stacked by numpy into one tensor; in a DataLoader worker straight into
+    shared memory, as ``default_collate`` does, so the batch reaches the main process without another copy."""
+    first = np.asarray(values[0])
+    shape = (len(values), *first.shape)
+    if get_worker_info() is None:
+        return torch.from_numpy(np.stack(values))
+    out = torch.empty(shape, dtype=torch.from_numpy(first).dtype).share_memory_()
+    np.stack(values, out=out.numpy())
+    return out
+
+
+def collate(items: list[dict]) -> dict:
+    """A batch of feed items: what ``default_collate`` gives (arrays stacked into tensors, strings into lists), built
+    by numpy, so no tensor operation of torch's intra-op thread pool runs (in the main process it spins; DataLoader
+    workers run one thread)."""
+    return {key: [item[key] for item in items] if isinstance(value, str) else _stack([item[key] for item in items])
+            for key, value in items[0].items()}
 
 
 def to_device(batch: dict, device: torch.device | str) -> dict:
