@@ -37,8 +37,9 @@ from PIL import Image
 try:
     import torch
     from torch.utils.data import Dataset, get_worker_info
-except ImportError as exc:  # the base install has no torch
-    raise ImportError("spare_gen.data.feed needs PyTorch: pip install 'spare_gen[torch]'") from exc
+except ImportError as exc:  # the base install has no torch; the command line names the extra from ``name``
+    raise ModuleNotFoundError("spare_gen.data.feed needs PyTorch: pip install 'spare_gen[torch]'",
+                              name="torch") from exc
 
 from spare_gen.atomic import with_tmp_path
 from spare_gen.config.schema import TaskName
