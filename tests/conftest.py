@@ -16,6 +16,12 @@ REPO = Path(__file__).resolve().parents[1]
 SHARED_CAD = (REPO.parent / "shared" / "cad").resolve()
 
 
+@pytest.fixture(scope="session", autouse=True)
+def feed_cache_in_a_temporary_folder(tmp_path_factory):
+    """The training feed's decoded caches (``spare_gen.data.feed``) go to a session folder, never the user's cache."""
+    os.environ["SPARE_GEN_CACHE"] = str(tmp_path_factory.mktemp("feed_cache"))
+
+
 @pytest.fixture(scope="session")
 def shared_cad() -> Path:
     assert SHARED_CAD.is_dir(), f"real CAD test files expected in {SHARED_CAD}"

@@ -50,7 +50,7 @@ def test_every_run_names_its_config_first_and_gives_the_same_config_from_any_fol
 MINIMAL_ARGS = {  # each command's other required arguments
     "rank": ["answers.csv"], "learn-metric": ["answers.csv"], "evaluate": ["p.csv", "--task", "pose_to_isometric"],
     "evaluate-poses": ["p.csv"], "export-spare3d": ["dest"], "train-baseline": ["--task", "pose_to_isometric"],
-    "export": ["--task", "pose_to_isometric"],
+    "export": ["--task", "pose_to_isometric"], "cache": ["--task", "pose_to_isometric"],
 }
 
 
@@ -93,7 +93,8 @@ def test_an_early_ctrl_c_ends_in_one_line_with_exit_130(tmp_path):
     assert not (tmp_path / "out").exists()
 
 
-def test_a_missing_optional_dependency_names_the_extra_to_install(tmp_path):
+@pytest.mark.parametrize("command", ["train-baseline", "cache"])
+def test_a_missing_optional_dependency_names_the_extra_to_install(tmp_path, command):
     script = ("import sys\n"
               "class NoTorch:  # torch absent, as on a machine without the extra: its import fails as Python's does\n"
               "    def find_spec(self, name, path, target=None):\n"
@@ -101,11 +102,11 @@ def test_a_missing_optional_dependency_names_the_extra_to_install(tmp_path):
               "            raise ModuleNotFoundError(f'No module named {name!r}', name=name)\n"
               "sys.meta_path.insert(0, NoTorch())\n"
               "from spare_gen.cli import main\n"
-              f"sys.exit(main(['train-baseline', {str(tmp_path)!r}, '--task', 'pose_to_isometric']))\n")
+              f"sys.exit(main([{command!r}, {str(tmp_path)!r}, '--task', 'pose_to_isometric']))\n")
     proc = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True, timeout=120,
                           env=dict(os.environ, PYTHONPATH=str(REPO)))
     assert proc.returncode == 2
-    assert proc.stderr == ("spare-gen train-baseline: needs the optional dependency 'torch': "
+    assert proc.stderr == (f"spare-gen {command}: needs the optional dependency 'torch': "
                            "pip install 'spare-gen[torch]'\n")
 
 

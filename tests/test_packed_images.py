@@ -155,3 +155,16 @@ def test_a_stale_drawing_file_is_removed_and_never_read(runs):
     assert rel in inventory.unreferenced(out)
     inventory.remove_unreferenced(out)
     assert not stale.exists()
+
+
+def test_the_training_feed_reads_packed_drawings_as_it_reads_files(runs, tmp_path):
+    pytest.importorskip("torch")
+    from spare_gen.data.feed import feed_dataset
+
+    for cache in (False, True):
+        files, packed = (feed_dataset(runs[store], "pose_to_isometric", "train", cache=cache,
+                                      cache_dir=tmp_path / store) for store in ("files", "parquet"))
+        assert packed.packed and not files.packed and len(files) == len(packed) > 0
+        for i in range(len(files)):
+            for key in ("views", "candidates"):
+                np.testing.assert_array_equal(files[i][key], packed[i][key])

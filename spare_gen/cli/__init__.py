@@ -40,13 +40,14 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "export-spare3d": ("export_spare3d", "write a dataset in the folder layout the published SPARE3D loaders read"),
     "train-baseline": ("train_baseline", "train a small CNN from scratch on a multiple-choice task; predict test"),
     "export": ("export", "one task split as a compressed .npz of fixed-size arrays"),
+    "cache": ("cache", "decode a task's splits once into the training feed's uint8 cache (needs torch)"),
     "show": ("show", "write an HTML page of sample questions (drawings, pose cube, answer toggle)"),
 }
 DESCRIPTION = "Regenerate SPARE3D-style datasets and corrupted-wireframe pools; validate, score, rank and export them."
 EXIT_BAD_INPUT = 2
 # commands whose first argument is a folder they read: a missing one is bad input (exit 2), before any work
 READS_FOLDER = ("validate", "metric-report", "rank", "annotate", "simulate-raters", "learn-metric", "evaluate",
-                "evaluate-poses", "audit", "export-spare3d", "train-baseline", "export", "show")
+                "evaluate-poses", "audit", "export-spare3d", "train-baseline", "export", "cache", "show")
 # optional dependencies a command may need, and the extra that installs each
 EXTRAS = {"torch": "torch", "transformers": "torch", "dask_jobqueue": "cluster"}
 

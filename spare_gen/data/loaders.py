@@ -47,15 +47,25 @@ def image_size(size: int | tuple[int, int] | None) -> tuple[int, int] | None:
     return int(h), int(w)
 
 
-def read_image(path: str | Path | bytes, size: int | tuple[int, int] | None = None) -> np.ndarray:
-    """A PNG (a file, or its bytes) as (H, W, 3) float32 RGB in [0, 1], resized to ``size`` (int or (height,
-    width)) if given."""
+def decode_rgb(path: str | Path | bytes, size: int | tuple[int, int] | None = None) -> Image.Image:
+    """A PNG (a file, or its bytes) as an RGB Pillow image, resized to ``size`` (int or (height, width)) if given."""
     hw = image_size(size)
     with Image.open(io.BytesIO(path) if isinstance(path, bytes) else path) as im:
         rgb = im.convert("RGB")
     if hw is not None and rgb.size != (hw[1], hw[0]):
         rgb = rgb.resize((hw[1], hw[0]), RESAMPLE)
-    return np.asarray(rgb, dtype=np.float32) / np.float32(255.0)
+    return rgb
+
+
+def to_unit_float(pixels: np.ndarray) -> np.ndarray:
+    """uint8 pixels as float32 in [0, 1]: the one conversion every loader uses (the feed does it on the device)."""
+    return pixels.astype(np.float32) / np.float32(255.0)
+
+
+def read_image(path: str | Path | bytes, size: int | tuple[int, int] | None = None) -> np.ndarray:
+    """A PNG (a file, or its bytes) as (H, W, 3) float32 RGB in [0, 1], resized to ``size`` (int or (height,
+    width)) if given."""
+    return to_unit_float(np.asarray(decode_rgb(path, size)))
 
 
 class QuestionReader:

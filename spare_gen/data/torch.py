@@ -15,12 +15,13 @@ loaders give), so weights trained on the released SPARE3D data can be evaluated 
 
 Every item also has ``question_id`` (str) and ``n_primitives`` (int64, -1 for file models). A dataset
 holds the rows as plain Python data and opens each PNG only while reading it, so it pickles to
-``DataLoader`` workers.
+``DataLoader`` workers. Items are built from the feed's uint8 items (``spare_gen.data.feed``) in numpy and become
+tensors once, with no per-item tensor operation; for training, the feed itself (uint8 until the device, F, R, T
+once per question, a decoded cache) moves far fewer bytes.
 """
 
 from __future__ import annotations
 
-from enum import Enum
 from pathlib import Path
 
 import numpy as np
@@ -32,93 +33,60 @@ except ImportError as exc:  # the base install has no torch
     raise ImportError("spare_gen.data.torch needs PyTorch: pip install 'spare_gen[torch]'") from exc
 
 from spare_gen.config.schema import TaskName
-from spare_gen.data.loaders import QuestionReader
-from spare_gen.data.tables import load_split
-from spare_gen.questions.layout import ALL_POSES, task_name
+from spare_gen.data.feed import (  # noqa: F401  (N_POSES, Channels, channel_order: re-exported for the trainers)
+    N_POSES, N_VIEWS, Channels, FeedDataset, channel_order, pose_one_hot_array,
+)
+from spare_gen.data.loaders import to_unit_float
+from spare_gen.questions.layout import task_name
 from spare_gen.questions.spec import TargetKind
 from spare_gen.questions.tasks import TASK_SPECS
 
-N_POSES = len(ALL_POSES)
 VIEW_ORDER = ("f", "r", "t")
-
-
-class Channels(str, Enum):
-    """Colour channel order of every image tensor."""
-
-    RGB = "rgb"
-    BGR = "bgr"
-
-
-def channel_order(value: "Channels | str") -> Channels:
-    try:
-        return Channels(value)
-    except ValueError:
-        raise ValueError(f"unknown channel order {value!r}; choose from rgb, bgr") from None
-
-
-def _chw(image: np.ndarray, channels: Channels = Channels.RGB) -> torch.Tensor:
-    """(..., H, W, 3) RGB numpy to (..., 3, H, W) tensor in ``channels`` order."""
-    if channels is Channels.BGR:
-        image = image[..., ::-1]
-    return torch.from_numpy(np.ascontiguousarray(np.moveaxis(image, -1, -3)))
 
 
 def pose_one_hot(pose: int) -> torch.Tensor:
     """(8,) float32 one-hot of an isometric pose 1..8."""
-    if pose not in ALL_POSES:
-        raise ValueError(f"unknown isometric pose {pose!r}; choose from 1..8")
-    out = torch.zeros(N_POSES, dtype=torch.float32)
-    out[ALL_POSES.index(pose)] = 1.0
-    return out
+    return torch.from_numpy(pose_one_hot_array(pose))
 
 
 class QuestionDataset(Dataset):
-    """Map-style dataset of one task split; ``formulate`` turns a numpy item into tensors by the task's loader keys."""
+    """Map-style dataset of one task split: the feed's uint8 items (decoded from PNG) as float tensors by the task's
+    loader keys."""
 
     task: TaskName
 
     def __init__(self, out: str | Path, split: str, *, size: int | tuple[int, int] | None = None,
                  channels: Channels | str = Channels.RGB):
-        self.out = Path(out).resolve()
-        self.split = split
-        self.channels = channel_order(channels)
-        self.reader = QuestionReader(self.out, self.task, size=size)
-        self.rows = load_split(self.out, self.task, split).to_pylist()
+        self.feed = FeedDataset(out, self.task, split, size=size, channels=channel_order(channels), cache=False)
+        self.out, self.split, self.channels = self.feed.out, split, self.feed.channels
 
     def __len__(self) -> int:
-        return len(self.rows)
+        return len(self.feed)
 
     def __getitem__(self, index: int) -> dict:
-        item = self.reader.item(self.rows[index])
-        views = torch.cat([self.chw(item["views"][v]) for v in VIEW_ORDER], dim=0)  # (9, H, W)
-        n_prim = item["n_primitives"]
-        return {"question_id": item["question_id"],
-                "n_primitives": torch.tensor(-1 if n_prim is None else int(n_prim), dtype=torch.int64),
-                **self.formulate(item, views)}
-
-    def formulate(self, item: dict, views: torch.Tensor) -> dict:
-        """inputs: the views, then each extra input drawing; (4, C, H, W) with candidates; pose; answer; target."""
+        """inputs: the views, then each extra input drawing; (K, C, H, W) with candidates; pose; answer; target."""
         spec = TASK_SPECS[self.task]
-        inputs = torch.cat([views, *(self.chw(item[key]) for key in spec.loader.drawing)], dim=0)
-        out = {"inputs": self.with_candidates(inputs, item["candidates"]) if spec.loader.candidates else inputs}
+        images = to_unit_float(self.feed.block(index))  # (M, 3, H, W) float32, item order
+        n_inputs = N_VIEWS + len(spec.loader.drawing)
+        inputs = images[:n_inputs].reshape(-1, *images.shape[2:])  # (C, H, W)
+        if spec.loader.candidates:
+            k = self.feed.n_candidates[index]
+            stacked = np.empty((k, inputs.shape[0] + 3, *images.shape[2:]), dtype=np.float32)
+            stacked[:, :inputs.shape[0]] = inputs
+            stacked[:, inputs.shape[0]:] = images[n_inputs:n_inputs + k]
+            inputs = stacked
+        out = {"question_id": self.feed.question_ids[index],
+               "n_primitives": torch.tensor(int(self.feed.n_primitives[index]), dtype=torch.int64),
+               "inputs": torch.from_numpy(np.ascontiguousarray(inputs))}
         if spec.loader.pose is not None:
-            out["pose"] = pose_one_hot(item["pose"])
+            out["pose"] = torch.from_numpy(self.feed.poses[index].copy())
         if spec.n_answers:
-            out["answer"] = torch.tensor(item["answer"], dtype=torch.int64)
+            out["answer"] = torch.tensor(int(self.feed.answers[index]), dtype=torch.int64)
         if spec.loader.target is TargetKind.DRAWING:
-            out["target"] = self.chw(item["target"])
+            out["target"] = torch.from_numpy(images[-1].copy())
         elif spec.loader.target is TargetKind.POINTS:
-            out["target"] = torch.from_numpy(item["target"])
+            out["target"] = torch.from_numpy(self.feed.points[index])
         return out
-
-    def chw(self, image: np.ndarray) -> torch.Tensor:
-        """An (..., H, W, 3) image as (..., 3, H, W) in this dataset's channel order."""
-        return _chw(image, self.channels)
-
-    def with_candidates(self, views: torch.Tensor, candidates: np.ndarray) -> torch.Tensor:
-        """(4, C + 3, H, W): the C view channels followed by each candidate's 3, in this dataset's channel order."""
-        cands = self.chw(candidates)  # (4, 3, H, W)
-        return torch.cat([views.unsqueeze(0).expand(len(cands), -1, -1, -1), cands], dim=1)
 
 
 def _dataset_class(task: TaskName) -> type[QuestionDataset]:
