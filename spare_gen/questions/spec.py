@@ -71,3 +71,6 @@ class TaskSpec:
     answer_side_prefix: str | None = None  # drawing column prefix of the answer side
     # path columns whose files are per-question, content-named copies (names of the sources tell the answer)
     content_named_columns: tuple[str, ...] = ()
+    # (config, out, views: model_id -> view -> {svg, png, png_sha256} of every usable model) -> model_id -> the
+    # QuestionRejection of each model the task leaves out before any unit runs (on the client); None: none
+    model_filter: Callable[..., dict] | None = None
