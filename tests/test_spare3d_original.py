@@ -233,6 +233,10 @@ def test_the_original_config_validates_and_sets_every_option():
     assert (q["cutters"], q["cutter_box"], q["pose_choices"], q["model_reuse"], q["symmetry_filter"]) == (
         "spare3d", "brep", "spare3d", "per_task", "spare3d")
     assert set(q["counts"].values()) == {5000} and cfg["models"]["csg"]["count"] == 12000
+    # the original's 2 / 1 px at spare_gen's median CSG model (largest B-rep box edge 0.98 units, viewBox 1.7 x that)
+    px_per_unit = CANVAS / (FACTOR * 0.98)
+    assert cfg["render"]["visible_width"] * px_per_unit == pytest.approx(2.0, abs=0.05)
+    assert cfg["render"]["hidden_width"] * px_per_unit == pytest.approx(1.0, abs=0.03)
 
 
 def test_the_options_stay_out_of_the_default_configs_dumps_so_earlier_datasets_keep_their_bytes():

@@ -265,7 +265,9 @@ class RenderConfig(_Section):
                     "they are model units scaled with the drawing, as the original SPARE3D generator's strokes were "
                     "(px = width x canvas pixels per model unit: a 0.7-unit line drawn at 20 px per unit is 14 px "
                     "wide), so small models get thick lines and large ones thin lines; with a spare3d preset the "
-                    "widths then default to the original's 0.7 / 0.35",
+                    "widths then default to the original's 0.7 / 0.35, which suit models of the original's size "
+                    "(about 41 units across); spare_gen's CSG models are about one unit across, see "
+                    "configs/spare3d_csg_original.toml",
     )
     hidden_style: HiddenStyle = HiddenStyle.RED
     hlr: HlrMethod = HlrMethod.AUTO
