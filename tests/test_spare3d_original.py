@@ -204,6 +204,23 @@ def test_model_reuse_gives_every_task_its_full_count_from_the_same_models(reused
             stages=("questions",))
 
 
+def test_validate_catches_a_reused_model_in_another_split_of_another_task(reused, tmp_path):
+    out = tmp_path / "moved"
+    shutil.copytree(reused[0], out)
+    task = "point_cloud_generation"
+    train = pq.read_table(out / f"questions/{task}/train.parquet")
+    row = train.to_pylist()[0]
+    moved = dict(row, split="test", question_id=f"{task}-test-00099")
+    test = pq.read_table(out / f"questions/{task}/test.parquet")
+    pq.write_table(test.from_pylist([*test.to_pylist(), moved], schema=test.schema),
+                   out / f"questions/{task}/test.parquet")
+    pq.write_table(train.from_pylist(train.to_pylist()[1:], schema=train.schema),
+                   out / f"questions/{task}/train.parquet")
+    problems = validate(out)
+    assert f"unique: model {row['model_id']} is in splits ['test', 'train'] of different tasks" in problems
+    assert not any("is used by" in p for p in problems)  # once per task still holds
+
+
 def test_the_symmetry_filter_drops_the_most_symmetric_quarter_from_isometric_to_pose_only(reused):
     out, overrides = reused
     views = {}
