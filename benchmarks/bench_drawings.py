@@ -73,15 +73,16 @@ def exact_floor(shape, views) -> tuple[float, float]:
 
 def per_view_work(path: Path, render: RenderConfig, out: Path) -> tuple[float, float, float]:
     """(prep seconds, per-view wall and CPU seconds for the 11 poses): spare_gen's own path, as in draw_model."""
-    style, poses = Style.from_render(render), fixed_poses()
+    poses = fixed_poses()
     t0 = time.perf_counter()
     hlr = HlrModel(cad.read_shape(path), "exact", render.deflection)
     prep = time.perf_counter() - t0
     start = [clock() for clock in CLOCKS]
-    px_per_unit = estimated_scale(hlr, style.size, render.margin, drawing_rule(render))
+    px_per_unit = estimated_scale(hlr, render.size, render.margin, drawing_rule(render))
     lines = {p.name: project_checked(hlr, p, px_per_unit)[0] for p in poses}
     framing = framing_for(bbox_from_three_views({k: v.visible + v.hidden for k, v in lines.items()}) or hlr.bbox,
-                          style.size, render.margin)
+                          render.size, render.margin)
+    style = Style.from_render(render, framing.scale)
     for p in poses:
         render_view(path.stem, p, lines[p.name].visible, lines[p.name].hidden, framing, style, out, "exact")
     return (prep, *(clock() - t for clock, t in zip(CLOCKS, start)))

@@ -7,8 +7,8 @@ from collections import Counter
 import pytest
 
 from spare_gen.questions.select import (
-    ModelQueues, balanced_choice, balanced_labels, fit_counts, model_order, needs_by_stratum, plan_quotas,
-    shortage, split_sizes, spread,
+    ModelQueues, balanced_choice, balanced_labels, fit_counts, model_order, needs_by_split, needs_by_stratum,
+    plan_quotas, shortage, split_blocks, split_sizes, spread,
 )
 from spare_gen.rng import derive_rng
 
@@ -72,6 +72,23 @@ def test_queues_deal_each_model_once():
     assert len(first) == 2 and len(second) == 1 and set(first) | set(second) == {"a", "b", "c"}
     assert queues.take(3, 1) == ["d"] and queues.take(3, 1) == [] and queues.remaining(2) == 0
     assert queues.take(4, 3) == []
+
+
+def test_split_blocks_keep_each_model_in_one_split_and_every_task_deals_the_same_models_first():
+    """Model reuse: each stratum cut 8:1:1 in the seeded order; two tasks' queues deal the same models per split."""
+    models = {2: [f"a{i}" for i in range(10)], 3: [f"b{i}" for i in range(20)]}
+    blocks = split_blocks(models, RATIOS, SPLITS, seed=3)
+    assert {k: len(v) for k, v in blocks.items()} == {
+        ("train", 2): 8, ("val", 2): 1, ("test", 2): 1, ("train", 3): 16, ("val", 3): 2, ("test", 3): 2}
+    for stratum, ids in models.items():
+        assert sum((blocks[(s, stratum)] for s in SPLITS), []) == model_order(ids, 3)
+    a, b = ModelQueues(blocks, seed=3, by_split=True), ModelQueues(blocks, seed=3, by_split=True)
+    assert a.take_for(("task_a", "val", 3), 5) == b.take_for(("task_b", "val", 3), 5) == blocks[("val", 3)]
+    assert set(a.take_for(("task_a", "train", 2), 3)) <= set(blocks[("train", 2)])
+    quotas = {("t1", "train", 2): 8, ("t2", "train", 2): 5, ("t1", "val", 2): 1, ("t2", "val", 2): 2}
+    assert needs_by_split(quotas) == {("train", 2): 8, ("val", 2): 2}  # the largest task's, not the sum
+    assert shortage(quotas, {k: len(v) for k, v in blocks.items()}, by_split=True) == (
+        "the requested questions need 10 usable models, 9 are usable (val 2-primitive models: need 2, usable 1)")
 
 
 @pytest.mark.parametrize("n, k", [(10, 4), (1, 4), (4, 4), (1600, 4), (7, 3)])

@@ -8,12 +8,12 @@ import pytest
 
 from spare_gen.cad import hlr
 from spare_gen.cad.build import PRIMITIVES, CsgError, make_primitive, place
-from spare_gen.config.schema import ROTATION_AXES, CutterFamily, HlrMethod, Primitive
+from spare_gen.config.schema import ROTATION_AXES, BoxRule, CutterFamily, HlrMethod, Primitive
 from spare_gen.models.csg import PARAM_RANGES, random_program
 from spare_gen.pool.calibration import SCORES
 from spare_gen.pool.corruptions import KIND_COLOURS, TARGETED_METRIC, CorruptionKind, TargetedMetric
-from spare_gen.questions.tasks.three_view_to_isometric.child import BOXES
-from spare_gen.questions.tasks.three_view_to_isometric.families import FAMILIES, BoxRule
+from spare_gen.questions.tasks.three_view_to_isometric.child import CUTTER_BOXES
+from spare_gen.questions.tasks.three_view_to_isometric.families import FAMILIES
 from spare_gen.rng import derive_rng
 
 UNIT_BOX = (-0.5, -0.4, -0.3, 0.5, 0.4, 0.3)
@@ -21,8 +21,7 @@ UNIT_BOX = (-0.5, -0.4, -0.3, 0.5, 0.4, 0.3)
 
 def test_every_cutter_family_has_one_row_and_every_box_rule_a_box():
     assert set(FAMILIES) == set(CutterFamily)
-    assert set(BOXES) == set(BoxRule)
-    assert {rules.box for rules in FAMILIES.values()} <= set(BoxRule)
+    assert set(CUTTER_BOXES) == set(BoxRule)
 
 
 @pytest.mark.parametrize("family", list(CutterFamily))

@@ -8,7 +8,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 
 from spare_gen import shards
-from spare_gen.config.schema import Config, ModelSource, TaskName
+from spare_gen.config.schema import Config, ModelReuse, ModelSource, TaskName
 from spare_gen.drawings.preset import drawing_rule
 from spare_gen.hub.pack import HF_SPLIT, hf_path
 from spare_gen.models.quality import Quality
@@ -37,6 +37,17 @@ RULES = [
     "All images of a task have the same size, resolution and scale rule (one framing per model, shared by all "
     "its views and by its cut objects).",
 ]
+
+
+REUSE_RULE = ("Each model serves at most one question per task (`questions.model_reuse = \"per_task\"`, as the "
+              "original SPARE3D reused its models between tasks): every task draws from the same models, and a "
+              "model is in the same split in every task.")
+
+
+def rules(config: Config) -> list[str]:
+    """The card's rules: rule 2 says how models are shared between tasks."""
+    reuse = config.questions.model_reuse is ModelReuse.PER_TASK
+    return [REUSE_RULE if reuse and i == 1 else rule for i, rule in enumerate(RULES)]
 
 
 def _table(header: list[str], rows: list[list]) -> str:
@@ -297,7 +308,7 @@ def _statistics(summary: dict) -> list[str]:
     return [
         "## Rules",
         "",
-        *[f"{i}. {r}" for i, r in enumerate(RULES, 1)],
+        *[f"{i}. {r}" for i, r in enumerate(rules(config), 1)],
         "",
         "## Counts",
         "",

@@ -7,6 +7,7 @@ import json
 import sys
 
 from spare_gen.cli.common import CONFIG_INPUT, add_config_arguments, config_line, resolve_config
+from spare_gen.config.schema import EVERY_OPTION
 
 EPILOG = CONFIG_INPUT
 
@@ -18,5 +19,5 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     config = resolve_config(args)
     print(config_line(args), file=sys.stderr)
-    print(json.dumps(config.model_dump(mode="json"), indent=2))
+    print(json.dumps(config.model_dump(mode="json", context=EVERY_OPTION), indent=2))
     return 0

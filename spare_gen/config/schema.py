@@ -7,9 +7,13 @@ from __future__ import annotations
 
 import re
 from enum import Enum
-from typing import Annotated
+from typing import Annotated, ClassVar
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_serializer, model_validator
+
+
+EVERY_OPTION_KEY = "every_option"
+EVERY_OPTION = {EVERY_OPTION_KEY: True}  # model_dump context: keep LATER_OPTIONS at their defaults too
 
 # The wireframe metrics' match tolerances (fractions of the GT bounding-box diagonal), declared here, the lowest
 # layer, so the pool settings and spare_gen.metrics.wireframe share one value.
@@ -19,6 +23,19 @@ EDGE_THRESHOLD = 0.02  # a predicted edge matches a GT edge within this segment-
 
 class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid", validate_assignment=True, allow_inf_nan=False)  # finite floats only
+    # Options added after datasets were made with the section: left out of the config's dumps (dataset.json, the
+    # card, the stages' fingerprints) while at their default, so a dataset made before the option existed keeps its
+    # bytes and resumes without rework; a dump with ``context=EVERY_OPTION`` (``spare-gen config``) keeps them.
+    LATER_OPTIONS: ClassVar[frozenset[str]] = frozenset()
+
+    @model_serializer(mode="wrap")
+    def _omit_later_defaults(self, handler, info):
+        data = handler(self)
+        if not (info.context or {}).get(EVERY_OPTION_KEY):
+            for name in self.LATER_OPTIONS:
+                if getattr(self, name) == type(self).model_fields[name].default:
+                    data.pop(name, None)
+        return data
 
 
 class ModelSource(str, Enum):
@@ -204,6 +221,24 @@ class DrawingStore(str, Enum):
     PARQUET = "parquet"  # in views.parquet: png_image (Hugging Face Image struct), svg_text; no drawing files
 
 
+class BoxRule(str, Enum):
+    """Which 3D box of a model sizes its drawing (``render.preset``) or its cutters (``questions.cutter_box``)."""
+
+    TIGHT = "tight"  # the exact box
+    # OCCT's B-rep box (BRepBndLib::Add, no triangulation, gap 1e-6), the original SPARE3D's: control-point and
+    # tolerance bounds, loose on tori, cones and curved intersections
+    BREP = "brep"
+
+
+class LineWidthRule(str, Enum):
+    """What ``render.visible_width`` and ``render.hidden_width`` measure."""
+
+    PIXELS = "pixels"  # output pixels, the same for every model
+    # model units, scaled with the drawing as the original's SVG strokes were (cairosvg ignores
+    # ``vector-effect: non-scaling-stroke``): px = width x the drawing's canvas pixels per model unit
+    MODEL_UNITS = "model_units"
+
+
 class DrawingPreset(str, Enum):
     """How drawings are made: spare_gen's own rule, or the original SPARE3D generator's (model2svg.py + svg2png.py)."""
 
@@ -214,13 +249,16 @@ class DrawingPreset(str, Enum):
     SPARE3D_ABC = "spare3d_abc"  # as spare3d_csg with side 1.4 x the largest edge of that B-rep box
 
 
-# Line widths (px) of the spare3d presets unless set: what the original pipeline gives at SPARE3D-CSG's model scale
-# (stroke 0.7 / 0.35 model units, which cairosvg scales with the viewBox: about 2 px black and 1 px red).
+# Line widths (px) of the spare3d presets unless set (line_width_rule = "pixels"): what the original pipeline gives at
+# SPARE3D-CSG's typical model scale (stroke 0.7 / 0.35 model units, which cairosvg scales with the viewBox: about
+# 2 px black and 1 px red). With line_width_rule = "model_units" the widths default to those strokes, 0.7 / 0.35.
 SPARE3D_VISIBLE_WIDTH = 2.0
 SPARE3D_HIDDEN_WIDTH = 1.0
 
 
 class RenderConfig(_Section):
+    LATER_OPTIONS: ClassVar[frozenset[str]] = frozenset({"line_width_rule"})
+
     enabled: bool = True
     size: Annotated[int, Field(ge=32, le=4096)] = 200
     margin: Annotated[float, Field(ge=1.0, le=3.0)] = Field(
@@ -228,6 +266,16 @@ class RenderConfig(_Section):
     )
     visible_width: Annotated[float, Field(gt=0, le=20)] = 0.7
     hidden_width: Annotated[float, Field(gt=0, le=20)] = 0.35
+    line_width_rule: LineWidthRule = Field(
+        LineWidthRule.PIXELS,
+        description="pixels: visible_width / hidden_width are output pixels, the same for every model. model_units: "
+                    "they are model units scaled with the drawing, as the original SPARE3D generator's strokes were "
+                    "(px = width x canvas pixels per model unit: a 0.7-unit line drawn at 20 px per unit is 14 px "
+                    "wide), so small models get thick lines and large ones thin lines; with a spare3d preset the "
+                    "widths then default to the original's 0.7 / 0.35, which suit models of the original's size "
+                    "(about 41 units across); spare_gen's CSG models are about one unit across, see "
+                    "configs/spare3d_csg_original.toml",
+    )
     hidden_style: HiddenStyle = HiddenStyle.RED
     hlr: HlrMethod = HlrMethod.AUTO
     exact_timeout_s: Annotated[float, Field(gt=0, le=3600)] = Field(
@@ -252,12 +300,13 @@ class RenderConfig(_Section):
     preset: DrawingPreset = Field(
         DrawingPreset.SPARE_GEN,
         description="spare3d_csg / spare3d_abc draw like the original generator (edge classes, per-view centring, "
-                    "viewBox rule, round caps, widths 2 / 1 px unless visible_width / hidden_width are set)",
+                    "viewBox rule, round caps, widths 2 / 1 px unless visible_width / hidden_width or "
+                    "line_width_rule are set)",
     )
 
     @model_validator(mode="after")
     def _preset_widths(self):
-        if self.preset is not DrawingPreset.SPARE_GEN:
+        if self.preset is not DrawingPreset.SPARE_GEN and self.line_width_rule is LineWidthRule.PIXELS:
             # object.__setattr__: a plain default swap that must not re-run validation (validate_assignment)
             if "visible_width" not in self.model_fields_set:
                 object.__setattr__(self, "visible_width", SPARE3D_VISIBLE_WIDTH)
@@ -298,13 +347,33 @@ class CutterFamily(str, Enum):
 
 
 class PoseChoices(str, Enum):
-    """The four poses isometric_to_pose offers (``spare_gen.questions.layout.POSE_CHOICE_SETS``)."""
+    """The four poses isometric_to_pose offers (``spare_gen.questions.tasks.isometric_to_pose.POSE_CHOICE_SETS``)."""
 
     UPPER = "upper"  # 1, 2, 3, 4: quarter turns of one another about +Z; one drawing alone tells nothing of its pose
     SPARE3D = "spare3d"  # 1, 2, 5, 6, the paper's: a drawing from below (5, 6) looks upside down, a question-blind cue
 
 
+class ModelReuse(str, Enum):
+    """Whether a model may serve more than one task."""
+
+    ONCE = "once"  # each model serves at most one question in the whole dataset
+    # each task draws from every usable model (at most one question per model and task), as the original generator
+    # did; a model keeps one split in every task (splits stay model-disjoint across the dataset)
+    PER_TASK = "per_task"
+
+
+class SymmetryFilter(str, Enum):
+    """Which models isometric_to_pose leaves out for symmetry."""
+
+    CHOICES = "choices"  # those whose drawings from the four choice poses are not pairwise distinct (always applied)
+    # also the quarter of usable models whose F, R, T drawings look most alike by the original's I2P_filter.py
+    # heuristic (fewest differing pixel values among F-R, F-T, R turned 90 degrees-T, F-F turned 180 degrees)
+    SPARE3D = "spare3d"
+
+
 class QuestionsConfig(_Section):
+    LATER_OPTIONS: ClassVar[frozenset[str]] = frozenset({"model_reuse", "cutter_box", "symmetry_filter"})
+
     enabled: bool = True
     counts: dict[TaskName, Annotated[int, Field(ge=0)]] = Field(
         default_factory=lambda: {t: 3 for t in TaskName}, description="questions per task (all splits)"
@@ -324,6 +393,26 @@ class QuestionsConfig(_Section):
     cutters: CutterFamily = Field(
         CutterFamily.SPARE_GEN,
         description="spare3d: the original generator's cutters, kept unless two candidate PNGs are pixel-identical",
+    )
+    cutter_box: BoxRule = Field(
+        BoxRule.TIGHT,
+        description="the 3D box three-view-to-isometric's cutters are sized and placed from: tight (the exact box) "
+                    "or brep (OCCT's B-rep box, BRepBndLib::Add without triangulation, as the original generator's "
+                    "boolean.py; looser on curved models, so cutters grow and move out with it)",
+    )
+    model_reuse: ModelReuse = Field(
+        ModelReuse.ONCE,
+        description="once: each model serves at most one question in the whole dataset. per_task: every task "
+                    "draws from all usable models (one question per model and task, the same models first), as "
+                    "the original generator did, so N usable models give up to N questions per task; a model "
+                    "keeps its split in every task",
+    )
+    symmetry_filter: SymmetryFilter = Field(
+        SymmetryFilter.CHOICES,
+        description="isometric_to_pose's models. choices: any model whose four choice-pose drawings are pairwise "
+                    "distinct. spare3d: also leave out the quarter of usable models whose F, R, T drawings look "
+                    "most alike by the original generator's I2P_filter.py heuristic (rejection rule "
+                    "symmetric_three_views)",
     )
     pose_choices: PoseChoices = Field(
         PoseChoices.UPPER,
@@ -429,3 +518,10 @@ class Config(_Section):
     pool: PoolConfig = Field(default_factory=PoolConfig)
     card: CardConfig = Field(default_factory=CardConfig)
     debug: DebugConfig = Field(default_factory=DebugConfig)
+
+    @model_validator(mode="after")
+    def _symmetry_filter_reads_pngs(self) -> "Config":
+        """Cross-field rule: the original's symmetry filter scores the F, R, T PNGs."""
+        if self.questions.symmetry_filter is SymmetryFilter.SPARE3D and not self.render.png:
+            raise ValueError("questions.symmetry_filter = 'spare3d' scores the F, R, T PNGs: it needs render.png = true")
+        return self

@@ -22,7 +22,7 @@ import numpy as np
 from spare_gen.cad import read_shape
 from spare_gen.cad.hlr import HlrMethod, HlrModel, ViewLines
 from spare_gen.cad.props import brep_bounding_box
-from spare_gen.config.schema import RenderConfig
+from spare_gen.config.schema import BoxRule, RenderConfig
 from spare_gen.drawings.flags import is_usable, model_flags
 from spare_gen.drawings.poses import (
     RANDOM_VIEW_PREFIX,
@@ -33,7 +33,7 @@ from spare_gen.drawings.poses import (
     framing_for,
     random_poses,
 )
-from spare_gen.drawings.preset import BoxRule, DrawingRule, drawing_rule
+from spare_gen.drawings.preset import DrawingRule, drawing_rule
 from spare_gen.drawings.render import Style, render_view
 from spare_gen.drawings.schema import DrawingRow, failed_view
 from spare_gen.drawings.settings import DrawSettings
@@ -182,21 +182,21 @@ def draw_model(model_id: str, shape_path: str, out_dir: str, render: RenderConfi
     ``rng`` draws the random views (``render.random_views``); None when there are none.
     """
     start = time.process_time()
-    style = Style.from_render(render)
     rule = drawing_rule(render)
     shape = read_shape(shape_path)
     viewbox_box = brep_bounding_box(shape) if rule.box is BoxRule.BREP else None
     hlr = HlrModel(shape, method, render.deflection, smooth_edges=rule.smooth_edges)
     poses = model_poses(render.random_views, rng)
     projected, problems, seconds = {}, {}, {}
-    px_per_unit = estimated_scale(hlr, style.size, render.margin, rule, viewbox_box)
+    px_per_unit = estimated_scale(hlr, render.size, render.margin, rule, viewbox_box)
     for pose in poses:
         t = time.process_time()
         projected[pose.name], problems[pose.name] = project_checked(hlr, pose, px_per_unit)
         seconds[pose.name] = round(time.process_time() - t, 6)
     drawn = {k: v for k, v in projected.items() if v is not None}
     bbox = bbox_from_three_views({k: v.visible + v.hidden for k, v in drawn.items()}) or hlr.bbox
-    framing = framing_for(bbox, style.size, render.margin, rule.viewbox_factor, rule.per_view_centre, viewbox_box)
+    framing = framing_for(bbox, render.size, render.margin, rule.viewbox_factor, rule.per_view_centre, viewbox_box)
+    style = Style.from_render(render, framing.scale)
     views = []
     for pose in poses:
         lines = projected[pose.name]

@@ -15,14 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
-from spare_gen.config.schema import DrawingPreset, RenderConfig
-
-
-class BoxRule(str, Enum):
-    """Which 3D box sizes the drawing."""
-
-    TIGHT = "tight"  # the exact box, from the F/R/T drawings' extreme points
-    BREP = "brep"  # OCCT's B-rep box (BRepBndLib::Add, no triangulation, gap 1e-6): the original SPARE3D's
+from spare_gen.config.schema import BoxRule, DrawingPreset, RenderConfig
 
 
 class LineCap(str, Enum):

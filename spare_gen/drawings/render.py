@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 
 from spare_gen.atomic import write_bytes
-from spare_gen.config.schema import DrawingStore, HiddenStyle, RenderConfig
+from spare_gen.config.schema import DrawingStore, HiddenStyle, LineWidthRule, RenderConfig
 from spare_gen.drawings.poses import Framing, Pose
 from spare_gen.drawings.preset import LineCap, drawing_rule
 from spare_gen.drawings.raster import ink_fraction, png_bytes, rasterize
@@ -43,9 +43,12 @@ class Style:
     packed: bool = False
 
     @classmethod
-    def from_render(cls, render: RenderConfig) -> "Style":
+    def from_render(cls, render: RenderConfig, px_per_unit: float) -> "Style":
+        """The render section's style for a drawing of ``px_per_unit`` canvas pixels per model unit (its framing's
+        scale), which widths in model units (``render.line_width_rule = "model_units"``) follow."""
+        k = px_per_unit if render.line_width_rule is LineWidthRule.MODEL_UNITS else 1.0
         return cls(
-            size=render.size, visible_width=render.visible_width, hidden_width=render.hidden_width,
+            size=render.size, visible_width=render.visible_width * k, hidden_width=render.hidden_width * k,
             hidden_style=render.hidden_style, png=render.png, linecap=drawing_rule(render).linecap,
             packed=render.store is DrawingStore.PARQUET,
         )

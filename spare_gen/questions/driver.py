@@ -16,26 +16,30 @@ from spare_gen.atomic import write_json
 from spare_gen.config.schema import Config, TaskName
 from spare_gen.questions.publish import preview
 from spare_gen.questions.schema import QUESTIONS_DIR, SUMMARY_NAME, TIMINGS_NAME
-from spare_gen.questions.select import ModelQueues, NotEnoughModels, stratum_label
+from spare_gen.questions.select import NotEnoughModels, stratum_label
 from spare_gen.questions.stage import outputs
 from spare_gen.questions.stage.fill import TaskFill, fill_task, shortfalls, trim_to_balance
 from spare_gen.questions.stage.inputs import Inputs, load_inputs
-from spare_gen.questions.stage.plan import ADVICE, plan
-from spare_gen.questions.tasks import TASKS, question_settings
+from spare_gen.questions.stage.plan import ADVICE, model_queues, plan, reuses_models
+from spare_gen.questions.tasks import TASK_SPECS, TASKS, question_settings
 from spare_gen.runner.contract import RunOptions, Summary
 
 STAGE = "questions"
 
 
 def _fill_all(client, config: Config, out: Path, inputs: Inputs, quotas: dict) -> dict[TaskName, TaskFill]:
-    queues = ModelQueues(inputs.by_stratum(), config.seed)
-    first = {key: queues.take(key[2], n) for key, n in quotas.items()}  # every task's first block, in task order
+    shared = None if reuses_models(config) else model_queues(config, inputs)  # reuse: each task its own queues
+    queues = {t: shared or model_queues(config, inputs) for t in TASKS}
+    # every task's first block, in task order
+    first = {key: queues[TaskName(key[0])].take_for(key, n) for key, n in quotas.items()}
     fills = {}
     for task in TASKS:
         keys = {k: n for k, n in quotas.items() if k[0] == task.value}
+        model_filter = TASK_SPECS[task].model_filter
         fills[task] = fill_task(client, question_settings(config, out, task), keys,
-                                {k: first[k] for k in keys}, queues, inputs,
-                                RunOptions.from_config(config))
+                                {k: first[k] for k in keys}, queues[task], inputs,
+                                RunOptions.from_config(config),
+                                model_filter(config, out, inputs.views) if model_filter else {})
     return fills
 
 

@@ -15,6 +15,9 @@ class QuestionRejection(str, Enum):
     DUPLICATE_MODEL = "duplicate_model"
     # near-duplicate candidates (rule 3)
     POSES_COINCIDE = "poses_coincide"  # isometric_to_pose: two of the choice poses give the same drawing
+    # isometric_to_pose with questions.symmetry_filter = "spare3d": among the quarter of usable models whose F, R, T
+    # drawings look most alike by the original generator's I2P_filter.py heuristic
+    SYMMETRIC_THREE_VIEWS = "symmetric_three_views"
     NO_DISTINCT_POSES = "no_distinct_poses"  # pose_to_isometric: no query pose with 3 distinct other poses
     # cut objects (three_view_to_isometric), counted per attempt
     CUT_FAILED = "cut_failed"  # the boolean raised or failed

@@ -3,11 +3,14 @@
 Every (task, split) gets its questions spread over the primitive-count strata as evenly as possible
 (counts differ by at most one, the odd ones rotating so the totals stay even too); each stratum has
 one queue of usable models in a seeded order, and models are dealt out of it once, so no model is
-used twice in the whole dataset.
+used twice in the whole dataset. With ``questions.model_reuse = "per_task"`` each task has its own queues, one per
+split and stratum (``split_blocks``: each stratum's models in the seeded order, cut into consecutive blocks by the
+split fractions), so every task uses the same models first and a model keeps its split in every task.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections import deque
 from typing import Hashable, Iterable, Mapping, Sequence
@@ -18,6 +21,7 @@ from spare_gen.rng import derive_seed
 
 Stratum = int | None  # n_primitives; None for file models (one stratum)
 QuotaKey = tuple[str, str, Stratum]  # (task, split, stratum)
+QueueKey = Stratum | tuple[str, Stratum]  # a stratum, or (split, stratum) with model reuse across tasks
 
 
 class NotEnoughModels(ValueError):
@@ -70,36 +74,50 @@ def needs_by_stratum(quotas: Mapping[QuotaKey, int]) -> dict[Stratum, int]:
     return out
 
 
+def needs_by_split(quotas: Mapping[QuotaKey, int]) -> dict[tuple[str, Stratum], int]:
+    """Models each (split, stratum) block must hold when every task draws from it: the largest task's quota."""
+    out: dict[tuple[str, Stratum], int] = {}
+    for (_, split, stratum), q in quotas.items():
+        out[(split, stratum)] = max(out.get((split, stratum), 0), q)
+    return out
+
+
 def stratum_label(stratum: Stratum) -> str:
     return "file models" if stratum is None else f"{stratum}-primitive models"
 
 
-def shortage(quotas: Mapping[QuotaKey, int], available: Mapping[Stratum, int]) -> str:
-    """'' if every stratum has enough usable models, else a one-line description of what is missing."""
-    needs = needs_by_stratum(quotas)
+def queue_label(key: QueueKey) -> str:
+    return f"{key[0]} {stratum_label(key[1])}" if isinstance(key, tuple) else stratum_label(key)
+
+
+def shortage(quotas: Mapping[QuotaKey, int], available: Mapping[QueueKey, int], by_split: bool = False) -> str:
+    """'' if every stratum (``by_split``: every split's block of it) has enough usable models, else a one-line
+    description of what is missing."""
+    needs = needs_by_split(quotas) if by_split else needs_by_stratum(quotas)
     short = [(s, n, available.get(s, 0)) for s, n in needs.items() if n > available.get(s, 0)]
     if not short:
         return ""
-    parts = [f"{stratum_label(s)}: need {n}, usable {a}" for s, n, a in short]
+    parts = [f"{queue_label(s)}: need {n}, usable {a}" for s, n, a in short]
     total_need, total_have = sum(needs.values()), sum(available.get(s, 0) for s in needs)
     return f"the requested questions need {total_need} usable models, {total_have} are usable ({'; '.join(parts)})"
 
 
 def fit_counts(
-    counts: Mapping[str, int], ratios: Sequence[float], splits: Sequence[str], available: Mapping[Stratum, int]
+    counts: Mapping[str, int], ratios: Sequence[float], splits: Sequence[str], available: Mapping[QueueKey, int],
+    by_split: bool = False,
 ) -> dict[str, int]:
     """The largest uniformly scaled-down counts whose quotas fit the available models (for allow_fewer)."""
-    strata = sorted(available, key=lambda s: -1 if s is None else s)
+    strata = sorted({k[1] if by_split else k for k in available}, key=lambda s: -1 if s is None else s)
 
     def scaled(f: float) -> dict[str, int]:
         return {t: int(math.floor(n * f + 1e-9)) for t, n in counts.items()}
 
     lo, hi = 0.0, 1.0
-    if not shortage(plan_quotas(scaled(hi), ratios, splits, strata), available):
+    if not shortage(plan_quotas(scaled(hi), ratios, splits, strata), available, by_split):
         return scaled(hi)
     for _ in range(50):
         mid = (lo + hi) / 2
-        if shortage(plan_quotas(scaled(mid), ratios, splits, strata), available):
+        if shortage(plan_quotas(scaled(mid), ratios, splits, strata), available, by_split):
             hi = mid
         else:
             lo = mid
@@ -111,18 +129,37 @@ def model_order(model_ids: Iterable[str], seed: int) -> list[str]:
     return sorted(model_ids, key=lambda m: (derive_seed(seed, "questions", "order", m), m))
 
 
+def split_blocks(models_by_stratum: Mapping[Stratum, Sequence[str]], ratios: Sequence[float],
+                 splits: Sequence[str], seed: int) -> dict[tuple[str, Stratum], list[str]]:
+    """(split, stratum) -> its models: each stratum's models in the seeded order, cut into consecutive blocks sized
+    by ``ratios`` (``split_sizes``), so a model's split depends on the seed and its stratum's models only."""
+    out: dict[tuple[str, Stratum], list[str]] = {}
+    for stratum, ids in models_by_stratum.items():
+        ordered = model_order(ids, seed)
+        ends = list(itertools.accumulate(split_sizes(len(ordered), ratios)))
+        for split, a, b in zip(splits, [0] + ends[:-1], ends):
+            out[(split, stratum)] = ordered[a:b]
+    return out
+
+
 class ModelQueues:
-    """One queue of unused models per stratum; ``take`` deals models out, each at most once."""
+    """One queue of unused models per stratum, or per (split, stratum) block (``by_split``, ``split_blocks``);
+    ``take`` deals models out, each at most once."""
 
-    def __init__(self, models_by_stratum: Mapping[Stratum, Sequence[str]], seed: int):
-        self._queues = {s: deque(model_order(ids, seed)) for s, ids in models_by_stratum.items()}
+    def __init__(self, models: Mapping[QueueKey, Sequence[str]], seed: int, by_split: bool = False):
+        self._queues = {s: deque(model_order(ids, seed)) for s, ids in models.items()}
+        self.by_split = by_split
 
-    def take(self, stratum: Stratum, n: int) -> list[str]:
-        q = self._queues.get(stratum, deque())
+    def take(self, key: QueueKey, n: int) -> list[str]:
+        q = self._queues.get(key, deque())
         return [q.popleft() for _ in range(min(n, len(q)))]
 
-    def remaining(self, stratum: Stratum) -> int:
-        return len(self._queues.get(stratum, ()))
+    def take_for(self, quota: QuotaKey, n: int) -> list[str]:
+        """``take`` from the queue of a (task, split, stratum) quota: its stratum's, or its split's block of it."""
+        return self.take(quota[1:] if self.by_split else quota[2], n)
+
+    def remaining(self, key: QueueKey) -> int:
+        return len(self._queues.get(key, ()))
 
 
 def balanced_labels(n: int, k: int, rng: np.random.Generator) -> list[int]:

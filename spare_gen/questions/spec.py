@@ -106,3 +106,6 @@ class TaskSpec:
     def n_choices(self, row: dict) -> int:
         """How many choices ``row`` offers (0 for a generation task)."""
         return len(row[self.choice_column]) if self.choice_column else self.n_answers
+    # (config, out, views: model_id -> view -> {svg, png, png_sha256} of every usable model) -> model_id -> the
+    # QuestionRejection of each model the task leaves out before any unit runs (on the client); None: none
+    model_filter: Callable[..., dict] | None = None

@@ -13,8 +13,10 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Mapping
 
 from spare_gen.config.schema import TaskName
+from spare_gen.questions.rejections import QuestionRejection
 from spare_gen.questions.row_parts import Accepted
 from spare_gen.questions.select import ModelQueues, QuotaKey
 from spare_gen.questions.settings import QuestionSettings
@@ -72,8 +74,12 @@ def run_units(client, model_ids: list[str], inputs: Inputs, settings: QuestionSe
 
 
 def fill_task(client, settings: QuestionSettings, quotas: dict[QuotaKey, int], first: dict[QuotaKey, list[str]],
-              queues: ModelQueues, inputs: Inputs, options: RunOptions) -> TaskFill:
-    """Run rounds until every quota of ``settings.task`` is met or its stratum has no spare models left."""
+              queues: ModelQueues, inputs: Inputs, options: RunOptions,
+              excluded: Mapping[str, QuestionRejection]) -> TaskFill:
+    """Run rounds until every quota of ``settings.task`` is met or its stratum has no spare models left.
+
+    ``excluded``: models the task leaves out (``TaskSpec.model_filter``), rejected by their rule without a unit.
+    """
     start = time.monotonic()
     fill = TaskFill(accepted={k: [] for k in quotas})
     todo = {k: list(v) for k, v in first.items() if v}
@@ -81,7 +87,10 @@ def fill_task(client, settings: QuestionSettings, quotas: dict[QuotaKey, int], f
     while todo:
         fill.rounds += 1
         batch = [m for k in todo for m in todo[k]]
-        results = run_units(client, batch, inputs, settings, options, round_=fill.rounds)
+        results = run_units(client, [m for m in batch if m not in excluded], inputs, settings, options,
+                            round_=fill.rounds)
+        results.update({m: {"model_id": m, "accepted": False, "rule": excluded[m].value}
+                        for m in batch if m in excluded})
         for key, model_ids in todo.items():
             for mid in model_ids:
                 r = results[mid]
@@ -101,7 +110,7 @@ def fill_task(client, settings: QuestionSettings, quotas: dict[QuotaKey, int], f
         for key, quota in quotas.items():
             missing = quota - len(fill.accepted[key])
             if missing > 0:
-                spare = queues.take(key[2], math.ceil(missing / rate))
+                spare = queues.take_for(key, math.ceil(missing / rate))
                 if spare:
                     todo[key] = spare
     fill.wall_seconds = time.monotonic() - start

@@ -28,11 +28,12 @@ from spare_gen.questions.schema import (
     CUT_VIEWS_NAME, CUT_VIEWS_SCHEMA, FILE_SOURCES_NAME, FILE_SOURCES_SCHEMA, MANIFEST_NAME, MANIFEST_SCHEMA,
     QUESTIONS_DIR, split_path,
 )
-from spare_gen.questions.select import needs_by_stratum
+from spare_gen.questions.select import needs_by_split, needs_by_stratum
 from spare_gen.questions.settings import stage_name
 from spare_gen.questions.stage.assemble import build_rows, row_plan
 from spare_gen.questions.stage.fill import TaskFill
 from spare_gen.questions.stage.inputs import Inputs
+from spare_gen.questions.stage.plan import reuses_models
 from spare_gen.questions.tasks import TASK_SPECS, TASKS, question_schema, task_spec
 from spare_gen.runner.stage import read_unit_result
 from spare_gen.shards import rows_to_table
@@ -192,7 +193,7 @@ def summary(config: Config, inputs: Inputs, requested, planned, quotas, fills, w
                          for s, o in splits.items()}
         mix[task] = {s: dict(sorted(Counter(_strata_key(q["n_primitives"]) for q in o.questions).items()))
                      for s, o in splits.items()}
-    return {
+    record = {
         "seed": config.seed,
         "tolerance_px": config.questions.duplicate_tolerance_px,
         "cutters": config.questions.cutters.value,
@@ -204,7 +205,7 @@ def summary(config: Config, inputs: Inputs, requested, planned, quotas, fills, w
         "planned": planned,
         "produced": {t: {s: len(o.questions) for s, o in splits.items()} for t, splits in written.items()},
         "usable_models": dict(sorted(available.items())),
-        "needed_models": {_strata_key(s): n for s, n in needs_by_stratum(quotas).items()},
+        "needed_models": {_strata_key(s): n for s, n in needed_models(config, quotas).items()},
         "filtered_models": dict(sorted(inputs.filtered.items())),
         "rejected_models": {t.value: dict(sorted(f.rejections.items())) for t, f in fills.items()},
         "rejected_candidates": {t.value: dict(sorted(f.attempts.items())) for t, f in fills.items()},
@@ -212,6 +213,19 @@ def summary(config: Config, inputs: Inputs, requested, planned, quotas, fills, w
         "answers": answers,
         "primitive_mix": mix,
     }
+    if reuses_models(config):  # recorded when set only: datasets made before the option keep their bytes
+        record["model_reuse"] = config.questions.model_reuse.value
+    return record
+
+
+def needed_models(config: Config, quotas) -> dict:
+    """Usable models the quotas need per stratum: their sum, or with model reuse the largest task's per split."""
+    if not reuses_models(config):
+        return needs_by_stratum(quotas)
+    out: Counter = Counter()
+    for (_, stratum), n in needs_by_split(quotas).items():
+        out[stratum] += n
+    return dict(out)
 
 
 def timings(fills: dict[TaskName, TaskFill], written: dict, parts: dict) -> dict:

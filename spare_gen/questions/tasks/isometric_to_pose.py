@@ -5,6 +5,13 @@
 model's drawing is recognisably upside down, a question-blind cue. The spec a run uses (``variant``) has as many
 answers as its set has poses. Adding a set: a ``PoseChoices`` member and its entry below.
 
+``questions.symmetry_filter = "spare3d"`` also leaves out, before any unit runs, the quarter of usable models whose
+F, R, T drawings look most alike by the original generator's ``I2P_filter.py`` (``get_sym``; the SPARE3D README: 25 %
+of isometric-to-pose questions removed for symmetric models). Its score is the fewest differing RGB values among
+F - R, F - T, R turned a quarter counter-clockwise - T, and F - F turned a half; the original multiplied it by
+``1 + 1.5 i / n`` for the i-th model folder in name order, a bias towards keeping late names that is left out here
+(ties go by the seeded model order instead).
+
 Rule 3 for this task: a model is used only when its drawings from the choice poses are pairwise distinct (a pure
 function of the model's isometric polylines; the result travels as JSON and names the poses it checked, which the
 row then records as ``choice_poses``).
@@ -13,17 +20,20 @@ row then records as ``choice_poses``).
 from __future__ import annotations
 
 import dataclasses
+import io
 import time
 from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
+from PIL import Image
 
-from spare_gen.config.schema import PoseChoices, QuestionsConfig, TaskName
+from spare_gen.config.schema import Config, PoseChoices, QuestionsConfig, SymmetryFilter, TaskName
+from spare_gen.packed import drawing_bytes
 from spare_gen.questions.dataset import (
     LoadedDataset, check_model_three_views, distinct_candidates, model_view, question_id,
 )
-from spare_gen.questions.layout import AnswerSide, pose_view
+from spare_gen.questions.layout import FRONT, RIGHT, TOP, AnswerSide, pose_view
 from spare_gen.questions.near_duplicate import duplicate_matrix, pose_drawings
 from spare_gen.questions.rejections import QuestionRejection
 from spare_gen.questions.row_parts import Accepted, three_view_fields
@@ -31,6 +41,7 @@ from spare_gen.questions.schema import ANSWER_FIELD, ISO_PREFIX, field
 from spare_gen.questions.settings import QuestionSettings
 from spare_gen.questions.sheet_cells import Cell, drawing_image
 from spare_gen.questions.spec import LoaderKeys, Spare3dLayout, TaskSpec, UnitInput
+from spare_gen.rng import derive_seed
 
 TASK = TaskName.ISOMETRIC_TO_POSE
 # Answer k means pose choice_poses[k], the set's k-th pose. Upper: the four upper poses, each the previous one turned a
@@ -42,6 +53,7 @@ POSE_CHOICE_SETS: dict[PoseChoices, tuple[int, ...]] = {
     PoseChoices.UPPER: (1, 2, 3, 4),
     PoseChoices.SPARE3D: (1, 2, 5, 6),
 }
+SPARE3D_SYMMETRIC_SHARE = 0.25  # the share of usable models questions.symmetry_filter = "spare3d" leaves out
 
 
 def check_isometric_to_pose(views: dict[str, dict], tolerance_px: float, poses: tuple[int, ...]) -> dict:
@@ -56,6 +68,34 @@ def run_unit(unit: dict, settings: QuestionSettings) -> dict:
     start = time.monotonic()
     result = check_isometric_to_pose(unit["views"], settings.tolerance_px, POSE_CHOICE_SETS[settings.pose_choices])
     return {"model_id": unit["model_id"], **result, "seconds": round(time.monotonic() - start, 4)}
+
+
+def three_view_difference(front: np.ndarray, right: np.ndarray, top: np.ndarray) -> int:
+    """The original I2P_filter.py's symmetry score of (H, W, 3) uint8 F, R, T images: the fewest differing values
+    among F - R, F - T, R turned a quarter counter-clockwise - T, and F - F turned a half. Low = symmetric."""
+    return min(int(np.count_nonzero(front != right)), int(np.count_nonzero(front != top)),
+               int(np.count_nonzero(np.rot90(right) != top)), int(np.count_nonzero(front != front[::-1, ::-1])))
+
+
+def _rgb(out: Path, rel: str) -> np.ndarray:
+    return np.asarray(Image.open(io.BytesIO(drawing_bytes(out, rel))).convert("RGB"))
+
+
+def most_symmetric(scores: dict[str, int], share: float, seed: int) -> list[str]:
+    """The ``share`` of models (rounded) with the lowest scores, ties in the seeded model order."""
+    order = sorted(scores, key=lambda m: (scores[m], derive_seed(seed, "questions", TASK.value, "symmetry", m), m))
+    return order[:round(share * len(order))]
+
+
+def symmetric_models(config: Config, out: Path, views: dict[str, dict[str, dict]]) -> dict[str, QuestionRejection]:
+    """``TaskSpec.model_filter``: with ``questions.symmetry_filter = "spare3d"`` the most symmetric quarter of the
+    usable models by their F, R, T PNGs (module docstring); else none."""
+    if config.questions.symmetry_filter is not SymmetryFilter.SPARE3D:
+        return {}
+    scores = {mid: three_view_difference(*(_rgb(out, v[name]["png"]) for name in (FRONT, RIGHT, TOP)))
+              for mid, v in views.items()}
+    return dict.fromkeys(most_symmetric(scores, SPARE3D_SYMMETRIC_SHARE, config.seed),
+                         QuestionRejection.SYMMETRIC_THREE_VIEWS)
 
 
 def build_row(seed: int, item: Accepted, answer: int, **_) -> dict:
@@ -132,4 +172,5 @@ SPEC = TaskSpec(
     human_reference=(0.602, 0.910),
     variant=variant,
     variant_settings=("pose_choices",),
+    model_filter=symmetric_models,
 )

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
-from spare_gen.config.schema import TaskName
+from spare_gen.config.schema import ModelReuse, TaskName
 from spare_gen.packed import drawing_bytes, drawing_exists
 from spare_gen.questions.dataset import LoadedDataset, question_id
 from spare_gen.questions.layout import SPLITS
@@ -76,17 +76,27 @@ def check_answers(ds: LoadedDataset) -> list[str]:
 
 
 def check_unique(ds: LoadedDataset) -> list[str]:
-    """Rule 2: each model (and so each drawing) is used by at most one question in the whole dataset."""
+    """Rule 2: each model (and so each drawing) is used by at most one question in the whole dataset; with
+    ``questions.model_reuse = "per_task"`` (recorded in the summary) by at most one question per task, and a model
+    used by several tasks is in the same split in each."""
+    reuse = ds.summary.get("model_reuse") == ModelReuse.PER_TASK.value
+    rows = [(t.value, s, r) for t, s, r in ds.all_rows()]
+    scope = (lambda t: (t,)) if reuse else (lambda t: ())  # what a model and a file are unique within
+    where: dict[str, set] = {}
+    for t, s, r in rows:
+        where.setdefault(r["model_id"], set()).add((t, s))
     bad = []
-    models = Counter(r["model_id"] for _, _, r in ds.all_rows())
-    for mid, n in sorted(models.items()):
+    for key, n in sorted(Counter((*scope(t), r["model_id"]) for t, _, r in rows).items()):
         if n > 1:
-            where = sorted({f"{t.value}/{s}" for t, s, r in ds.all_rows() if r["model_id"] == mid})
-            bad.append(f"unique: model {mid} is used by {n} questions ({', '.join(where)})")
-    qids = Counter(question_id(r) for _, _, r in ds.all_rows())
+            places = ", ".join(sorted(f"{t}/{s}" for t, s in where[key[-1]]))
+            bad.append(f"unique: model {key[-1]} is used by {n} questions{' of ' + key[0] if reuse else ''} ({places})")
+    if reuse:
+        bad += [f"unique: model {mid} is in splits {sorted({s for _, s in w})} of different tasks"
+                for mid, w in sorted(where.items()) if len({s for _, s in w}) > 1]
+    qids = Counter(question_id(r) for _, _, r in rows)
     bad += [f"unique: question id {q} occurs {n} times" for q, n in sorted(qids.items()) if n > 1]
-    paths = Counter(p for t, _, r in ds.all_rows() for p in row_paths(r, t))
-    bad += [f"unique: file {p} is referenced {n} times" for p, n in sorted(paths.items()) if n > 1]
+    paths = Counter((*scope(t), p) for t, _, r in rows for p in row_paths(r, TaskName(t)))
+    bad += [f"unique: file {key[-1]} is referenced {n} times" for key, n in sorted(paths.items()) if n > 1]
     return bad
 
 

@@ -102,4 +102,5 @@ SPEC = TaskSpec(
     spare3d=Spare3dLayout("Three_view_to_isometric"),
     hf_categories=("multiple-choice", "visual-question-answering"),
     human_reference=(0.805, 0.940),
+    variant_settings=("cutter_box",),  # questions.cutter_box: the model box the cutters are sized from
 )

@@ -50,8 +50,8 @@ from spare_gen import cad
 from spare_gen.atomic import write_bytes
 from spare_gen.cad.cut import cut_with, removable_volume, removed_fraction
 from spare_gen.cad.hlr import HlrModel
-from spare_gen.cad.props import bounding_box, volume
-from spare_gen.config.schema import RenderConfig
+from spare_gen.cad.props import bounding_box, brep_bounding_box, volume
+from spare_gen.config.schema import BoxRule, RenderConfig
 from spare_gen.drawings.poses import Framing, pose
 from spare_gen.drawings.preset import drawing_rule
 from spare_gen.drawings.render import Style, render_view
@@ -61,7 +61,7 @@ from spare_gen.questions.near_duplicate import Drawing
 from spare_gen.questions.rejections import QuestionRejection
 from spare_gen.questions.schema import content_name, settle
 from spare_gen.questions.settings import QuestionSettings
-from spare_gen.questions.tasks.three_view_to_isometric.families import FAMILIES, BoxRule
+from spare_gen.questions.tasks.three_view_to_isometric.families import FAMILIES
 from spare_gen.questions.tasks.three_view_to_isometric.job import (
     CUT_TIMEOUT_FACTOR, CUT_VIEWS, MAX_OVER_BUDGET, MIN_REMOVED, SLOW_BOOLEAN_HOOK, TARGET, TASK, CutJob,
     staged_cut_dir,
@@ -71,7 +71,7 @@ from spare_gen.runner import testhooks
 from spare_gen.runner.budget import BudgetedCopy, CallOutcome, CallStatus
 
 _BOOLEAN, _HLR, _WRITE = "boolean", "hlr", "write"
-BOXES = {BoxRule.BREP: bounding_box}  # each family's box rule (families.BoxRule), computed here with OCCT
+CUTTER_BOXES = {BoxRule.TIGHT: bounding_box, BoxRule.BREP: brep_bounding_box}  # questions.cutter_box
 
 
 class _Drawer:
@@ -81,10 +81,11 @@ class _Drawer:
                  mark: Callable[[str], None]):
         self.shape, self.name, self.method = shape, name, method
         # drawn in memory (the bytes in the row); only an accepted cut's stored views become files
-        self.style = dataclasses.replace(Style.from_render(render), packed=True)
+        scale = float(framing["scale"])  # the model's: cut objects are drawn at its scale and line widths
+        self.style = dataclasses.replace(Style.from_render(render, scale), packed=True)
         self.rule = drawing_rule(render)
         self.deflection = render.deflection
-        self.frame = Framing(self.style.size, float(framing["scale"]), tuple(float(v) for v in framing["center"]),
+        self.frame = Framing(self.style.size, scale, tuple(float(v) for v in framing["center"]),
                              self.rule.per_view_centre)
         self.timings, self.mark = timings, mark
         self.rows: dict[str, dict] = {}
@@ -295,7 +296,7 @@ def make_cut_set(unit: dict, settings: QuestionSettings) -> dict:
     shutil.rmtree(folder, ignore_errors=True)  # leftovers of an interrupted run
     render = settings.render
     job = CutJob(model_id=unit["model_id"], shape_path=unit["shape_path"], out_dir=settings.out_dir, rel=rel,
-                 seed=settings.seed, bbox=BOXES[FAMILIES[settings.cutters].box](shape), model_volume=model_volume,
+                 seed=settings.seed, bbox=CUTTER_BOXES[settings.cutter_box_rule](shape), model_volume=model_volume,
                  cutters=settings.cutters, render=render, framing=unit["framing"], hlr_method=unit["hlr_method"],
                  tolerance_px=settings.tolerance_px, min_extent=render.tiny_fraction * render.size,
                  max_attempts=settings.max_cut_attempts, unit_budget_s=settings.timeout_s * CUT_TIMEOUT_FACTOR,

@@ -2,12 +2,13 @@
 
 A row says everything the cut set does differently per family: how a cutter is drawn (``make_cutter``), which
 boolean results are kept (``keep_cut``), when a cut's drawings duplicate or leave ambiguous an accepted one
-(``duplicate_rule``), which bounding box the cutters are sized from (``box``), whether a cutter that cannot
-remove ``MIN_REMOVED`` of the model is refused before its boolean (``refuse_unreachable``), and whether duplicates
-are pixel-identical PNGs only (``pixel_duplicates``: then no vector drawing is kept between attempts, and the
-validator compares PNG bytes). The rules are cad-free (a drawer is any object with ``view(name)`` and
-``drawing(name)``), so the client, the validator and the child read the same table; the child maps ``box`` to
-its OCCT function.
+(``duplicate_rule``), whether a cutter that cannot remove ``MIN_REMOVED`` of the model is refused before its
+boolean (``refuse_unreachable``), and whether duplicates are pixel-identical PNGs only (``pixel_duplicates``: then
+no vector drawing is kept between attempts, and the validator compares PNG bytes). The rules are cad-free (a
+drawer is any object with ``view(name)`` and ``drawing(name)``), so the client, the validator and the child read the
+same table. Which model box every family sizes and places its cutters in is the run's ``questions.cutter_box``
+(``BoxRule``: the tight box by default, ``brep`` as the original generator), computed in the child
+(``child.CUTTER_BOXES``).
 
 Adding a family: a ``CutterFamily`` member, its cutter (and rules) in a module here, and its row below.
 """
@@ -15,7 +16,6 @@ Adding a family: a ``CutterFamily`` member, its cutter (and rules) in a module h
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import Enum
 from typing import Any, Callable
 
 import numpy as np
@@ -29,12 +29,6 @@ from spare_gen.questions.tasks.three_view_to_isometric.cutters_spare3d import (
 from spare_gen.questions.tasks.three_view_to_isometric.job import CUT_VIEWS, TARGET, CutJob
 
 
-class BoxRule(str, Enum):
-    """The model box a family sizes and places its cutters in (the child computes it: ``child.BOXES``)."""
-
-    BREP = "brep"  # OCCT's bounding box of the B-rep (spare_gen.cad.props.bounding_box)
-
-
 @dataclass(frozen=True)
 class CutterRules:
     """One cutter family (see the module docstring)."""
@@ -42,7 +36,6 @@ class CutterRules:
     make_cutter: Callable[[tuple, np.random.Generator], dict]  # (model box, rng) -> CSG primitive spec
     keep_cut: Callable[[Any, float], QuestionRejection | None]  # (spare_gen.cad.cut.Cut, removed share)
     duplicate_rule: Callable[[Any, list[dict], CutJob], QuestionRejection | None]  # (drawer, accepted cuts, job)
-    box: BoxRule
     refuse_unreachable: bool
     pixel_duplicates: bool
 
@@ -59,9 +52,9 @@ def _spare3d_keep(cut, removed: float) -> QuestionRejection | None:
 FAMILIES: dict[CutterFamily, CutterRules] = {
     # sphere, box, cone (frustum), torus, rotated; misses, slivers, invalid results and near-duplicates refused
     CutterFamily.SPARE_GEN: CutterRules(make_cutter=random_cutter, keep_cut=keep_cut,
-                                        duplicate_rule=near_duplicate_rule, box=BoxRule.BREP,
+                                        duplicate_rule=near_duplicate_rule,
                                         refuse_unreachable=True, pixel_duplicates=False),
     # the original generator's: box, sphere, sharp cone, cylinder, axis-aligned; only empty or pixel-identical refused
     CutterFamily.SPARE3D: CutterRules(make_cutter=spare3d_cutter, keep_cut=_spare3d_keep, duplicate_rule=_pixel_rule,
-                                      box=BoxRule.BREP, refuse_unreachable=False, pixel_duplicates=True),
+                                      refuse_unreachable=False, pixel_duplicates=True),
 }
