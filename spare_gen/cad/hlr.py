@@ -23,7 +23,7 @@ from OCP.HLRBRep import HLRBRep_Algo, HLRBRep_HLRToShape, HLRBRep_PolyAlgo, HLRB
 from OCP.TopoDS import TopoDS_Shape
 
 from spare_gen.cad.curves2d import poly_view_polylines, view_polylines
-from spare_gen.cad.hlr_shape import edge_samples, has_edges, prepare_shape, quick_bbox
+from spare_gen.cad.hlr_shape import Folds, edge_polylines, edge_samples, has_edges, mesh_folds, prepare_shape, quick_bbox
 from spare_gen.config.schema import RenderConfig
 
 Direction = Sequence[float]
@@ -110,6 +110,13 @@ class HlrModel:
     def edge_points(self) -> np.ndarray:
         """(n, 3) points along the model's drawn edge classes within the curve tolerance (what every view must reach)."""
         return edge_samples(self.prepared.base, self.tolerance, self.smooth_edges)
+
+    @cached_property
+    def outline(self) -> tuple[list[np.ndarray], Folds]:
+        """Where a drawn line may lie: every edge (loose ones too) as a 3D polyline within the curve tolerance, and
+        the folds of the mesh the poly algorithm uses (the silhouettes of curved faces, per view)."""
+        edges = edge_polylines(self.prepared.base, self.tolerance, loose=True)
+        return edges, mesh_folds(self._mesh())
 
     def _mesh(self) -> TopoDS_Shape:
         if not self._meshed:
