@@ -23,7 +23,16 @@ from OCP.HLRBRep import HLRBRep_Algo, HLRBRep_HLRToShape, HLRBRep_PolyAlgo, HLRB
 from OCP.TopoDS import TopoDS_Shape
 
 from spare_gen.cad.curves2d import poly_view_polylines, view_polylines
-from spare_gen.cad.hlr_shape import Folds, edge_polylines, edge_samples, has_edges, mesh_folds, prepare_shape, quick_bbox
+from spare_gen.cad.hlr_shape import (
+    Folds,
+    edge_polylines,
+    edge_samples,
+    has_edges,
+    has_faces,
+    mesh_folds,
+    prepare_shape,
+    quick_bbox,
+)
 from spare_gen.config.schema import RenderConfig
 
 Direction = Sequence[float]
@@ -104,6 +113,7 @@ class HlrModel:
         self.diagonal = float(math.dist(self.bbox[:3], self.bbox[3:]))
         self.tolerance = deflection * self.diagonal if self.diagonal > 0 else 1e-6
         self.drawable = has_edges(self.prepared.base)
+        self.edgeless_faces = not self.drawable and has_faces(self.prepared.base)  # faces that carry no edge at all
         self._meshed = False
 
     @cached_property

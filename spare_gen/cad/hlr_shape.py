@@ -101,6 +101,10 @@ def has_edges(shape: TopoDS_Shape) -> bool:
     return TopExp_Explorer(shape, TopAbs_EDGE).More()
 
 
+def has_faces(shape: TopoDS_Shape) -> bool:
+    return TopExp_Explorer(shape, TopAbs_FACE).More()
+
+
 def quick_bbox(shape: TopoDS_Shape) -> tuple[float, ...]:
     """A fast, slightly loose box (control points, tolerances): enough to size the curve tolerance.
 

@@ -152,11 +152,11 @@ def project_checked(hlr: HlrModel, pose: Pose, px_per_unit: float,
     ``px_per_unit`` converts the shortfall to canvas pixels (the model's estimated drawing scale); ``outline``
     (``Outline.of(hlr, px_per_unit)``, built once per model) adds the check for stray lines.
     """
-    if not hlr.drawable:
+    if hlr.edgeless_faces:
         return None, NO_EDGES
     box = projected_box(hlr.bbox, pose)
-    edges = pose.project(hlr.edge_points)
-    reach = np.stack([edges.min(axis=0), edges.max(axis=0)]) if len(edges) else None
+    edges = pose.project(hlr.edge_points if len(hlr.edge_points) or outline is None else outline.edges)
+    reach = np.stack([edges.min(axis=0), edges.max(axis=0)]) if len(edges) else None  # loose edges: if no other
     lines = _exact_with_hooks(hlr.project(pose.direction, pose.x_direction), box)
     problem = view_problem(lines, box, reach, px_per_unit, outline, pose)
     if not problem:

@@ -69,5 +69,9 @@ class Outline:
         drawn = densify(lines.visible + lines.hidden, self.spacing)
         if not len(drawn) or not len(self.edges):
             return 0.0
-        distance, _ = self.tree(pose).query(drawn, k=1)
+        tree = self.tree(pose)
+        distance, _ = tree.query(drawn, k=1, distance_upper_bound=STRAY_PX / self.px_per_unit)  # fast: most are near
+        far = ~np.isfinite(distance)
+        if far.any():  # measured exactly for the reason
+            distance[far] = tree.query(drawn[far], k=1)[0]
         return float(distance.max()) * self.px_per_unit
