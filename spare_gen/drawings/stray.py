@@ -55,7 +55,7 @@ class Outline:
     def of(cls, hlr: HlrModel, px_per_unit: float) -> "Outline":
         polylines, _ = hlr.outline
         spacing = _spacing(polylines, SPACING_PX / px_per_unit)
-        return cls(densify(polylines, spacing), hlr, spacing, px_per_unit)
+        return cls(densify(polylines, spacing) if polylines else np.zeros((0, 3)), hlr, spacing, px_per_unit)
 
     def tree(self, pose: Pose) -> cKDTree:
         """The projected reference of one view: edges and the folds on its silhouette."""
