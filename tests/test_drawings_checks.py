@@ -41,7 +41,7 @@ from spare_gen.runner import testhooks
 
 REAL_FILES = ["ANC101.stp", "bug3883_xr2-ct-214_l-bracket.stp", "io1-ug-214.stp", "red_cube_blue_cylinder.step",
               "nist_ctc_01.brep", "sheet_metal_54.brep", "bearing.iges", "M6-1x12-countersunk-screw.step",
-              "0049_control_arm.step", "bm2_ec_lever-A.stp"]
+              "0049_control_arm.step", "bm2_ec_lever-A.stp", "bug32314_corrupted.stp"]
 
 
 def _outline(path: str) -> tuple[HlrModel, Outline, float]:

@@ -16,7 +16,7 @@ import pytest
 
 from spare_gen.atomic import bounded_name, write_text
 from spare_gen.config import load_config
-from spare_gen.models.files import MODEL_ID_CHARS, model_id_for
+from spare_gen.models.files import MODEL_ID_CHARS, discover, model_id_for
 from spare_gen.models.settings import ModelSettings
 from spare_gen.models.worker import model_task
 from tests.conftest import spare_gen_cli
@@ -35,9 +35,9 @@ def public_tmp():
     shutil.rmtree(folder, ignore_errors=True)
 
 
-def _deep_folder(base: Path, depth: int, width: int) -> Path:
+def _deep_folder(base: Path, depth: int, width: int, copy: Path | None = None) -> Path:
     """``depth`` nested folders of ``width``-character names, made one level at a time (the whole path may be
-    longer than the system's PATH_MAX, which ``os.makedirs`` cannot make)."""
+    longer than the system's PATH_MAX, which ``os.makedirs`` cannot make), holding a copy of ``copy`` if given."""
     fd = os.open(base, os.O_RDONLY)
     names = [f"f{i:02d}".ljust(width, "x") for i in range(depth)]
     for name in names:
@@ -45,6 +45,9 @@ def _deep_folder(base: Path, depth: int, width: int) -> Path:
         inner = os.open(name, os.O_RDONLY, dir_fd=fd)
         os.close(fd)
         fd = inner
+    if copy is not None:
+        with open(os.open(copy.name, os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=fd), "wb") as out:
+            out.write(copy.read_bytes())
     os.close(fd)
     return base.joinpath(*names)
 
@@ -100,3 +103,11 @@ def test_a_deep_path_and_a_240_character_name_go_through_the_whole_job_and_a_rer
     second = spare_gen_cli(*args, cwd=public_tmp)
     assert second.returncode == 0, second.stderr
     assert "nothing to do" in second.stderr
+
+
+def test_a_folder_too_deep_to_list_is_one_short_failed_row(public_tmp, shared_cad):
+    _deep_folder(public_tmp, 60, 72, shared_cad / DEEP_FILE)
+    items = discover(public_tmp, [".stp"], max_mb=50)
+    assert len(items) == 1 and items[0].error and not items[0].sha256
+    assert "File name too long" in items[0].error and "/.../" in items[0].error
+    assert len(items[0].error) < 300 and len(items[0].model_id) <= MODEL_ID_CHARS
