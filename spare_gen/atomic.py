@@ -5,6 +5,7 @@ A reader (or a resumed run) never sees a half-written file under its final name.
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import json
 import os
@@ -13,9 +14,27 @@ from pathlib import Path
 from typing import Any
 
 
+NAME_HASH_CHARS = 16  # hex digits of SHA-256 that stand for the cut-off part of a long name
+TMP_NAME_CHARS = 100  # the final name's share of a temporary name (the rest: pid, counter, ".tmp"; 255 in all)
+
+
+def bounded_name(name: str, limit: int) -> str:
+    """``name`` itself if it has at most ``limit`` characters, else its start, "-" and a hash of the whole name.
+
+    A file name derived from an input (a model id, a CAD file's name) goes through this, so a legal input
+    name never makes an illegal output name (255 bytes on most file systems): distinct names stay distinct.
+    """
+    if len(name.encode()) <= limit:
+        return name
+    digest = hashlib.sha256(name.encode()).hexdigest()[:NAME_HASH_CHARS]
+    head = name.encode()[:limit - NAME_HASH_CHARS - 1].decode(errors="ignore")
+    return f"{head}-{digest}"
+
+
 def _tmp_path(path: Path) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    prefix = f".{bounded_name(path.name, TMP_NAME_CHARS)}."
+    fd, tmp = tempfile.mkstemp(prefix=prefix, suffix=".tmp", dir=path.parent)
     os.close(fd)
     os.chmod(tmp, 0o644)  # mkstemp makes 0600; outputs are data meant to be shared
     return Path(tmp)
@@ -33,6 +52,7 @@ def _open_tmp(path: str) -> tuple[int, str]:
     the same pid is skipped (O_EXCL). Plain strings, no pathlib: this runs twice per drawing.
     """
     folder, name = os.path.split(path)
+    name = bounded_name(name, TMP_NAME_CHARS)
     made_folder = False
     while True:
         tmp = os.path.join(folder, f".{name}.{os.getpid()}-{next(_TMP_COUNTER)}.tmp")

@@ -22,7 +22,16 @@ from OCP.HLRBRep import HLRBRep_Algo, HLRBRep_HLRToShape, HLRBRep_PolyAlgo, HLRB
 from OCP.TopoDS import TopoDS_Shape
 
 from spare_gen.cad.curves2d import poly_view_polylines, view_polylines
-from spare_gen.cad.hlr_shape import edge_samples, has_edges, prepare_shape, quick_bbox
+from spare_gen.cad.hlr_shape import (
+    Folds,
+    edge_polylines,
+    edge_samples,
+    has_edges,
+    has_faces,
+    mesh_folds,
+    prepare_shape,
+    quick_bbox,
+)
 from spare_gen.config.schema import HlrMethod, RenderConfig
 
 Direction = Sequence[float]
@@ -100,12 +109,20 @@ class HlrModel:
         self.diagonal = float(math.dist(self.bbox[:3], self.bbox[3:]))
         self.tolerance = deflection * self.diagonal if self.diagonal > 0 else 1e-6
         self.drawable = has_edges(self.prepared.base)
+        self.edgeless_faces = not self.drawable and has_faces(self.prepared.base)  # faces that carry no edge at all
         self._meshed = False
 
     @cached_property
     def edge_points(self) -> np.ndarray:
         """(n, 3) points along the model's drawn edge classes within the curve tolerance (what every view must reach)."""
         return edge_samples(self.prepared.base, self.tolerance, self.smooth_edges)
+
+    @cached_property
+    def outline(self) -> tuple[list[np.ndarray], Folds]:
+        """Where a drawn line may lie: every edge (loose ones too) as a 3D polyline within the curve tolerance, and
+        the folds of the mesh the poly algorithm uses (the silhouettes of curved faces, per view)."""
+        edges = edge_polylines(self.prepared.base, self.tolerance, loose=True)
+        return edges, mesh_folds(self._mesh())
 
     def _mesh(self) -> TopoDS_Shape:
         if not self._meshed:

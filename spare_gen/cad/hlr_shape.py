@@ -17,6 +17,7 @@ from OCP.ShapeFix import ShapeFix_Shape
 from OCP.ShapeUpgrade import ShapeUpgrade_ShapeDivideClosed
 from OCP.TopAbs import TopAbs_EDGE, TopAbs_FACE
 from OCP.TopExp import TopExp, TopExp_Explorer
+from OCP.TopLoc import TopLoc_Location
 from OCP.TopoDS import TopoDS_Shape
 
 from spare_gen.cad.build import fuse_all
@@ -100,6 +101,10 @@ def has_edges(shape: TopoDS_Shape) -> bool:
     return TopExp_Explorer(shape, TopAbs_EDGE).More()
 
 
+def has_faces(shape: TopoDS_Shape) -> bool:
+    return TopExp_Explorer(shape, TopAbs_FACE).More()
+
+
 def quick_bbox(shape: TopoDS_Shape) -> tuple[float, ...]:
     """A fast, slightly loose box (control points, tolerances): enough to size the curve tolerance.
 
@@ -120,6 +125,26 @@ def _is_smooth(edge, faces: list) -> bool:
             and BRep_Tool.Continuity_s(edge, faces[0], faces[1]).value != GeomAbs_Shape.GeomAbs_C0.value)
 
 
+def edge_polylines(shape: TopoDS_Shape, tolerance: float, smooth_edges: bool = True,
+                   loose: bool = False) -> list[np.ndarray]:
+    """(k, 3) polylines along every (non-degenerate) edge of ``shape``, each edge within ``tolerance``.
+
+    With ``smooth_edges=False`` edges between tangent faces are skipped; loose edges (of no face) only with ``loose``.
+    """
+    faces_of = EdgeFaceMap()
+    TopExp.MapShapesAndUniqueAncestors_s(shape, TopAbs_EDGE, TopAbs_FACE, faces_of)
+    lines = []
+    for i in range(1, faces_of.Extent() + 1):
+        edge = to_edge(faces_of.FindKey(i))
+        if BRep_Tool.Degenerated_s(edge) or (faces_of.FindFromIndex(i).Extent() == 0 and not loose):
+            continue
+        if not smooth_edges and _is_smooth(edge, [to_face(f) for f in faces_of.FindFromIndex(i)]):
+            continue
+        curve = BRepAdaptor_Curve(edge)
+        lines.append(sample_curve(curve, curve.FirstParameter(), curve.LastParameter(), tolerance, 3))
+    return lines
+
+
 def edge_samples(shape: TopoDS_Shape, tolerance: float, smooth_edges: bool = True) -> np.ndarray:
     """(n, 3) points along every (non-degenerate) edge of ``shape``, each edge within ``tolerance``.
 
@@ -129,15 +154,52 @@ def edge_samples(shape: TopoDS_Shape, tolerance: float, smooth_edges: bool = Tru
     edges (of no face) are left out too: OCCT's hidden-line removal reports them only where they are visible, so a
     drawing cannot be required to reach their hidden parts.
     """
-    faces_of = EdgeFaceMap()
-    TopExp.MapShapesAndUniqueAncestors_s(shape, TopAbs_EDGE, TopAbs_FACE, faces_of)
-    chunks = [np.zeros((0, 3))]
-    for i in range(1, faces_of.Extent() + 1):
-        edge = to_edge(faces_of.FindKey(i))
-        if BRep_Tool.Degenerated_s(edge) or faces_of.FindFromIndex(i).Extent() == 0:
-            continue
-        if not smooth_edges and _is_smooth(edge, [to_face(f) for f in faces_of.FindFromIndex(i)]):
-            continue
-        curve = BRepAdaptor_Curve(edge)
-        chunks.append(sample_curve(curve, curve.FirstParameter(), curve.LastParameter(), tolerance, 3))
-    return np.concatenate(chunks)
+    return np.concatenate([np.zeros((0, 3)), *edge_polylines(shape, tolerance, smooth_edges)])
+
+
+@dataclass(frozen=True)
+class Folds:
+    """Interior edges of the triangulations of a shape's curved faces, with the normals of the triangles on each
+    side: where one faces the viewer and the other does not, the edge lies on the view's silhouette (within the
+    mesh's deflection), which a drawing may show although it is no edge of the model."""
+
+    ends: np.ndarray  # (m, 2, 3) the edge's two nodes
+    normals: np.ndarray  # (m, 2, 3) the (unnormalised) normals of the triangles on its two sides
+
+    def silhouette(self, direction: np.ndarray) -> np.ndarray:
+        """(s, 2, 3) the edges on the silhouette seen along ``direction``."""
+        facing = self.normals @ direction
+        return self.ends[facing[:, 0] * facing[:, 1] <= 0.0]
+
+
+def _face_folds(face) -> tuple[np.ndarray, np.ndarray] | None:
+    location = TopLoc_Location()
+    triangulation = BRep_Tool.Triangulation_s(face, location)
+    if triangulation is None or triangulation.NbTriangles() < 2:
+        return None
+    move = location.Transformation()
+    nodes = np.array([triangulation.Node(i).Transformed(move).Coord() for i in range(1, triangulation.NbNodes() + 1)])
+    tris = np.array([triangulation.Triangle(i).Get() for i in range(1, triangulation.NbTriangles() + 1)]) - 1
+    normals = np.cross(nodes[tris[:, 1]] - nodes[tris[:, 0]], nodes[tris[:, 2]] - nodes[tris[:, 0]])
+    sides = np.sort(tris[:, [0, 1, 1, 2, 2, 0]].reshape(-1, 2), axis=1)  # each triangle's three edges
+    owner = np.repeat(np.arange(len(tris)), 3)
+    order = np.lexsort((sides[:, 1], sides[:, 0]))
+    sides, owner = sides[order], owner[order]
+    twice = np.flatnonzero((sides[1:] == sides[:-1]).all(axis=1))  # an edge shared by two triangles
+    if not len(twice):
+        return None
+    return nodes[sides[twice]], np.stack([normals[owner[twice]], normals[owner[twice + 1]]], axis=1)
+
+
+def mesh_folds(shape: TopoDS_Shape) -> Folds:
+    """The ``Folds`` of every non-planar face of ``shape``, which must already be triangulated (BRepMesh)."""
+    ends, normals = [np.zeros((0, 2, 3))], [np.zeros((0, 2, 3))]
+    for face in indexed_subshapes(shape, TopAbs_FACE):
+        face = to_face(face)
+        if BRepAdaptor_Surface(face, False).GetType() == GeomAbs_SurfaceType.GeomAbs_Plane:
+            continue  # a plane has no silhouette inside its edges
+        folds = _face_folds(face)
+        if folds is not None:
+            ends.append(folds[0])
+            normals.append(folds[1])
+    return Folds(np.concatenate(ends), np.concatenate(normals))

@@ -7,8 +7,10 @@ bounding box (``plausible_lines``): exact HLR has been seen to return a point 10
 part, which would shrink the whole frame to a dot. Too short: against the projection of the model's own
 edges, sampled in 3D (``shortfall``): a drawing whose lines stop more than SHORTFALL_PX short of them on
 any side has lost lines. Such a view is redrawn with the mesh algorithm; if that fails too, the view is
-``failed`` with both reasons. Test hooks (``spare_gen.runner.testhooks``): ``broken_hlr`` plants such a
-far point in exact results, ``missing_hlr_line`` cuts the last tenth of the view's width off them.
+``failed`` with both reasons. Off the model: every drawn line must lie within STRAY_PX of the projection of some
+edge or silhouette of the model (``stray.Outline``). Test hooks (``spare_gen.runner.testhooks``): ``broken_hlr``
+plants such a far point in exact results, ``missing_hlr_line`` cuts the last tenth of the view's width off them,
+``stray_hlr_line`` (fired by tests in-process) adds the projected box's diagonal.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from spare_gen.drawings.preset import DrawingRule, drawing_rule
 from spare_gen.drawings.render import Style, render_view
 from spare_gen.drawings.schema import DrawingRow, failed_view
 from spare_gen.drawings.settings import DrawSettings
+from spare_gen.drawings.stray import STRAY_PX, Outline
 from spare_gen.runner import testhooks
 from spare_gen.runner.isolation import Status
 
@@ -44,6 +47,7 @@ MIXED = "mixed"  # some views exact, some from the mesh fallback
 BOX_MARGIN = 0.25  # lines may reach this fraction of the projected box's larger side beyond it (box x 1.5)
 SHORTFALL_PX = 2.0  # lines may stop this many canvas px short of the projected model edges on any side
 FAR_LINES = "lines reach far outside the model's projected bounding box"
+NO_EDGES = "the model's faces carry no edges: nothing to draw"
 MISSING_FRACTION = 0.1  # test hook missing_hlr_line: this fraction of the view's width loses its lines
 
 
@@ -91,13 +95,18 @@ def shortfall(lines: ViewLines, reach: np.ndarray | None) -> float:
     return float(max(0.0, *(pts.min(axis=0) - reach[0]), *(reach[1] - pts.max(axis=0))))
 
 
-def view_problem(lines: ViewLines, box: np.ndarray, reach: np.ndarray | None, px_per_unit: float) -> str:
-    """Why this view's lines cannot be right ("" if they may be): too far out, or short of the model's edges."""
+def view_problem(lines: ViewLines, box: np.ndarray, reach: np.ndarray | None, px_per_unit: float,
+                 outline: Outline | None = None, pose: Pose | None = None) -> str:
+    """Why this view's lines cannot be right ("" if they may be): too far out, short of the model's edges, or (given
+    the model's ``outline`` and the view's ``pose``) off every projected edge and silhouette of the model."""
     if not plausible_lines(lines, box):
         return FAR_LINES
     short = shortfall(lines, reach) * px_per_unit
     if short > SHORTFALL_PX:
         return f"lines stop {short:.1f} px short of the model's projected edges"
+    stray = 0.0 if outline is None or pose is None else outline.stray_px(lines, pose)
+    if stray > STRAY_PX:
+        return f"a line strays {stray:.1f} px from every projected edge and silhouette of the model"
     return ""
 
 
@@ -122,7 +131,15 @@ def _plant_missing_segment(lines: ViewLines) -> ViewLines:
     return ViewLines(clip(lines.visible), clip(lines.hidden), lines.method)
 
 
+def _plant_stray_segment(lines: ViewLines, box: np.ndarray) -> ViewLines:
+    """Test hook ``stray_hlr_line``: the defect seen on a real STEP file, a straight line that matches no edge (here
+    the projected box's diagonal, which crosses a face or leaves the part)."""
+    return ViewLines(lines.visible + [box.copy()], lines.hidden, lines.method)
+
+
 def _exact_with_hooks(lines: ViewLines, box: np.ndarray) -> ViewLines:
+    if lines.method is HlrMethod.EXACT and testhooks.active("stray_hlr_line"):
+        lines = _plant_stray_segment(lines, box)
     if lines.method is HlrMethod.EXACT and testhooks.active("broken_hlr"):
         lines = _plant_far_point(lines, box)
     if lines.method is HlrMethod.EXACT and testhooks.active("missing_hlr_line"):
@@ -130,22 +147,26 @@ def _exact_with_hooks(lines: ViewLines, box: np.ndarray) -> ViewLines:
     return lines
 
 
-def project_checked(hlr: HlrModel, pose: Pose, px_per_unit: float) -> tuple[ViewLines | None, str]:
+def project_checked(hlr: HlrModel, pose: Pose, px_per_unit: float,
+                    outline: Outline | None = None) -> tuple[ViewLines | None, str]:
     """One view's lines, redrawn with the mesh algorithm if the exact ones are implausible; (None, why) if both are.
 
-    ``px_per_unit`` converts the shortfall to canvas pixels (the model's estimated drawing scale).
+    ``px_per_unit`` converts the shortfall to canvas pixels (the model's estimated drawing scale); ``outline``
+    (``Outline.of(hlr, px_per_unit)``, built once per model) adds the check for stray lines.
     """
+    if hlr.edgeless_faces:
+        return None, NO_EDGES
     box = projected_box(hlr.bbox, pose)
-    edges = pose.project(hlr.edge_points)
-    reach = np.stack([edges.min(axis=0), edges.max(axis=0)]) if len(edges) else None
+    edges = pose.project(hlr.edge_points if len(hlr.edge_points) or outline is None else outline.edges)
+    reach = np.stack([edges.min(axis=0), edges.max(axis=0)]) if len(edges) else None  # loose edges: if no other
     lines = _exact_with_hooks(hlr.project(pose.direction, pose.x_direction), box)
-    problem = view_problem(lines, box, reach, px_per_unit)
+    problem = view_problem(lines, box, reach, px_per_unit, outline, pose)
     if not problem:
         return lines, ""
     reasons = [f"{lines.method.value} HLR: {problem}"]
     if lines.method is HlrMethod.EXACT:
         lines = hlr.project_poly(pose.direction, pose.x_direction)
-        problem = view_problem(lines, box, reach, px_per_unit)
+        problem = view_problem(lines, box, reach, px_per_unit, outline, pose)
         if not problem:
             return lines, ""
         reasons.append(f"{lines.method.value} HLR: {problem}")
@@ -171,8 +192,12 @@ def estimated_scale(hlr: HlrModel, size: int, margin: float, rule: DrawingRule, 
 
 
 def draw_unit(unit: dict, settings: DrawSettings, rng: np.random.Generator) -> dict:
-    """The stage's child function: ``unit`` = {model_id, shape_path, method (this attempt's HLR algorithm)}."""
-    return draw_model(unit["model_id"], unit["shape_path"], settings.out_dir, settings.render, rng, unit["method"])
+    """The stage's child function: ``unit`` = {model_id, shape_path, method (this attempt's HLR algorithm),
+    deflection_factor (this attempt's curve and mesh tolerance, times render.deflection)}."""
+    render = settings.render
+    if unit["deflection_factor"] != 1.0:
+        render = render.model_copy(update={"deflection": render.deflection * unit["deflection_factor"]})
+    return draw_model(unit["model_id"], unit["shape_path"], settings.out_dir, render, rng, unit["method"])
 
 
 def draw_model(model_id: str, shape_path: str, out_dir: str, render: RenderConfig, rng: np.random.Generator | None,
@@ -189,9 +214,10 @@ def draw_model(model_id: str, shape_path: str, out_dir: str, render: RenderConfi
     poses = model_poses(render.random_views, rng)
     projected, problems, seconds = {}, {}, {}
     px_per_unit = estimated_scale(hlr, render.size, render.margin, rule, viewbox_box)
+    outline = Outline.of(hlr, px_per_unit)
     for pose in poses:
         t = time.process_time()
-        projected[pose.name], problems[pose.name] = project_checked(hlr, pose, px_per_unit)
+        projected[pose.name], problems[pose.name] = project_checked(hlr, pose, px_per_unit, outline)
         seconds[pose.name] = round(time.process_time() - t, 6)
     drawn = {k: v for k, v in projected.items() if v is not None}
     bbox = bbox_from_three_views({k: v.visible + v.hidden for k, v in drawn.items()}) or hlr.bbox

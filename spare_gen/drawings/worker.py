@@ -3,7 +3,9 @@
 Exact HLR can run for minutes on some models (helical threads) and can crash; the child process is
 killed after ``render.exact_timeout_s`` seconds of CPU time (not wall time: the choice must not depend
 on the machine's load) and the model is drawn again with the mesh-based algorithm (``HLRBRep_PolyAlgo``)
-within ``runner.timeout_s``. ``render.hlr = exact | poly`` forces one method. A machine failure (a killed
+within ``runner.timeout_s``, and if that runs out too (a spring, a thread), on a COARSE_FACTOR times coarser
+mesh within another ``runner.timeout_s``. ``render.hlr = exact | poly`` forces one method (poly keeps its coarse
+retry). A machine failure (a killed
 child, a full disk) is not a reason to fall back: it is returned as ``transient`` and retried.
 """
 
@@ -18,6 +20,7 @@ from spare_gen.runner.isolation import Outcome, Status
 from spare_gen.runner.stage import transient_result
 
 DRAW_TARGET = "spare_gen.drawings.child:draw_unit"
+COARSE_FACTOR = 5.0  # the last attempt's mesh deflection, times render.deflection (0.002 -> 1 % of the diagonal)
 
 
 def view_names(random_views: int) -> list[str]:
@@ -32,12 +35,19 @@ def failed_result(model_id: str, status: Status, error: str, random_views: int, 
             "cpu_seconds": round(cpu_seconds, 4)}
 
 
-def _attempts(settings: DrawSettings) -> list[tuple[HlrMethod, float]]:
-    """(method, CPU budget) to try in order."""
-    mode = settings.render.hlr
+def _attempts(settings: DrawSettings) -> list[tuple[HlrMethod, float, float]]:
+    """(method, CPU budget, deflection factor) to try in order: after the mesh algorithm, the mesh algorithm on a
+    COARSE_FACTOR times coarser mesh, so a shape too costly for both (a spring, a thread) still gets a drawing
+    (tried only after a timeout)."""
+    mode, budget = settings.render.hlr, settings.timeout_s
+    coarse = [(HlrMethod.POLY, budget, COARSE_FACTOR)]
     if mode is HlrMethod.AUTO:
-        return [(HlrMethod.EXACT, settings.render.exact_timeout_s), (HlrMethod.POLY, settings.timeout_s)]
-    return [(mode, settings.timeout_s)]
+        return [(HlrMethod.EXACT, settings.render.exact_timeout_s, 1.0), (HlrMethod.POLY, budget, 1.0), *coarse]
+    return [(mode, budget, 1.0), *coarse] if mode is HlrMethod.POLY else [(mode, budget, 1.0)]
+
+
+def _phase(method: HlrMethod, factor: float) -> str:
+    return method.value if factor == 1.0 else f"{method.value}-coarse"
 
 
 def _reason(method: str, outcome: Outcome) -> str:
@@ -50,15 +60,17 @@ def draw_task(unit: dict, settings: DrawSettings) -> dict:
     if unit.get("skip_reason"):
         return failed_result(model_id, Status.SKIPPED, unit["skip_reason"], random_views)
     reasons, seconds, cpu, outcome = [], 0.0, 0.0, None
-    for method, timeout in _attempts(settings):
-        outcome = run_in_child(DRAW_TARGET, {**unit, "method": method.value}, settings, timeout=timeout,
-                               phase=method.value)
+    for method, timeout, factor in _attempts(settings):
+        if factor != 1.0 and outcome is not None and outcome.status is not Status.TIMEOUT:
+            break  # a coarser mesh helps only a shape that ran out of time, not one that failed or crashed
+        outcome = run_in_child(DRAW_TARGET, {**unit, "method": method.value, "deflection_factor": factor}, settings,
+                               timeout=timeout, phase=_phase(method, factor))
         seconds, cpu = seconds + outcome.seconds, cpu + outcome.cpu_seconds
         if outcome.status is Status.TRANSIENT:
             return transient_result(outcome.error)
         if outcome.status is Status.OK:
             break
-        reasons.append(_reason(method.value, outcome))
+        reasons.append(_reason(_phase(method, factor), outcome))
     assert outcome is not None
     if outcome.status is not Status.OK:
         return failed_result(model_id, outcome.status, "; ".join(reasons), random_views,

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from spare_gen import cad
-from spare_gen.cad import props
+from spare_gen.cad import props, repair
 from spare_gen.cad.props import is_valid, solids_and_volume
 from spare_gen.filehash import sha256_file
 from spare_gen.config.schema import Footprint, RoofType
@@ -171,12 +171,54 @@ def make_house_model(unit: dict, settings: ModelSettings, rng: np.random.Generat
 
 
 def load_file_model(unit: dict, settings: ModelSettings, rng: np.random.Generator) -> dict:
-    """Read one CAD file and store it as STEP (for users) and BREP (exact and fast, for later stages)."""
+    """Read one CAD file and store it as STEP (for users) and BREP (exact and fast, for later stages).
+
+    A shape that contradicts itself is repaired first (``cad.repair``): faces without edges are rebuilt on their
+    surfaces' natural bounds, solids turned inside out (negative volume) are reversed, and the repair is named in
+    ``quality_reason``. What cannot be repaired (faces still without edges, a box of zero size where OCCT's loose
+    box is not) fails the file with one line: models.parquet never records a box or volume the shape contradicts.
+    """
     model_id, path = unit["model_id"], unit["source_path"]
+    name = Path(path).name
     shape = cad.read_shape(path)
+    shape, notes = repaired_shape(shape, name)
     stats = cad.shape_stats(shape)
     if stats["n_faces"] == 0:
-        raise cad.CadReadError(f"{Path(path).name}: the file holds no faces (nothing to draw)")
+        raise cad.CadReadError(f"{name}: the file holds no faces (nothing to draw)")
+    contradiction = shape_contradiction(shape, stats)
+    if contradiction:
+        raise cad.CadReadError(f"{name}: {contradiction}")
     quality, reason = assess(stats["valid"], stats["n_solids"], cad.solid_groups(shape))
     return {**write_model_files(shape, settings.out_dir, model_id), **stats, "quality": quality,
-            "quality_reason": reason}
+            "quality_reason": "; ".join([reason] * bool(reason) + notes)}
+
+
+def repaired_shape(shape, name: str) -> tuple[object, list[str]]:
+    """``shape`` with edgeless faces rebuilt and inverted solids reversed, and one note per repair made."""
+    notes = []
+    edgeless = repair.edgeless_faces(shape)
+    if edgeless:
+        shape, lost = repair.rebuild_edgeless_faces(shape)
+        if lost:
+            raise cad.CadReadError(f"{name}: {edgeless} face(s) carry no edges and {lost} of them lie on unbounded "
+                                   "surfaces, so no boundary can be rebuilt (nothing to draw)")
+        notes.append(f"{edgeless} face(s) without edges rebuilt on their surfaces' natural bounds")
+    shape, inverted = repair.outward_solids(shape)
+    if inverted:
+        notes.append(f"{inverted} solid(s) turned inside out (negative volume) stored reversed")
+    return shape, notes
+
+
+def shape_contradiction(shape, stats: dict) -> str:
+    """Why the measured ``stats`` cannot describe ``shape`` ("" if they may): no edges on faces, a box of zero size
+    while OCCT's loose box is not, a negative volume of solids."""
+    if stats["n_edges"] == 0:
+        return f"its {stats['n_faces']} face(s) carry no edges (nothing to draw)"
+    size = np.subtract(stats["bbox_max"], stats["bbox_min"])
+    loose = props.brep_bounding_box(shape)
+    if loose is not None and not size.any() and np.subtract(loose[3:], loose[:3]).any():
+        extent = " x ".join(f"{v:.4g}" for v in np.subtract(loose[3:], loose[:3]))
+        return f"its tight bounding box has zero size while OCCT's loose box is {extent} (the B-rep contradicts itself)"
+    if stats["n_solids"] and stats["volume"] < 0:
+        return f"its solids enclose a negative volume ({stats['volume']:.6g}) even after reversing inverted ones"
+    return ""

@@ -10,10 +10,15 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
+from spare_gen.atomic import bounded_name
 from spare_gen.filehash import sha256_file  # noqa: F401  (re-exported)
 from spare_gen.runner.isolation import Status
 
 ABC_NAME = re.compile(r"^(\d{8})_[0-9a-f]+_step_\d{3}$", re.IGNORECASE)
+# Longest model id: ids name files and folders (models/<id>.step, pool/<id>/<id>-<hex>_overlay.svg), so a
+# longer one (a deep path, a long file name) is cut and ends in a hash of the whole (``atomic.bounded_name``).
+MODEL_ID_CHARS = 96
+REASON_PATH_CHARS = 160  # a path in a one-line reason keeps its start and end within this many characters
 
 
 @dataclass
@@ -28,7 +33,7 @@ class FileItem:
 
 
 def _safe_id(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("._") or "model"
+    return bounded_name(re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("._") or "model", MODEL_ID_CHARS)
 
 
 def model_id_for(path: Path, root: Path) -> str:
@@ -105,7 +110,12 @@ def _walk(root: Path, wanted: set[str]) -> tuple[list[Path], list[tuple[Path, St
 
 
 def _rel(path: Path, root: Path) -> str:
-    return path.relative_to(root).as_posix() if path.is_relative_to(root) and path != root else str(path)
+    """The path relative to ``root`` for a one-line reason; a very long one (a deep folder) keeps its two ends."""
+    text = path.relative_to(root).as_posix() if path.is_relative_to(root) and path != root else str(path)
+    if len(text) <= REASON_PATH_CHARS:
+        return text
+    keep = (REASON_PATH_CHARS - 5) // 2
+    return f"{text[:keep]}/.../{text[-keep:]}"
 
 
 def list_paths(root: str | Path, suffixes: list[str], list_file: str | Path = "") -> tuple[Path, list[Path]]:

@@ -1,7 +1,8 @@
 """Child process of IsolatedExecutor: runs ``module:function(**kwargs)`` calls read from stdin.
 
-Replies are ``(Status.OK, value)``, ``(Status.FAILED, text)`` for a failure of the unit, or
-``(Status.TRANSIENT, text)`` for a failure of the machine (an OSError such as ENOSPC or EIO, or MemoryError), which the runner retries.
+Replies are ``(Status.OK, value)``, ``(Status.FAILED, text)`` for a failure of the unit (an OSError the input
+decided, such as ENAMETOOLONG or EACCES, included), or ``(Status.TRANSIENT, text)`` for a failure of the machine (an
+OSError such as ENOSPC or EIO, or MemoryError), which the runner retries.
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ def main() -> None:
     sys.stdout = sys.stderr
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when to stop, and kills
 
-    from spare_gen.runner.isolation import Status, read_message, write_message
+    from spare_gen.runner.isolation import Status, input_caused, read_message, write_message
     from spare_gen.runner.testhooks import fire
 
     try:  # warm up: most units need OCP
@@ -60,7 +61,9 @@ def main() -> None:
                 module, name = target.split(":")
                 func = cache[target] = getattr(importlib.import_module(module), name)
             reply = (Status.OK, func(**kwargs))
-        except (OSError, MemoryError) as exc:  # the machine's fault (disk full, I/O error): retry, never record
+        except OSError as exc:  # the machine's fault (disk full, I/O error): retry, never record; or the input's
+            reply = (Status.FAILED if input_caused(exc) else Status.TRANSIENT, _error_text(exc))
+        except MemoryError as exc:
             reply = (Status.TRANSIENT, _error_text(exc))
         except Exception as exc:  # any failure of one unit is reported, never fatal
             reply = (Status.FAILED, _error_text(exc))

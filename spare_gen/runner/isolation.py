@@ -13,6 +13,8 @@ Two kinds of failure are kept apart:
   from the OOM killer, SIGINT from Ctrl-C, SIGTERM), an OSError such as ENOSPC or EIO, or the wall
   clock ran past a generous safety limit while the CPU budget was not used up (an overloaded
   machine). Such an outcome is never recorded: the stage runner retries it, then reports it.
+  An OSError that the input decided (``input_caused``: a path or name too long, a file nobody may
+  read, a link loop) is final: every retry would repeat it, so it is the unit's row.
 
 Calls made while a unit runs carry the unit's test-hook context (``spare_gen.runner.testhooks``), so
 hooks fire in the child once per call, not through every function signature.
@@ -20,6 +22,7 @@ hooks fire in the child once per call, not through every function signature.
 
 from __future__ import annotations
 
+import errno
 import os
 import pickle
 import select
@@ -40,6 +43,16 @@ _HEADER = struct.Struct("<Q")
 _POLL_S = 0.05
 # Signals a child does not send itself: someone (the OOM killer, the terminal, the OS) stopped it.
 EXTERNAL_SIGNALS = frozenset({signal.SIGKILL, signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT})
+
+
+# OSError numbers that the input decides, not the machine: retrying cannot help, so they are the unit's row.
+INPUT_ERRNOS = frozenset({errno.ENAMETOOLONG, errno.EACCES, errno.EPERM, errno.ELOOP, errno.ENOTDIR, errno.EISDIR,
+                          errno.EILSEQ})
+
+
+def input_caused(exc: OSError) -> bool:
+    """True for an OSError that every rerun would repeat on the same input (``INPUT_ERRNOS``)."""
+    return exc.errno in INPUT_ERRNOS
 
 
 class Status(str, Enum):

@@ -32,7 +32,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any, Callable
 
-from spare_gen.atomic import write_bytes, write_json
+from spare_gen.atomic import bounded_name, write_bytes, write_json
 from spare_gen.console import progress
 from spare_gen.filehash import sha256_file
 from spare_gen.inventory import is_file_column
@@ -40,7 +40,7 @@ from spare_gen.packed import is_packed
 from spare_gen.runner import testhooks
 from spare_gen.config.schema import DebugConfig
 from spare_gen.runner.contract import RunOptions, StageSettings
-from spare_gen.runner.isolation import Status
+from spare_gen.runner.isolation import Status, input_caused
 
 Task = Callable[[dict, StageSettings], dict]
 # adds to units what they read from the output folder (e.g. drawings' polylines), on a worker: (units, out_dir)
@@ -81,6 +81,7 @@ TIMING_KEYS = ("seconds", "task_seconds", "cpu_seconds", "timing", "timings")
 TIMING_NAMES = {"seconds": "child_wall_s", "task_seconds": "task_wall_s", "cpu_seconds": "child_cpu_s",
                 "timing": "steps_cpu_s", "timings": "steps_cpu_s"}
 UNITS_DIR = ".units"
+UNIT_NAME_CHARS = 200  # a unit file's name at most (the unit id, cut and hashed beyond), ".json.gz" aside
 TIMINGS_DIR = "timings"
 
 
@@ -93,7 +94,7 @@ def unit_dir(out_dir: str | os.PathLike, stage: str) -> Path:
 
 
 def _unit_path(out_dir: str | os.PathLike, stage: str, unit_id: str) -> Path:
-    return unit_dir(out_dir, stage) / f"{unit_id}.json.gz"
+    return unit_dir(out_dir, stage) / f"{bounded_name(unit_id, UNIT_NAME_CHARS)}.json.gz"
 
 
 def _write_unit_file(path: Path, record: dict) -> None:
@@ -157,15 +158,17 @@ def run_unit(task: Task, unit: dict, settings: StageSettings, attempt: int = 0,
              debug: DebugConfig | None = None) -> dict:
     """Runs on a worker: ``task(unit, settings)`` inside the unit's test-hook context, never raising.
 
-    An OSError of the worker itself is the machine's fault (``transient``); any other exception of the task
-    wrapper is recorded as the unit's failure, so one unit never loses the run.
+    An OSError of the worker itself is the machine's fault (``transient``) unless the input decided it
+    (``input_caused``); any other exception of the task wrapper is recorded as the unit's failure, so one unit
+    never loses the run.
     """
     start = time.monotonic()
     with testhooks.unit_context(settings.stage, unit["unit_id"], attempt, debug):
         try:
             result = task(unit, settings)
-        except OSError as exc:  # the worker could not read or write: the machine's fault
-            result = transient_result(f"{type(exc).__name__}: {exc}")
+        except OSError as exc:  # the worker could not read or write: the machine's fault, or the input's
+            result = (transient_result(f"{type(exc).__name__}: {exc}") if not input_caused(exc)
+                      else {"status": Status.FAILED.value, "error": f"{type(exc).__name__}: {exc}"})
         except Exception as exc:  # the task wrapper itself failed: record, never lose the run
             result = {"status": Status.FAILED.value, "error": f"{type(exc).__name__}: {exc}"}
     result.setdefault("unit_id", unit["unit_id"])
