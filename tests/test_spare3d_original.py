@@ -34,7 +34,7 @@ from spare_gen.jobs.regenerate import run
 from spare_gen.questions.layout import SPLITS
 from spare_gen.questions.select import NotEnoughModels
 from spare_gen.questions.rejections import QuestionRejection
-from spare_gen.questions.settings import QuestionSettings
+from spare_gen.questions.tasks import question_settings
 from spare_gen.questions.tasks.isometric_to_pose import symmetric_models, three_view_difference
 from spare_gen.questions.tasks.three_view_to_isometric.child import make_cut_set
 from spare_gen.questions.tasks.three_view_to_isometric.cutters_spare3d import spare3d_cutter
@@ -98,7 +98,7 @@ def test_spare3d_cutters_come_from_the_brep_box_on_a_torus(tmp_path):
             "framing": {"scale": drawing["model"]["scale"], "center": drawing["model"]["center"]}}
     config = load_config(None, ['questions.cutters="spare3d"', 'questions.cutter_box="brep"',
                                 'render.preset="spare3d_csg"'])
-    settings = QuestionSettings.from_config(config, tmp_path, TaskName.THREE_VIEW_TO_ISOMETRIC)
+    settings = question_settings(config, tmp_path, TaskName.THREE_VIEW_TO_ISOMETRIC)
     assert settings.cutter_box_rule is BoxRule.BREP
     cuts = make_cut_set(unit, settings)
     assert cuts["accepted"], cuts
@@ -110,8 +110,8 @@ def test_spare3d_cutters_come_from_the_brep_box_on_a_torus(tmp_path):
 
     assert all(drawn_from(brep, k) for k in range(4))
     assert not any(drawn_from(tight, k) for k in range(4))
-    default = QuestionSettings.from_config(load_config(None, ['questions.cutters="spare3d"']), tmp_path,
-                                           TaskName.THREE_VIEW_TO_ISOMETRIC)
+    default = question_settings(load_config(None, ['questions.cutters="spare3d"']), tmp_path,
+                                TaskName.THREE_VIEW_TO_ISOMETRIC)
     assert default.cutter_box is None and default.cutter_box_rule is BoxRule.TIGHT  # out of the fingerprint
 
 

@@ -220,7 +220,7 @@ def card_text(config: Config, summary: dict, out: Path | None = None, splits: di
     tasks = [t for t in TASKS if t.value in summary["produced"]]
     if splits is None:  # which split files exist: the non-empty ones
         splits = {t: [s for s in SPLITS if n.get(s)] for t, n in summary["produced"].items()}
-    parts = [yaml_header(config, summary, splits), "", *_intro(config, tasks), *_loading(tasks), *_statistics(summary)]
+    parts = [yaml_header(config, summary, splits), "", *_intro(config, tasks), *_loading(tasks), *_statistics(config, summary)]
     for t in tasks:
         parts += [f"### `{t.value}`", "", _fields(t), ""]
     parts += [*_quality(out), *_examples(out, tasks), pool_section(out), "", *_citation(config)]
@@ -303,7 +303,7 @@ def _loading(tasks: list[TaskName]) -> list[str]:
     ]
 
 
-def _statistics(summary: dict) -> list[str]:
+def _statistics(config: Config, summary: dict) -> list[str]:
     """Rules, counts, answers, primitive mix and rejections, then the heading of the per-task fields."""
     return [
         "## Rules",
