@@ -76,7 +76,7 @@ def split_inputs(batch: dict) -> dict[str, torch.Tensor]:
 class Resident:
     """One split decoded once into uint8 tensors on ``device``; batches are index gathers, floats made there."""
 
-    def __init__(self, dataset, device: torch.device, *, workers: int = 0, blank_views: bool = False):
+    def __init__(self, dataset, device: torch.device, *, workers: int = 0):
         parts: dict[str, list[torch.Tensor]] = {}
         self.ids: list[str] = []
         for batch in DataLoader(dataset, batch_size=DECODE_BATCH, num_workers=workers):
@@ -84,24 +84,30 @@ class Resident:
             for key, value in split_inputs(batch).items():
                 parts.setdefault(key, []).append(value)
         self.tensors = {k: torch.cat(v).to(device) for k, v in parts.items()}
-        if blank_views and self.ids:
-            self.tensors["views"].fill_(BLANK)
 
     def __len__(self) -> int:
         return len(self.ids)
 
-    def batch(self, index: torch.Tensor) -> dict[str, torch.Tensor]:
-        """The questions at ``index``, images as float32 in [0, 1]."""
+    def batch(self, index: torch.Tensor, blank_views: bool = False) -> dict[str, torch.Tensor]:
+        """The questions at ``index``, images as float32 in [0, 1]; ``blank_views``: F, R, T as blank paper."""
         out = {}
         for key, value in self.tensors.items():
             picked = value.index_select(0, index.to(value.device))
+            if blank_views and key == "views":
+                picked = torch.full_like(picked, BLANK)
             out[key] = picked.float().div_(255) if key in IMAGE_KEYS else picked
         return out
 
-    def batches(self, size: int, order: torch.Tensor | None = None):
+    def batches(self, size: int, order: torch.Tensor | None = None, blank_views: bool = False):
         order = torch.arange(len(self)) if order is None else order
         for start in range(0, len(self), size):
-            yield self.batch(order[start:start + size])
+            yield self.batch(order[start:start + size], blank_views)
+
+
+def load_splits(out: Path, task: TaskName, options: TrainOptions, device: torch.device) -> dict[str, Resident]:
+    """The train, val and test splits decoded once at the options' size and channel order, on ``device``."""
+    return {s: Resident(task_dataset(out, task, s, size=options.size, channels=options.channels), device,
+                        workers=options.workers) for s in ("train", "val", "test")}
 
 
 def loss_of(formulation: Formulation, logits: torch.Tensor, answer: torch.Tensor) -> torch.Tensor:
@@ -128,13 +134,13 @@ def autocast(device: torch.device, enabled: bool):
 
 
 @torch.no_grad()
-def predict(model: nn.Module, data: Resident, batch_size: int, device: torch.device, bf16: bool
+def predict(model: nn.Module, data: Resident, options: TrainOptions, device: torch.device
             ) -> tuple[list[int], list[int]]:
     """(predicted answers, true answers) of every question, in split order."""
     model.eval()
     preds, truth = [], []
-    for batch in data.batches(batch_size):
-        with autocast(device, bf16):
+    for batch in data.batches(options.batch_size, blank_views=options.blank_views):
+        with autocast(device, options.bf16):
             preds += model(batch).argmax(dim=1).tolist()
         truth += batch["answer"].tolist()
     return preds, truth
@@ -157,8 +163,10 @@ def _record(options: TrainOptions) -> dict:
 
 
 def train(out: str | Path, task: TaskName | str, options: TrainOptions, *, dest: str | Path | None = None,
-          progress: bool = True) -> dict:
-    """Train, write predictions, curve, history and weights; returns the history (with the test report)."""
+          progress: bool = True, data: dict[str, Resident] | None = None) -> dict:
+    """Train, write predictions, curve, history and weights; returns the history (with the test report).
+
+    ``data``: the splits from :func:`load_splits` with the same size and channels, to share one decoding."""
     from tqdm.auto import tqdm
 
     out, task = Path(out), multiple_choice_task(task, "train-baseline trains")
@@ -168,13 +176,15 @@ def train(out: str | Path, task: TaskName | str, options: TrainOptions, *, dest:
     device = pick_device(options.device)
     torch.manual_seed(derive_seed(options.seed, "baseline", task.value, "init"))
     started = time.perf_counter()
-    data = {s: Resident(task_dataset(out, task, s, size=options.size, channels=options.channels), device,
-                        workers=options.workers, blank_views=options.blank_views) for s in ("train", "val", "test")}
+    data = data or load_splits(out, task, options, device)
     decode_seconds = time.perf_counter() - started
     if len(data["train"]) == 0:
         raise ValueError(f"{out}: {task.value} has no train questions")
     shuffle = torch.Generator().manual_seed(derive_seed(options.seed, "baseline", task.value, "shuffle"))
     model = task_model(task, options).to(device)
+    if device.type == "cuda":  # convolutions run fastest in NHWC on tensor cores
+        torch.backends.cudnn.benchmark = True
+        model = model.to(memory_format=torch.channels_last)
     optimiser = torch.optim.Adam(model.parameters(), lr=options.lr)
 
     steps_per_epoch = -(-len(data["train"]) // options.batch_size)
@@ -193,7 +203,8 @@ def train(out: str | Path, task: TaskName | str, options: TrainOptions, *, dest:
         model.train()
         losses, correct, seen = [], 0, 0
         tick = time.perf_counter()
-        for batch in data["train"].batches(options.batch_size, torch.randperm(len(data["train"]), generator=shuffle)):
+        order = torch.randperm(len(data["train"]), generator=shuffle)
+        for batch in data["train"].batches(options.batch_size, order, options.blank_views):
             if step >= total:
                 break
             with autocast(device, options.bf16):
@@ -212,7 +223,7 @@ def train(out: str | Path, task: TaskName | str, options: TrainOptions, *, dest:
         seen_total += seen
         if not losses:
             break
-        val_acc, test_acc = (accuracy(*predict(model, data[s], options.batch_size, device, options.bf16))
+        val_acc, test_acc = (accuracy(*predict(model, data[s], options, device))
                              for s in ("val", "test"))
         history["step_loss"] += losses
         history["epoch_steps"].append(step)
@@ -227,7 +238,7 @@ def train(out: str | Path, task: TaskName | str, options: TrainOptions, *, dest:
     model.load_state_dict(best_state)
     history["best_epoch"] = best_epoch
 
-    preds, _ = predict(model, data["test"], options.batch_size, device, options.bf16)
+    preds, _ = predict(model, data["test"], options, device)
     pred_path = write_text(dest / PREDICTIONS_NAME, predictions_csv(data["test"].ids, preds))
     report = evaluate(out, task, "test", pred_path)
     history["test"] = {k: report[k] for k in ("n_questions", "overall", "by_primitives", "chance")}
