@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from PIL import Image, ImageDraw, ImageFont
 
-from spare_gen.baseline.options import PAPER_ARCHS, Arch, Formulation, recipe
+from spare_gen.baseline.options import Arch, Formulation, recipe
 from spare_gen.config.schema import TaskName
 from spare_gen.data.stats import Accuracy, wilson
 
@@ -77,7 +77,7 @@ def markdown(cells: list[Cell]) -> str:
 
 
 WIDTH, HEIGHT = 980, 420
-LEFT, RIGHT, TOP, BOTTOM = 56, 16, 60, 78
+LEFT, RIGHT, TOP, BOTTOM = 56, 56, 60, 60
 FONT = 12
 INK, GRID, CHANCE_INK = (33, 33, 33), (220, 220, 220), (150, 150, 150)
 
@@ -105,7 +105,7 @@ def chart_png(cells: list[Cell], title: str) -> bytes:
         draw.text((x0 - 6, y_at(t)), f"{100 * t:.0f} %", fill=INK, font=font, anchor="rm")
     for x in range(x0, x1, 12):  # dashed chance line
         draw.line([(x, y_at(CHANCE)), (min(x + 6, x1), y_at(CHANCE))], fill=CHANCE_INK)
-    draw.text((x1 - 2, y_at(CHANCE) - 2), "chance", fill=CHANCE_INK, font=font, anchor="rb")
+    draw.text((x1 + 4, y_at(CHANCE)), "chance", fill=CHANCE_INK, font=font, anchor="lm")
     slot = (x1 - x0) / max(len(groups), 1)
     for g, ((task, formulation, blank), members) in enumerate(groups.items()):
         bar = min(22.0, slot * 0.8 / (2 * len(members)))
@@ -119,7 +119,7 @@ def chart_png(cells: list[Cell], title: str) -> bytes:
                 draw.line([(mid, y_at(c.test.low)), (mid, y_at(c.test.high))], fill=INK, width=1)
                 for v in (c.test.low, c.test.high):
                     draw.line([(mid - 3, y_at(v)), (mid + 3, y_at(v))], fill=INK)
-                draw.text((mid, y_at(c.test.value) - 2), f"{100 * c.test.value:.0f}", fill=INK, font=font,
+                draw.text((mid, y_at(c.test.high) - 3), f"{100 * c.test.value:.0f}", fill=INK, font=font,
                           anchor="mb")
             if c.paper_test is not None:
                 p = c.paper_test / 100
@@ -131,15 +131,14 @@ def chart_png(cells: list[Cell], title: str) -> bytes:
     draw.rectangle([x0, y0, x1, y1], outline=INK)
     draw.text((x0, 10), title, fill=INK, font=font)
     x = x0
-    for arch in (*PAPER_ARCHS, Arch.SMALL):
+    for arch in (Arch.RESNET50, Arch.VGG16, Arch.BAGNET33, Arch.SMALL):  # Figure 6's order
         if any(c.arch is arch for c in cells):
             draw.rectangle([x, 32, x + 12, 44], fill=ARCH_COLOURS[arch])
             draw.rectangle([x + 14, 32, x + 26, 44], fill=_pale(ARCH_COLOURS[arch]), outline=ARCH_COLOURS[arch])
             draw.text((x + 30, 38), ARCH_TITLES[arch], fill=INK, font=font, anchor="lm")
             x += 40 + draw.textlength(ARCH_TITLES[arch], font=font) + 16
-    draw.text((x1, 38), "solid: this run (test, 95 % interval); pale: SPARE3D paper, SPARE3D-CSG test", fill=INK,
+    draw.text((x1, 38), "test accuracy. solid: this run (95 % interval); pale: SPARE3D paper (SPARE3D-CSG)", fill=INK,
               font=font, anchor="rm")
-    draw.text(((x0 + x1) / 2, HEIGHT - 16), "test accuracy", fill=INK, font=font, anchor="mm")
     buf = io.BytesIO()
     image.save(buf, format="PNG")
     return buf.getvalue()
