@@ -41,6 +41,7 @@ def test_every_figure6_recipe_has_the_supplementarys_values(cell):
 
 def test_the_recipe_table_is_figure6_and_nothing_else():
     assert sorted(((r.task, r.formulation, r.arch) for r in FIGURE6), key=str) == sorted(SUPPLEMENTARY, key=str)
+    assert len({r.name for r in FIGURE6}) == 15 and recipe(I2P, MC, VGG).name == "isometric_to_pose/multiclass/vgg16"
 
 
 def test_recipe_values_are_the_defaults_and_each_can_be_overridden():

@@ -40,7 +40,7 @@ class Cell:
 
     @property
     def label(self) -> str:
-        return f"{self.task.value}/{self.formulation.value}/{self.arch.value}{'/blank-views' if self.blank_views else ''}"
+        return recipe(self.task, self.formulation, self.arch).name + ("/blank-views" if self.blank_views else "")
 
 
 def cell_of(history: dict) -> Cell:

@@ -52,6 +52,11 @@ class Recipe:
     paper_test: float | None  # SPARE3D-CSG test accuracy in Figure 6 (%); None where the paper has no cell
     source: str  # where the values come from
 
+    @property
+    def name(self) -> str:
+        """``task/formulation/arch``, e.g. ``isometric_to_pose/multiclass/vgg16``."""
+        return f"{self.task.value}/{self.formulation.value}/{self.arch.value}"
+
 
 def _cells(task: TaskName, formulation: Formulation, source: str,
            values: dict[Arch, tuple[float, int, int, float]]) -> tuple[Recipe, ...]:
