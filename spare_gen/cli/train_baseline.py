@@ -19,6 +19,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("out", help="the generated dataset")
     p.add_argument("--task", required=True, help="a multiple-choice task")
     p.add_argument("--dest", default=None, help="output folder (default: OUT/baselines/TASK)")
+    add_train_options(p)
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def add_train_options(p: argparse.ArgumentParser) -> None:
+    """One flag per field of ``TrainOptions``, with its help text and default."""
     for f, kind in option_fields():  # the train options, declared once in spare_gen.baseline.options
         flag = "--" + f.name.replace("_", "-")
         default = f.default.value if isinstance(f.default, Enum) else f.default
@@ -29,7 +35,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
             p.add_argument(flag, choices=[m.value for m in kind], default=default, help=help_text)
         else:
             p.add_argument(flag, type=kind, default=default, help=help_text, metavar=f.name.upper())
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
 def run(args: argparse.Namespace) -> int:
