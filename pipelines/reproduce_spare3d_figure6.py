@@ -99,7 +99,7 @@ def main() -> int:
         cell = cell_of(history)
         results.append(cell)
         print(f"{name}: test {100 * cell.test.value:.1f} % (paper {cell.paper_test}), "
-              f"{cell.samples_per_second:.1f} questions/s on {cell.device}", flush=True)
+              f"{cell.samples_per_second:.3g} questions/s on {cell.device}", flush=True)
     table = markdown(results)
     title = f"SPARE3D Figure 6 on {out.name}: {results[0].device}"
     write_text(dest / "figure6.md", f"# SPARE3D Figure 6 on `{out}`\n\n{table}")

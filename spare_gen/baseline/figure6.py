@@ -72,7 +72,7 @@ def markdown(cells: list[Cell]) -> str:
         paper = "-" if c.paper_test is None else f"{c.paper_test:.1f} %"
         lines.append(f"| {TASK_TITLES[c.task]} | {c.formulation.value} | {ARCH_TITLES[c.arch]} | "
                      f"{'blank' if c.blank_views else 'F, R, T'} | {_pct(c.train)} | **{_pct(c.test)}** | {paper} | "
-                     f"{c.samples_per_second:.1f} | {c.device} | {c.epochs}, {c.size} px |")
+                     f"{c.samples_per_second:.3g} | {c.device} | {c.epochs}, {c.size} px |")
     return "\n".join(lines) + "\n"
 
 

@@ -270,5 +270,5 @@ def main(out: Path, task: str, options: TrainOptions, dest: Path | None = None, 
     history = train(out, task, options, dest=dest, progress=progress)
     print(history["report_text"])
     print(f"spare-gen: baseline written to {history['dest']} ({PREDICTIONS_NAME}, {CURVE_NAME}, {HISTORY_NAME}, "
-          f"{WEIGHTS_NAME}); {history['samples_per_second']:.1f} questions/s on {history['device']}")
+          f"{WEIGHTS_NAME}); {history['samples_per_second']:.3g} questions/s on {history['device']}")
     return 0
