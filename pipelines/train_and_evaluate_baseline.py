@@ -1,4 +1,4 @@
-"""Train a small CNN baseline on one task of a generated dataset, then score its test predictions.
+"""Train a baseline (the small CNN, or SPARE3D's with --arch) on one task of a dataset, then score its test predictions.
 
     python pipelines/train_and_evaluate_baseline.py outputs/default --task isometric_to_pose --epochs 20
 
@@ -12,9 +12,11 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from spare_gen.baseline.train import PREDICTIONS_NAME, TrainOptions
+from spare_gen.baseline.options import options_from
+from spare_gen.baseline.train import PREDICTIONS_NAME
 from spare_gen.baseline.train import main as train
 from spare_gen.cli.common import script_main
+from spare_gen.cli.train_baseline import add_train_options
 from spare_gen.data.evaluate import main as evaluate
 
 
@@ -22,11 +24,10 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("out", help="a dataset written by `spare-gen run`")
     parser.add_argument("--task", default="isometric_to_pose")
-    parser.add_argument("--epochs", type=int, default=10)
-    parser.add_argument("--size", type=int, default=64, help="images resized to SIZE x SIZE")
+    add_train_options(parser)  # spare-gen train-baseline's options, with the same defaults
     args = parser.parse_args()
     out, dest = Path(args.out), Path(args.out) / "baselines" / args.task
-    code = train(out, args.task, TrainOptions(epochs=args.epochs, size=args.size), dest)
+    code = train(out, args.task, options_from(vars(args)), dest)
     if code != 0:
         return code
     return evaluate(out, args.task, "test", dest / PREDICTIONS_NAME)

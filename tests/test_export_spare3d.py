@@ -211,3 +211,16 @@ def test_other_sizes_and_transparency_become_200_px_rgb_on_white(tmp_path):
     rgb = tmp_path / "rgb200.png"
     Image.new("RGB", (SIZE, SIZE), (255, 255, 255)).save(rgb)
     assert export_png(rgb) == rgb.read_bytes()  # already 200 px RGB: copied byte for byte
+
+
+def test_the_export_readme_names_each_published_trainer_defect_and_its_one_line_fix(exported):
+    readme = (exported / "README.md").read_text()
+    for defect, fix in [("without importing `json`", "add `import json`"),
+                        ("torch.save(task_1_model.state_dict(), ...)", "save\n   `task_4_model.state_dict()`"),
+                        ('"/*r.png"', '"/*_r.png"')]:
+        assert defect in readme and fix in readme, defect
+    # the fix works where the defect bites: '*_r.png' finds only the right view, '*r.png' also answer.png
+    folder = exported / TASK_FOLDERS[TaskName.ISOMETRIC_TO_POSE] / "train"
+    q = sorted(p for p in folder.iterdir() if p.is_dir())[0]
+    assert [os.path.basename(p) for p in glob.glob(f"{q}/*_r.png")] == [f"{q.name}_r.png"]
+    assert "answer.png" in [os.path.basename(p) for p in glob.glob(f"{q}/*r.png")]

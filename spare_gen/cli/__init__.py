@@ -38,7 +38,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "evaluate-poses": ("evaluate_poses", "score camera-pose predictions on the random views (TAS/RAS/PAS, ATE)"),
     "audit": ("audit", "question-blind bias probes per task; writes the result into the dataset card"),
     "export-spare3d": ("export_spare3d", "write a dataset in the folder layout the published SPARE3D loaders read"),
-    "train-baseline": ("train_baseline", "train a small CNN from scratch on a multiple-choice task; predict test"),
+    "train-baseline": ("train_baseline", "train SPARE3D's VGG-16, ResNet-50, BagNet-33 or a small CNN; predict test"),
     "export": ("export", "one task split as a compressed .npz of fixed-size arrays"),
     "cache": ("cache", "decode a task's splits once into the training feed's uint8 cache (needs torch)"),
     "show": ("show", "write an HTML page of sample questions (drawings, pose cube, answer toggle)"),

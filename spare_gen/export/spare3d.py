@@ -16,7 +16,8 @@ Layout under DEST (one folder per task, one per split, one per question; split f
 folders) maps each folder back to its ``question_id``. PNGs are 200 x 200 8-bit RGB on white. Everything is read
 from the Parquet columns (never from file names). Every file is written atomically and its content is a function of
 the dataset alone, so a rerun skips files that exist: an interrupted export resumes. ``spare3d_export.json`` at the
-root marks DEST as an export and records which dataset split files it came from.
+root marks DEST as an export and records which dataset split files it came from; ``README.md`` beside it says how
+to train SPARE3D's published trainers on the export and names their defects with the one-line fix for each.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
-from spare_gen.atomic import write_bytes, write_json
+from spare_gen.atomic import write_bytes, write_json, write_text
 from spare_gen.config.schema import TaskName
 from spare_gen.data.tables import Kind, available_tasks, check_split, load_split, three_view_columns
 from spare_gen.drawings.raster import png_bytes
@@ -44,6 +45,7 @@ from spare_gen.questions.tasks import SPLITS, TASK_SPECS, task_name
 EXPORT_SIZE = 200  # the released SPARE3D PNGs are 200 x 200
 WHITE = (255, 255, 255)
 MARKER_NAME = "spare3d_export.json"
+README_NAME = "README.md"
 INDEX_NAME = "index.json"
 ANSWER_NAME = "answer.json"
 DIC_VIEWS, DIC_ANSWER = "Dic3V", "DicAns"
@@ -55,6 +57,35 @@ TASK_FOLDERS: dict[TaskName, str] = {task: spec.spare3d.folder for task, spec in
 # Suffix of each input view's file: short (<q>_f.png) in the answer.json tasks, long (<q>_front.png) in Dic3V.
 SHORT_VIEW_SUFFIX = {"f": "f", "r": "r", "t": "t"}
 LONG_VIEW_SUFFIX = {"f": "front", "r": "right", "t": "top"}
+
+
+README = """# SPARE3D layout, written by spare-gen export-spare3d
+
+Each `<Task>/<split>/` folder is what the published loaders of ai4ce/SPARE3D (`Code/<Task>/Dataloader.py`) read:
+point a trainer's `--Training_dataroot` / `--Validating_dataroot` at `<Task>/train` and `<Task>/val`.
+`<Task>/index.json` maps each question folder back to spare_gen's `question_id`; `spare3d_export.json` records
+which dataset it came from.
+
+## The published trainers' defects, and the one-line fix for each
+
+1. Missing import: the `Dataloader.py` files of `Three_view_to_isometric`, `Isometric_to_pose` and
+   `Pose_to_isometric` call `json.load` (to read `answer.json`) without importing `json`.
+   Fix: add `import json` at the top of each `Dataloader.py`.
+2. Undefined model: `Isometric_to_pose/I2P_trainer.py` ends with `torch.save(task_1_model.state_dict(), ...)`,
+   but its model is `task_4_model` (a `NameError` after the last epoch, and no weights saved). Fix: save
+   `task_4_model.state_dict()`. The 3-view-to-isometric metric-learning trainer has the same last line with
+   `task_1_hard_model` as its model: save `task_1_hard_model.state_dict()` there.
+3. Wrong right view: `Isometric_to_pose/Dataloader.py` finds the right view with `glob.glob(folder + "/*r.png")[0]`,
+   which also matches `answer.png`; glob order is the file system's, so in many folders the isometric drawing is
+   read as the R view. Fix: use the pattern `"/*_r.png"` (and `"/*_f.png"`, `"/*_t.png"` alike).
+
+Not defects, but worth knowing: the trainers' `--batchSize`, `--lr` and `--niter` defaults are not the paper's
+(pass the values of the supplementary, section C, for the network you train); `cv2.imread` gives BGR where
+spare_gen's own loaders give RGB; the drawings are 200 x 200 RGB on white.
+
+`spare-gen train-baseline DATASET --task T --arch vgg16|resnet50|bagnet33 --formulation binary|metric|multiclass`
+trains the same networks with the supplementary's recipes on the dataset itself, without these fixes.
+"""
 
 
 class ExportError(ValueError):
@@ -224,6 +255,7 @@ def export(out: str | Path, dest: str | Path, *, tasks: list[str] | None = None,
     for key in sources:
         marker["complete"][key] = False
     write_json(dest / MARKER_NAME, marker)  # first, so an interrupted export is recognised and resumed
+    write_text(dest / README_NAME, README)
     for task in chosen_tasks:
         index_path = dest / TASK_FOLDERS[task] / INDEX_NAME
         index = json.loads(index_path.read_text()) if index_path.is_file() else {}

@@ -60,10 +60,12 @@ class Spare3dLayout:
 
     ``folder``: the task's folder; ``answer_text``: answer.json holds strings ("0", "1", ...) rather than ints;
     ``drawing_file``: file name of the extra input drawing (``LoaderKeys.drawing``) in a question's folder;
-    ``target_file``: file name of a drawing target under ``DicAns/``.
+    ``target_file``: file name of a drawing target under ``DicAns/``; ``title``: the task's name in the SPARE3D
+    paper (its tables and Figure 6).
     """
 
     folder: str
+    title: str = ""
     answer_text: bool = False
     drawing_file: str | None = None
     target_file: str | None = None

@@ -167,7 +167,7 @@ SPEC = TaskSpec(
     answer_side_prefix=ISO_PREFIX,
     content_named_columns=(f"{ISO_PREFIX}_svg", f"{ISO_PREFIX}_png"),
     choice_column="choice_poses",
-    spare3d=Spare3dLayout("Isometric_to_pose", answer_text=True, drawing_file="answer.png"),
+    spare3d=Spare3dLayout("Isometric_to_pose", "Isometric to Pose", answer_text=True, drawing_file="answer.png"),
     hf_categories=("multiple-choice", "image-classification"),
     human_reference=(0.602, 0.910),
     variant=variant,

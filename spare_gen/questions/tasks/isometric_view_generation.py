@@ -45,6 +45,6 @@ SPEC = TaskSpec(
     check_row=check_row,
     sheet_cells=sheet_cells,
     loader=LoaderKeys(target=TargetKind.DRAWING, target_column=TARGET_PREFIX),
-    spare3d=Spare3dLayout("Isometric_view_generation", target_file="isometric.png"),
+    spare3d=Spare3dLayout("Isometric_view_generation", "Isometric View Generation", target_file="isometric.png"),
     hf_categories=("image-to-image",),
 )

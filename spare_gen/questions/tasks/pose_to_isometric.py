@@ -126,7 +126,7 @@ SPEC = TaskSpec(
     answer_side_prefix=CANDIDATE_PREFIX,
     content_named_columns=tuple(f.name for f in CANDIDATE_FIELDS),
     choice_column=f"{CANDIDATE_PREFIX}_svg",
-    spare3d=Spare3dLayout("Pose_to_isometric"),
+    spare3d=Spare3dLayout("Pose_to_isometric", "Pose to Isometric"),
     hf_categories=("multiple-choice", "visual-question-answering"),
     human_reference=(0.586, 0.650),
 )

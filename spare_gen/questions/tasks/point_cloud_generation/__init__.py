@@ -67,7 +67,7 @@ SPEC = TaskSpec(
     loader=LoaderKeys(target=TargetKind.POINTS, target_column=POINTS_COLUMN),
     run_unit=run_unit,
     unit_inputs=UnitInput.SHAPE_AND_FRAMING,
-    spare3d=Spare3dLayout("Point_cloud_generation"),
+    spare3d=Spare3dLayout("Point_cloud_generation", "Point Cloud Generation"),
     hf_categories=("image-to-3d",),
     check_counts_row=check_counts_row,
 )

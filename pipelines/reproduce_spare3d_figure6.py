@@ -1,0 +1,116 @@
+"""Reproduce SPARE3D's Figure 6: train the paper's baselines on spare_gen data and set each beside the paper's value.
+
+    python pipelines/reproduce_spare3d_figure6.py --out outputs/figure6              # generate, then train all cells
+    python pipelines/reproduce_spare3d_figure6.py --dataset outputs/spare3d_csg --cells isometric_to_pose --bf16
+
+Without ``--dataset`` it first generates the data with ``--config`` (default ``configs/spare3d_csg_original.toml``,
+the original's choices; ``--set`` overrides any key) into ``--out``. Then it trains the chosen Figure 6 cells with
+their recipes (``spare-gen train-baseline``'s), isometric-to-pose also with F, R and T blanked (blank paper, no
+ink), and writes ``figure6.md`` (table), ``figure6.png`` (bar chart), ``figure6.json`` and each cell's run under
+``DATASET/figure6/`` (or ``--dest``). Each task's splits are decoded once, on the GPU when there is one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from spare_gen.atomic import write_bytes, write_json, write_text
+from spare_gen.baseline.figure6 import cell_of, chart_png, markdown
+from spare_gen.baseline.options import FIGURE6, Arch, Formulation, TrainOptions
+from spare_gen.cli.common import script_main
+from spare_gen.config.schema import TaskName
+
+CONFIG = Path(__file__).resolve().parents[1] / "configs" / "spare3d_csg_original.toml"
+
+
+def chosen_cells(patterns: list[str], archs: list[str]) -> list[tuple[TaskName, Formulation, Arch]]:
+    """Figure 6 cells matching any ``task[:formulation]`` pattern (``all`` for every one), for the chosen archs."""
+    cells = []
+    for r in FIGURE6:
+        if r.arch.value not in archs:
+            continue
+        for pattern in patterns:
+            task, _, formulation = pattern.partition(":")
+            if pattern == "all" or (task == r.task.value and formulation in ("", r.formulation.value)):
+                cells.append((r.task, r.formulation, r.arch))
+                break
+    if not cells:
+        raise ValueError(f"--cells {' '.join(patterns)}: no Figure 6 cell matches (use all, or task[:formulation] "
+                         f"with task in {', '.join(sorted({r.task.value for r in FIGURE6}))})")
+    return cells
+
+
+def generate(config: Path, out: Path, overrides: list[str]) -> Path:
+    from spare_gen.config import load_config  # generation needs OCP and Dask; training alone does not
+    from spare_gen.jobs.regenerate import run
+
+    if not config.is_file():
+        raise FileNotFoundError(f"{config}: no such config (pass --config, or --dataset for existing data)")
+    run(load_config(config, [f"out={json.dumps(str(out))}", *overrides]))
+    return out
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0],
+                                     formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    parser.add_argument("--dataset", default=None, help="an existing dataset (skips generation)")
+    parser.add_argument("--config", default=str(CONFIG), help="config to generate the data with")
+    parser.add_argument("--out", default="outputs/spare3d_figure6", help="where to generate the data")
+    parser.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
+                        help="config override for the generation")
+    parser.add_argument("--dest", default=None, help="results folder (default: DATASET/figure6)")
+    parser.add_argument("--cells", nargs="+", default=["all"], help="all, or task[:formulation] patterns")
+    parser.add_argument("--archs", nargs="+", default=[a.value for a in (Arch.RESNET50, Arch.VGG16, Arch.BAGNET33)],
+                        choices=[a.value for a in Arch if a is not Arch.SMALL], help="architectures to train")
+    parser.add_argument("--no-blank", action="store_true", help="skip the isometric-to-pose runs with F, R, T blank")
+    for name, kind in (("epochs", int), ("batch-size", int), ("lr", float), ("size", int), ("max-steps", int)):
+        parser.add_argument(f"--{name}", type=kind, default=None, help="override every cell's recipe")
+    parser.add_argument("--device", default="auto", help="auto (a GPU if present), cpu, cuda")
+    parser.add_argument("--bf16", action="store_true", help="bfloat16 autocast (GPUs)")
+    parser.add_argument("--workers", type=int, default=0, help="decoding worker processes")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+
+    cells = chosen_cells(args.cells, args.archs)
+    out = Path(args.dataset) if args.dataset else generate(Path(args.config), Path(args.out), args.overrides)
+    if not out.is_dir():
+        raise FileNotFoundError(f"{out}: no such dataset folder")
+    from spare_gen.baseline.train import load_splits, pick_device, train  # torch only from here
+
+    dest = Path(args.dest) if args.dest else out / "figure6"
+    device = pick_device(args.device)
+    runs = [(task, formulation, arch, False) for task, formulation, arch in cells]
+    if not args.no_blank:
+        runs += [(t, f, a, True) for t, f, a in cells if t is TaskName.ISOMETRIC_TO_POSE]
+    overrides = {"epochs": args.epochs, "batch_size": args.batch_size, "lr": args.lr, "size": args.size}
+    decoded: dict[tuple, dict] = {}
+    results = []
+    for task, formulation, arch, blank in runs:
+        options = TrainOptions(arch=arch, formulation=formulation, seed=args.seed, max_steps=args.max_steps or 0,
+                               workers=args.workers, device=args.device, bf16=args.bf16, blank_views=blank,
+                               **{k: v for k, v in overrides.items() if v is not None}).resolved(task)
+        key = (task, options.size, options.channels)
+        if key not in decoded:
+            decoded[key] = load_splits(out, task, options, device)
+        name = f"{task.value}-{formulation.value}-{arch.value}{'-blank' if blank else ''}"
+        history = train(out, task, options, dest=dest / name, progress=False, data=decoded[key])
+        cell = cell_of(history)
+        results.append(cell)
+        print(f"{name}: test {100 * cell.test.value:.1f} % (paper {cell.paper_test}), "
+              f"{cell.samples_per_second:.3g} questions/s on {cell.device}", flush=True)
+    table = markdown(results)
+    title = f"SPARE3D Figure 6 on {out.name}: {results[0].device}"
+    write_text(dest / "figure6.md", f"# SPARE3D Figure 6 on `{out}`\n\n{table}")
+    write_bytes(dest / "figure6.png", chart_png(results, title))
+    write_json(dest / "figure6.json", [{"cell": c.label, "train": c.train.to_dict(), "test": c.test.to_dict(),
+                                        "paper_test": c.paper_test, "samples_per_second": c.samples_per_second,
+                                        "device": c.device, "epochs": c.epochs, "size": c.size} for c in results])
+    print(table)
+    print(f"reproduce_spare3d_figure6: table, chart and runs in {dest}")
+    return 0
+
+
+if __name__ == "__main__":
+    script_main(main)

@@ -1,0 +1,178 @@
+"""Train options and SPARE3D's Figure 6 recipes, declared once and importable without torch.
+
+The command line of ``spare-gen train-baseline`` is built from :class:`TrainOptions` (each field's help text and
+default), so an option exists in one place. Options left unset (``None``) take the recipe's value for the chosen
+(task, formulation, architecture): the paper's learning rate, batch size and epochs for VGG-16, ResNet-50 and
+BagNet-33, today's small-CNN values for ``small``.
+
+Every Figure 6 cell's recipe is one row of :data:`FIGURE6`, cited to the supplementary material of Wang et al.,
+"SPARE3D: A Dataset for SPAtial REasoning on Three-View Line Drawings", CVPR 2020 (section C, "Implementation
+Details of Baseline Methods"), with the paper's SPARE3D-CSG test accuracy beside it (the chart
+``docs/figs/baseline_barchart.PNG`` of ai4ce/SPARE3D).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import typing
+from dataclasses import dataclass, field
+from enum import Enum
+
+from spare_gen.config.schema import TaskName
+from spare_gen.questions.tasks.isometric_to_pose import TASK as I2P
+from spare_gen.questions.tasks.pose_to_isometric import TASK as P2I
+from spare_gen.questions.tasks.three_view_to_isometric.job import TASK as T3
+
+
+class Arch(str, Enum):
+    SMALL = "small"
+    VGG16 = "vgg16"
+    RESNET50 = "resnet50"
+    BAGNET33 = "bagnet33"
+
+
+class Formulation(str, Enum):
+    BINARY = "binary"  # a score per (F, R, T, candidate) stack, BCE against the one-hot answer (supplementary B.1)
+    METRIC = "metric"  # distance between an F/R/T code and a candidate code, margin ranking loss (B.1, B.3)
+    MULTICLASS = "multiclass"  # one 4-way classifier over (F, R, T, isometric), cross-entropy (B.2)
+
+
+PAPER_ARCHS = (Arch.VGG16, Arch.RESNET50, Arch.BAGNET33)
+PAPER_SIZE = 200  # the released SPARE3D drawings are 200 x 200; the networks ran at that size
+MARGIN = 2.0  # margin ranking loss margin m (B.1, eq. 2; MarginRankingLoss(margin=2.0) in the published trainers)
+CODE_DIM = 128  # K: the F/R/T (+ candidate) code before the pose joins (B.1 metric learning M, B.3 K)
+POSE_METRIC_DIM = 50  # M of pose-to-isometric metric learning (B.3)
+
+
+@dataclass(frozen=True)
+class Recipe:
+    task: TaskName
+    formulation: Formulation
+    arch: Arch
+    lr: float
+    batch_size: int
+    epochs: int
+    paper_test: float | None  # SPARE3D-CSG test accuracy in Figure 6 (%); None where the paper has no cell
+    source: str  # where the values come from
+
+    @property
+    def name(self) -> str:
+        """``task/formulation/arch``, e.g. ``isometric_to_pose/multiclass/vgg16``."""
+        return f"{self.task.value}/{self.formulation.value}/{self.arch.value}"
+
+
+def _cells(task: TaskName, formulation: Formulation, source: str,
+           values: dict[Arch, tuple[float, int, int, float]]) -> tuple[Recipe, ...]:
+    return tuple(Recipe(task, formulation, arch, lr, batch, epochs, paper, source)
+                 for arch, (lr, batch, epochs, paper) in values.items())
+
+
+# (learning rate, batch size, epochs, Figure 6 SPARE3D-CSG test accuracy %) per architecture.
+FIGURE6: tuple[Recipe, ...] = (
+    *_cells(T3, Formulation.BINARY, "supplementary C.1, binary classification", {
+        Arch.RESNET50: (5e-5, 9, 50, 68.7), Arch.VGG16: (5e-5, 20, 50, 78.1), Arch.BAGNET33: (1e-4, 8, 49, 49.4)}),
+    # VGG-16's batch size is printed "g"; read as 9 (the glyph beside it on a keyboard and the shape OCR confuses).
+    *_cells(T3, Formulation.METRIC, "supplementary C.1, metric learning", {
+        Arch.RESNET50: (1e-4, 4, 50, 37.7), Arch.VGG16: (2e-5, 9, 50, 28.9), Arch.BAGNET33: (1e-4, 4, 50, 40.8)}),
+    *_cells(I2P, Formulation.MULTICLASS, "supplementary C.2, multi-class classification", {
+        Arch.RESNET50: (2e-5, 70, 50, 80.4), Arch.VGG16: (2e-5, 80, 50, 87.5), Arch.BAGNET33: (2e-5, 30, 50, 71.9)}),
+    *_cells(P2I, Formulation.BINARY, "supplementary C.3, binary classification", {
+        Arch.RESNET50: (2e-5, 9, 50, 27.4), Arch.VGG16: (1e-4, 30, 50, 27.8), Arch.BAGNET33: (5e-5, 8, 50, 26.5)}),
+    *_cells(P2I, Formulation.METRIC, "supplementary C.3, metric learning", {
+        Arch.RESNET50: (1e-5, 4, 47, 27.8), Arch.VGG16: (5e-6, 10, 42, 27.1), Arch.BAGNET33: (1e-4, 4, 41, 26.8)}),
+)
+FORMULATIONS: dict[TaskName, tuple[Formulation, ...]] = {
+    T3: (Formulation.BINARY, Formulation.METRIC), I2P: (Formulation.MULTICLASS,),
+    P2I: (Formulation.BINARY, Formulation.METRIC)}
+SMALL_LR, SMALL_BATCH, SMALL_EPOCHS, SMALL_SIZE = 1e-3, 16, 10, 64  # the small CNN's values (not in the paper)
+
+
+def formulations(task: TaskName) -> tuple[Formulation, ...]:
+    """The formulations the paper trains ``task`` with; the first is the default."""
+    return FORMULATIONS[task]
+
+
+def recipe(task: TaskName, formulation: Formulation, arch: Arch) -> Recipe:
+    """The Figure 6 cell (task, formulation, arch), or the small CNN's values for ``small``."""
+    if formulation not in FORMULATIONS[task]:
+        raise ValueError(f"--formulation {formulation.value}: {task.value} is trained as "
+                         f"{' or '.join(f.value for f in FORMULATIONS[task])}")
+    if arch is Arch.SMALL:
+        return Recipe(task, formulation, arch, SMALL_LR, SMALL_BATCH, SMALL_EPOCHS, None, "spare_gen's small CNN")
+    return next(r for r in FIGURE6 if (r.task, r.formulation, r.arch) == (task, formulation, arch))
+
+
+def _help(text: str) -> dict:
+    return {"help": text}
+
+
+@dataclass(frozen=True)
+class TrainOptions:
+    """What ``spare-gen train-baseline`` takes besides the dataset and task; ``None`` means the recipe's value."""
+
+    arch: Arch = field(default=Arch.SMALL, metadata=_help(
+        "network: the paper's vgg16, resnet50 or bagnet33 (SPARE3D's first-layer change), or the small CNN"))
+    formulation: Formulation | None = field(default=None, metadata=_help(
+        "binary or metric (candidate tasks), multiclass (isometric_to_pose); default: the task's first"))
+    epochs: int | None = field(default=None, metadata=_help("training epochs; default: the recipe's"))
+    batch_size: int | None = field(default=None, metadata=_help("questions per step; default: the recipe's"))
+    lr: float | None = field(default=None, metadata=_help("Adam learning rate; default: the recipe's"))
+    size: int | None = field(default=None, metadata=_help(
+        f"images resized to SIZE x SIZE; default: {PAPER_SIZE} for the paper's networks, {SMALL_SIZE} for small"))
+    seed: int = field(default=0, metadata=_help("seeds initial weights and batch order"))
+    max_steps: int = field(default=0, metadata=_help("stop after this many steps (0 = all epochs)"))
+    workers: int = field(default=0, metadata=_help("DataLoader worker processes for the one decoding pass"))
+    channels: str = field(default="rgb", metadata=_help("rgb or bgr (OpenCV's order, as SPARE3D's loaders)"))
+    device: str = field(default="auto", metadata=_help("auto (a GPU if present), cpu, cuda, ..."))
+    bf16: bool = field(default=False, metadata=_help("bfloat16 autocast for the forward pass (GPUs)"))
+    blank_views: bool = field(default=False, metadata=_help(
+        "replace F, R and T by blank paper (all white, no ink): what the networks learn without the three views"))
+
+    def resolved(self, task: TaskName) -> "TrainOptions":
+        """These options with every ``None`` replaced by the recipe's value; checked."""
+        formulation = self.formulation or FORMULATIONS[task][0]
+        r = recipe(task, formulation, self.arch)
+        size = PAPER_SIZE if self.arch in PAPER_ARCHS else SMALL_SIZE
+        out = dataclasses.replace(
+            self, formulation=formulation, epochs=r.epochs if self.epochs is None else self.epochs,
+            batch_size=r.batch_size if self.batch_size is None else self.batch_size,
+            lr=r.lr if self.lr is None else self.lr, size=size if self.size is None else self.size)
+        out.check()
+        return out
+
+    def check(self) -> None:
+        for name in ("epochs", "batch_size", "size"):
+            value = getattr(self, name)
+            if value is not None and value < 1:
+                raise ValueError(f"--{name.replace('_', '-')} must be at least 1, got {value}")
+        if self.lr is not None and not self.lr > 0:
+            raise ValueError(f"--lr must be positive, got {self.lr}")
+        if self.arch is Arch.BAGNET33 and self.size is not None and self.size < BAGNET_MIN_SIZE:
+            raise ValueError(f"--size {self.size}: bagnet33 sees 33 x 33 patches without padding; "
+                             f"use at least {BAGNET_MIN_SIZE}")
+        if self.channels not in ("rgb", "bgr"):
+            raise ValueError(f"--channels: unknown channel order {self.channels!r}; use rgb or bgr")
+
+
+BAGNET_MIN_SIZE = 33
+
+
+def option_fields() -> list[tuple[dataclasses.Field, type]]:
+    """Each option's field and its value type (``int`` for ``int | None``, the enum for enums, ``bool`` for flags)."""
+    hints = typing.get_type_hints(TrainOptions)
+    out = []
+    for f in dataclasses.fields(TrainOptions):
+        kind = hints[f.name]
+        args = [a for a in typing.get_args(kind) if a is not type(None)]
+        out.append((f, args[0] if args else kind))
+    return out
+
+
+def options_from(values: dict) -> TrainOptions:
+    """TrainOptions from parsed command-line values keyed by field name (extra keys ignored)."""
+    chosen = {}
+    for f, kind in option_fields():
+        if f.name in values:
+            value = values[f.name]
+            chosen[f.name] = kind(value) if issubclass(kind, Enum) and value is not None else value
+    return TrainOptions(**chosen)

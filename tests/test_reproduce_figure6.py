@@ -1,0 +1,58 @@
+"""pipelines/reproduce_spare3d_figure6.py on a tiny dataset: trains the chosen cells, writes table, chart, JSON."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from PIL import Image
+
+pytest.importorskip("torch")  # the optional `torch` extra; CI installs it
+
+from spare_gen.baseline.figure6 import ARCH_COLOURS, HEIGHT, WIDTH  # noqa: E402
+from spare_gen.baseline.options import Arch  # noqa: E402
+from tests.conftest import REPO  # noqa: E402
+
+SCRIPT = REPO / "pipelines" / "reproduce_spare3d_figure6.py"
+
+
+def _script(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(SCRIPT), *args], cwd=REPO, capture_output=True, text=True, timeout=900)
+
+
+def test_the_figure6_pipeline_trains_tiny_cells_and_writes_table_and_chart(tmp_path):
+    from synthetic_dataset import make_dataset
+
+    data = make_dataset(tmp_path / "data", split_sizes={"train": 4, "val": 2, "test": 4})
+    dest = tmp_path / "fig"
+    done = _script("--dataset", str(data), "--dest", str(dest), "--cells", "isometric_to_pose",
+                   "pose_to_isometric:binary", "--archs", "bagnet33", "--size", "36", "--epochs", "1",
+                   "--batch-size", "4", "--device", "cpu")
+    assert done.returncode == 0, done.stderr[-3000:]
+    rows = json.loads((dest / "figure6.json").read_text())
+    assert [r["cell"] for r in rows] == ["isometric_to_pose/multiclass/bagnet33",
+                                         "pose_to_isometric/binary/bagnet33",
+                                         "isometric_to_pose/multiclass/bagnet33/blank-views"]
+    assert [r["paper_test"] for r in rows] == [71.9, 26.5, None]
+    assert all(r["test"]["total"] == 4 and r["device"] == "cpu" and r["samples_per_second"] > 0 for r in rows)
+    table = (dest / "figure6.md").read_text()
+    assert "| Isometric to Pose | multiclass | BagNet-33 | blank |" in table and "71.9 %" in table
+    assert table.split("| Isometric to Pose")[1] in done.stdout  # printed as written
+    for run in ("isometric_to_pose-multiclass-bagnet33", "isometric_to_pose-multiclass-bagnet33-blank"):
+        assert (dest / run / "history.json").is_file() and (dest / run / "curve.png").is_file()
+    with Image.open(dest / "figure6.png") as im:
+        assert im.size == (WIDTH, HEIGHT)
+        pixels = np.asarray(im.convert("RGB")).reshape(-1, 3)
+    colour = np.array(ARCH_COLOURS[Arch.BAGNET33])
+    assert (np.abs(pixels - colour).sum(axis=1) == 0).sum() > 500  # BagNet's bars are drawn
+
+
+def test_without_a_dataset_a_missing_config_is_one_line_exit_2(tmp_path):
+    done = _script("--config", str(tmp_path / "none.toml"), "--out", str(tmp_path / "out"))
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [
+        f"reproduce_spare3d_figure6.py: {tmp_path / 'none.toml'}: no such config (pass --config, or --dataset "
+        f"for existing data)"]
