@@ -171,13 +171,13 @@ def test_a_few_steps_with_the_recipes_learning_rate_lower_the_loss_on_a_tiny_bat
     torch = pytest.importorskip("torch")  # the optional `torch` extra; CI installs it
 
     from spare_gen.baseline.train import Resident, loss_of, task_model
-    from spare_gen.data.torch import task_dataset
+    from spare_gen.data.feed import feed_dataset
 
     task, formulation, arch = cell
     options = TrainOptions(arch=arch, formulation=formulation, size=LEARN_SIZE).resolved(task)
     torch.manual_seed(0)
-    model = task_model(task, options)
-    batch = Resident(task_dataset(tiny, task, "train", size=LEARN_SIZE), torch.device("cpu")).batch(
+    model = task_model(tiny, task, options)
+    batch = Resident(feed_dataset(tiny, task, "train", size=LEARN_SIZE, cache=False), torch.device("cpu")).batch(
         torch.arange(2))
     optimiser = torch.optim.Adam(model.parameters(), lr=options.lr)
 

@@ -2,7 +2,8 @@
 
 The networks are SPARE3D's (``nets``: VGG-16, ResNet-50, BagNet-33 in the binary, metric-learning or multi-class
 formulation of the supplementary) or the small CNN, with the recipe's learning rate, batch size and epochs
-(``options``). Each split is decoded once into uint8 tensors on the training device (GPU memory when there is
+(``options``). Each split is read once from the training feed (``spare_gen.data.feed``: uint8, F, R, T once per
+question, its decoded cache reused across runs) into uint8 tensors on the training device (GPU memory when there is
 one), so an epoch costs indexing, not PNG decoding; images become float in [0, 1] only there.
 
 Writes to ``<out>/baselines/<task>/`` (or ``--dest``): ``predictions_test.csv`` (``question_id,answer``, what
@@ -33,7 +34,7 @@ from spare_gen.baseline.nets import make_model
 from spare_gen.baseline.options import MARGIN, Arch, Formulation, TrainOptions
 from spare_gen.config.schema import TaskName
 from spare_gen.data.evaluate import evaluate, format_report, multiple_choice_task
-from spare_gen.data.torch import task_dataset
+from spare_gen.data.feed import collate, feed_dataset
 from spare_gen.questions.tasks import TASK_SPECS, dataset_choices
 from spare_gen.rng import derive_seed
 
@@ -43,6 +44,7 @@ CURVE_NAME = "curve.png"
 HISTORY_NAME = "history.json"
 WEIGHTS_NAME = "model.pt"
 IMAGE_KEYS = ("views", "candidates", "drawing")
+MODEL_KEYS = (*IMAGE_KEYS, "pose", "answer")  # what a batch hands a model and its loss
 DECODE_BATCH = 64
 BLANK = 255  # a blank drawing is paper with no ink: white in every channel
 
@@ -59,30 +61,18 @@ def pick_device(name: str) -> torch.device:
     return device
 
 
-def split_inputs(batch: dict) -> dict[str, torch.Tensor]:
-    """Today's loader batch as the feed's uint8 dict: ``views`` (B, 9, H, W) once per question, then
-    ``candidates`` (B, K, 3, H, W) or ``drawing`` (B, 3, H, W); ``pose`` and ``answer`` as they are."""
-    inputs = (batch["inputs"] * 255).round().to(torch.uint8)
-    if inputs.dim() == 5:
-        out = {"views": inputs[:, 0, :9], "candidates": inputs[:, :, 9:]}
-    else:
-        out = {"views": inputs[:, :9], "drawing": inputs[:, 9:]}
-    out["answer"] = batch["answer"]
-    if "pose" in batch:
-        out["pose"] = batch["pose"]
-    return out
-
-
 class Resident:
-    """One split decoded once into uint8 tensors on ``device``; batches are index gathers, floats made there."""
+    """One split of the feed (a ``spare_gen.data.feed.FeedDataset``) as uint8 tensors on ``device``; batches are
+    index gathers, floats made there."""
 
     def __init__(self, dataset, device: torch.device, *, workers: int = 0):
         parts: dict[str, list[torch.Tensor]] = {}
         self.ids: list[str] = []
-        for batch in DataLoader(dataset, batch_size=DECODE_BATCH, num_workers=workers):
-            self.ids += list(batch["question_id"])
-            for key, value in split_inputs(batch).items():
-                parts.setdefault(key, []).append(value)
+        for batch in DataLoader(dataset, batch_size=DECODE_BATCH, num_workers=workers, collate_fn=collate):
+            self.ids += batch["question_id"]
+            for key in MODEL_KEYS:
+                if key in batch:
+                    parts.setdefault(key, []).append(batch[key])
         self.tensors = {k: torch.cat(v).to(device) for k, v in parts.items()}
 
     def __len__(self) -> int:
@@ -105,8 +95,9 @@ class Resident:
 
 
 def load_splits(out: Path, task: TaskName, options: TrainOptions, device: torch.device) -> dict[str, Resident]:
-    """The train, val and test splits decoded once at the options' size and channel order, on ``device``."""
-    return {s: Resident(task_dataset(out, task, s, size=options.size, channels=options.channels), device,
+    """The train, val and test splits at the options' size and channel order, on ``device`` (each decoded once into
+    the feed's cache, which later runs reuse)."""
+    return {s: Resident(feed_dataset(out, task, s, size=options.size, channels=options.channels), device,
                         workers=options.workers) for s in ("train", "val", "test")}
 
 
