@@ -94,7 +94,7 @@ def one(n: int, rows_to_client: bool) -> dict:
     from spare_gen.runner.contract import RunOptions, StageSettings
     from spare_gen.runner.sharded import TableOut, run_sharded_stage
     from spare_gen.runner.stage import run_stage
-    from spare_gen.shards import read
+    from spare_gen.store.shards import read
 
     units = [{"unit_id": f"m{i:07d}", "model_id": f"m{i:07d}"} for i in range(n)]
     with tempfile.TemporaryDirectory() as tmp, cluster_address() as address, Client(address) as client:

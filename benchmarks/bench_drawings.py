@@ -28,12 +28,12 @@ from spare_gen import cad
 from spare_gen.cad.hlr import HlrModel, run_exact
 from spare_gen.cad.hlr_shape import prepare_shape
 from spare_gen.config.schema import RenderConfig
-from spare_gen.drawings.poses import bbox_from_three_views, fixed_poses, framing_for
-from spare_gen.drawings.render import Style, render_view
-from spare_gen.drawings.preset import drawing_rule
-from spare_gen.drawings.child import draw_model, estimated_scale, project_checked
-from spare_gen.models.csg import primitive_counts_for, random_program
-from spare_gen.models.child import check_csg
+from spare_gen.stages.drawings.poses import bbox_from_three_views, fixed_poses, framing_for
+from spare_gen.stages.drawings.render import Style, render_view
+from spare_gen.stages.drawings.preset import drawing_rule
+from spare_gen.stages.drawings.child import draw_model, estimated_scale, project_checked
+from spare_gen.stages.models.csg import primitive_counts_for, random_program
+from spare_gen.stages.models.child import check_csg
 from spare_gen.rng import derive_rng
 
 from cpu_account import CpuMeter
@@ -130,9 +130,9 @@ def stage_cost(paths: list[Path], out: Path, workers: int = 2) -> tuple[float, d
     """(views/s, CPU ms per view by process kind, views) of the drawings stage as ``spare-gen run`` runs it
     (sharded runner, embedded cluster, duplicates pass); cluster start-up and child start-up excluded."""
     from spare_gen.config import load_config
-    from spare_gen.drawings.driver import draw_task, mark_duplicates, tables
-    from spare_gen.drawings.schema import DRAWINGS_FILE
-    from spare_gen.drawings.settings import DrawSettings
+    from spare_gen.stages.drawings.driver import draw_task, mark_duplicates, tables
+    from spare_gen.stages.drawings.schema import DRAWINGS_FILE
+    from spare_gen.stages.drawings.settings import DrawSettings
     from spare_gen.runner.cluster import open_client
     from spare_gen.runner.contract import RunOptions
     from spare_gen.runner.sharded import run_sharded_stage

@@ -56,7 +56,7 @@ def build_set(out_dir: Path, dest: Path, count: int) -> int:
 
 def extra_attempts(out_dir: Path, have: list[str], count: int) -> list[str]:
     """Ids of the next ``count`` usable models not in ``have`` (what :func:`extra_wireframes` tries)."""
-    from spare_gen.pool.driver import pool_models
+    from spare_gen.stages.pool.driver import pool_models
 
     known = set(have)
     return [m["model_id"] for m in pool_models(out_dir, 0) if m["model_id"] not in known][:count]

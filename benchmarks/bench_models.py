@@ -6,7 +6,7 @@ Usage: python benchmarks/bench_models.py [COUNT] [--config FILE] [--workers N [N
 Per run: wall time and models/s (cluster start-up excluded: the cluster is up before the clock starts), and
 the CPU seconds per accepted model of every process of the run, measured in that same run:
 
-* in the OCCT child, from the stage's own ``timing`` (``spare_gen.models.child.make_csg_model``): booleans of
+* in the OCCT child, from the stage's own ``timing`` (``spare_gen.stages.models.child.make_csg_model``): booleans of
   the accepted model, its checks (solids, volume, BRepCheck, statistics), rejected attempts (their booleans and
   checks), STEP write, BREP write, hashing; ``child other`` is the rest of the child's CPU during its calls
   (unpickling, the unit's generator) and ``child start`` its CPU outside calls (importing OCP);
@@ -30,9 +30,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from spare_gen import shards  # noqa: E402
+from spare_gen.store import shards  # noqa: E402
 from spare_gen.config import load_config  # noqa: E402
-from spare_gen.models.driver import run_models  # noqa: E402
+from spare_gen.stages.models.driver import run_models  # noqa: E402
 from spare_gen.runner.cluster import open_client  # noqa: E402
 from spare_gen.runner.stage import read_timings  # noqa: E402
 from cpu_account import CpuMeter  # noqa: E402

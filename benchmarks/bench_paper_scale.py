@@ -31,7 +31,7 @@ from spare_gen import cad  # noqa: E402
 from spare_gen.cad.hlr import exact_hlr_floor  # noqa: E402
 from spare_gen.config import load_config  # noqa: E402
 from spare_gen.config.schema import TaskName  # noqa: E402
-from spare_gen.drawings.poses import fixed_poses  # noqa: E402
+from spare_gen.stages.drawings.poses import fixed_poses  # noqa: E402
 from spare_gen.runner.cluster import open_client  # noqa: E402
 from cpu_account import CpuMeter  # noqa: E402
 from spare_gen.runner.stage import read_timings  # noqa: E402
@@ -70,7 +70,7 @@ def _cut_set_occt_cpu(unit: dict) -> float:
 
 def _model_phase_cpu(out: Path) -> float:
     """CPU s per model of the OCCT work the model stage's child records: the accepted model's booleans and checks,
-    the rejected attempts', the STEP and BREP writes and hashing (``spare_gen.models.child`` timing)."""
+    the rejected attempts', the STEP and BREP writes and hashing (``spare_gen.stages.models.child`` timing)."""
     rows = read_timings(out, "models")
     return sum(sum((t.get("steps_cpu_s") or {}).values()) for t in rows.values()) / max(1, len(rows))
 
@@ -89,9 +89,9 @@ def main() -> None:
                      f"runner.workers={args.workers}", f"models.csg.count={max(3, round(base.models.csg.count * f))}",
                      *[f"questions.counts.{t}={n}" for t, n in counts.items()]]
         config = load_config(REPO / "configs" / "spare3d_csg.toml", overrides)
-        from spare_gen.drawings.driver import run_drawings
-        from spare_gen.models.driver import run_models
-        from spare_gen.questions.driver import run_questions
+        from spare_gen.stages.drawings.driver import run_drawings
+        from spare_gen.stages.models.driver import run_models
+        from spare_gen.stages.questions.driver import run_questions
 
         n_models = config.models.csg.count
         n_questions = sum(counts.values())

@@ -17,15 +17,15 @@ from pathlib import Path
 import pyarrow.parquet as pq
 from threadpoolctl import threadpool_limits  # a scikit-learn dependency
 
-from spare_gen.pool.driver import run_pool
+from spare_gen.stages.pool.driver import run_pool
 from spare_gen.cad.io import read_shape
 from spare_gen.config import load_config
-from spare_gen.models.driver import run_models
+from spare_gen.stages.models.driver import run_models
 from spare_gen.runner.cluster import open_client
-from spare_gen.pool.driver import pool_models
-from spare_gen.pool.child import brep_wireframe
-from spare_gen.pool.pictures import write_model_pictures
-from spare_gen.pool.variants import make_variants, score_variant
+from spare_gen.stages.pool.driver import pool_models
+from spare_gen.stages.pool.child import brep_wireframe
+from spare_gen.wireframes.pictures import write_model_pictures
+from spare_gen.stages.pool.variants import make_variants, score_variant
 
 from cpu_account import CpuMeter
 

@@ -68,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
     upstream = time.monotonic() - t0
     for stale in (out / ".units").glob("questions_*"):
         shutil.rmtree(stale)
-    from spare_gen.questions.driver import run_questions
+    from spare_gen.stages.questions.driver import run_questions
 
     paper = load_config("configs/spare3d_csg.toml")
     n_questions = sum(cfg.questions.counts.values())

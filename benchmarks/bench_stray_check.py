@@ -15,9 +15,9 @@ from pathlib import Path
 from spare_gen import cad
 from spare_gen.cad.hlr import HlrModel
 from spare_gen.config.schema import RenderConfig
-from spare_gen.drawings.child import estimated_scale, model_poses
-from spare_gen.drawings.preset import drawing_rule
-from spare_gen.drawings.stray import Outline
+from spare_gen.stages.drawings.child import estimated_scale, model_poses
+from spare_gen.stages.drawings.preset import drawing_rule
+from spare_gen.stages.drawings.stray import Outline
 
 
 def main(paths: list[str]) -> None:

@@ -20,13 +20,14 @@ import json
 import time
 from pathlib import Path
 
-from spare_gen import cad, shards
+from spare_gen import cad
+from spare_gen.store import shards
 from spare_gen.cad.cut import bare_cut
 from spare_gen.cad.hlr import HlrModel, run_exact
 from spare_gen.cad.hlr_shape import prepare_shape
-from spare_gen.drawings.poses import fixed_poses, pose
-from spare_gen.models.schema import MODELS_FILE
-from spare_gen.questions.tasks.three_view_to_isometric.job import SOURCE_VIEWS, TARGET
+from spare_gen.stages.drawings.poses import fixed_poses, pose
+from spare_gen.stages.models.schema import MODELS_FILE
+from spare_gen.stages.questions.tasks.three_view_to_isometric.job import SOURCE_VIEWS, TARGET
 
 CUT_SET_DIR = ".units/questions_three_view_to_isometric"
 

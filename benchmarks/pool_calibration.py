@@ -16,13 +16,13 @@ from collections import defaultdict
 import numpy as np
 
 from spare_gen import cad
-from spare_gen.pool.child import brep_wireframe
-from spare_gen.models.csg import random_program
-from spare_gen.models.child import check_csg
+from spare_gen.stages.pool.child import brep_wireframe
+from spare_gen.stages.models.csg import random_program
+from spare_gen.stages.models.child import check_csg
 from spare_gen.rng import derive_rng
-from spare_gen.pool.calibration import check_variants
-from spare_gen.pool.corruptions import SEVERITIES, TARGETED_METRIC, get_corruption_names
-from spare_gen.pool.variants import make_variants
+from spare_gen.wireframes.calibration import check_variants
+from spare_gen.wireframes.corruptions import SEVERITIES, TARGETED_METRIC, get_corruption_names
+from spare_gen.stages.pool.variants import make_variants
 
 IMAGE_SIZE, THRESHOLD = 384, 0.02
 

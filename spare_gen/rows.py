@@ -25,7 +25,7 @@ def column(arrow: pa.DataType, doc: str = "") -> Any:
 
 
 class Row:
-    """Base of the typed rows: ``as_dict`` for the table writers (``spare_gen.shards.rows_to_table``)."""
+    """Base of the typed rows: ``as_dict`` for the table writers (``spare_gen.store.shards.rows_to_table``)."""
 
     def as_dict(self) -> dict:
         return {f.name: _plain(getattr(self, f.name)) for f in dataclasses.fields(self)}

@@ -3,7 +3,7 @@
 dataset.json's own record (config, seed, versions, citation, table hashes) is checked against the provenance
 hash it stores (an edited seed is caught); tables are checked against the SHA-256 values dataset.json recorded
 when the run finished (an edit to views.parquet is caught), and every file any table names must exist with the hash that table records
-(a deleted drawing no question uses is caught too). Question rules: ``spare_gen.questions.validate``.
+(a deleted drawing no question uses is caught too). Question rules: ``spare_gen.stages.questions.validate``.
 """
 
 from __future__ import annotations
@@ -11,10 +11,10 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from spare_gen import inventory
-from spare_gen.manifest import PROVENANCE_KEY, provenance_hash, read_manifest
-from spare_gen.questions import validate as questions_validate
-from spare_gen.questions.schema import QUESTIONS_DIR, SUMMARY_NAME
+from spare_gen.store import inventory
+from spare_gen.store.manifest import PROVENANCE_KEY, provenance_hash, read_manifest
+from spare_gen.stages.questions import validate as questions_validate
+from spare_gen.stages.questions.schema import QUESTIONS_DIR, SUMMARY_NAME
 
 
 def _say(message: str, progress: bool) -> None:

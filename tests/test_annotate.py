@@ -24,7 +24,7 @@ from spare_gen.annotate.plan import MIN_REPEAT_GAP, Settings, make_plan, plan_pa
 from spare_gen.annotate.store import append_answer, read_positions, stored_choice
 from spare_gen.atomic import write_parquet
 from spare_gen.ranking.judgements import build_judgements, first_judgements
-from spare_gen.pool.pairs import ANSWER_FILE_COLUMNS, Choice, make_pairs, pairs_to_arrow, read_annotations
+from spare_gen.wireframes.pairs import ANSWER_FILE_COLUMNS, Choice, make_pairs, pairs_to_arrow, read_annotations
 
 KINDS = ("deform", "perturb", "add", "remove")
 SEVERITIES = ("low", "medium", "high")

@@ -17,7 +17,7 @@ from spare_gen.audit.features import line_stats
 from spare_gen.audit.probes import audit, judge
 from spare_gen.cli import main as cli_main
 from spare_gen.config.schema import TaskName
-from spare_gen.questions.tasks import question_schema
+from spare_gen.stages.questions.tasks import question_schema
 from spare_gen.rng import derive_rng
 
 MC_TASKS = ("three_view_to_isometric", "isometric_to_pose", "pose_to_isometric")

@@ -17,8 +17,8 @@ from spare_gen.jobs.stages import audit_line
 from spare_gen.audit.probes import EXIT_NOT_AUDITED, audit
 from spare_gen.audit.surface import TokenLookup, tokens
 from spare_gen.cli import main as cli_main
-from spare_gen.questions.schema import split_path
-from spare_gen.questions.tasks import SPLITS
+from spare_gen.stages.questions.schema import split_path
+from spare_gen.stages.questions.tasks import SPLITS
 from spare_gen.rng import derive_rng
 
 MC_TASKS = ("three_view_to_isometric", "isometric_to_pose", "pose_to_isometric")

@@ -12,8 +12,8 @@ import pytest
 from spare_gen.jobs.regenerate import run
 from spare_gen import cad
 from spare_gen.config import load_config
-from spare_gen.models.quality import Quality, assess
-from spare_gen.questions.tasks import SPLITS
+from spare_gen.stages.models.quality import Quality, assess
+from spare_gen.stages.questions.tasks import SPLITS
 
 from conftest import REPO
 from test_questions_symmetric import ASYMMETRIC

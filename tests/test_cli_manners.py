@@ -22,7 +22,7 @@ from spare_gen.cli import READS_FOLDER, build_parser, main
 from spare_gen.config import load_config
 from spare_gen.config.loader import DEFAULT_CONFIG_FILE
 from spare_gen.card.dataset import card_text
-from spare_gen.questions.layout import DEFAULT_SPLIT
+from spare_gen.stages.questions.layout import DEFAULT_SPLIT
 from spare_gen.wireframe import Wireframe
 from tests.conftest import REPO, spare_gen_cli
 

@@ -9,11 +9,11 @@ import math
 import pytest
 
 from spare_gen import cad
-from spare_gen.models.csg import PARAM_RANGES, primitive_counts_for, primitive_volume, random_program
+from spare_gen.stages.models.csg import PARAM_RANGES, primitive_counts_for, primitive_volume, random_program
 from spare_gen.config.schema import CsgConfig
-from spare_gen.models.settings import ModelSettings
+from spare_gen.stages.models.settings import ModelSettings
 from spare_gen.cad.props import volume
-from spare_gen.models.child import check_csg, make_csg_model, step_copy_differs, write_model_files
+from spare_gen.stages.models.child import check_csg, make_csg_model, step_copy_differs, write_model_files
 from spare_gen.rng import derive_rng
 
 

@@ -1,4 +1,4 @@
-"""Per-step CPU budget of three-view-to-isometric cut sets (``questions.cut_budget_s``, spare_gen.questions.tasks.three_view_to_isometric.child).
+"""Per-step CPU budget of three-view-to-isometric cut sets (``questions.cut_budget_s``, spare_gen.stages.questions.tasks.three_view_to_isometric.child).
 
 A real CSG model through the real worker-side path (run_unit -> isolated child -> forked copy per cut set);
 the ``slow_boolean`` test hook makes the set's first boolean burn CPU until the budget stops it.
@@ -15,12 +15,12 @@ import pytest
 from drawings_shapes import HOLED_BOX, render_config, write_model
 from spare_gen.config import load_config
 from spare_gen.config.schema import DebugConfig, TaskName
-from spare_gen.drawings.child import draw_model
-from spare_gen.questions.rejections import ATTEMPT_RULES, QuestionRejection
-from spare_gen.questions.settings import QuestionSettings
-from spare_gen.questions.tasks import question_settings
-from spare_gen.questions.tasks.three_view_to_isometric import child, run_unit
-from spare_gen.questions.tasks.three_view_to_isometric.child import make_cut_set
+from spare_gen.stages.drawings.child import draw_model
+from spare_gen.stages.questions.rejections import ATTEMPT_RULES, QuestionRejection
+from spare_gen.stages.questions.settings import QuestionSettings
+from spare_gen.stages.questions.tasks import question_settings
+from spare_gen.stages.questions.tasks.three_view_to_isometric import child, run_unit
+from spare_gen.stages.questions.tasks.three_view_to_isometric.child import make_cut_set
 from spare_gen.runner import testhooks
 from spare_gen.runner.budget import BudgetedCopy, CallStatus
 from spare_gen.runner.isolation import worker_executor

@@ -16,8 +16,8 @@ import yaml
 
 from spare_gen.cli import build_parser
 from spare_gen.config.schema import Config
-from spare_gen.models.schema import MODELS_SCHEMA
-from spare_gen.pool.schema import CORRUPTIONS_SCHEMA
+from spare_gen.stages.models.schema import MODELS_SCHEMA
+from spare_gen.stages.pool.schema import CORRUPTIONS_SCHEMA
 
 REPO = Path(__file__).resolve().parents[1]
 PROGRAM = "spare-gen"
@@ -194,7 +194,7 @@ def test_a_missing_page_in_the_navigation_fails_the_strict_build(tmp_path):
 
 
 def test_a_planted_unknown_table_fails_the_build_with_one_line_naming_it(tmp_path):
-    config = _small_site(tmp_path, "# Home\n\n<!-- generated: arrow spare_gen.models.schema:NO_SUCH_SCHEMA -->\n",
+    config = _small_site(tmp_path, "# Home\n\n<!-- generated: arrow spare_gen.stages.models.schema:NO_SUCH_SCHEMA -->\n",
                          ["index.md"])
     done = build_site(config, tmp_path / "site", tmp_path)
     assert done.returncode != 0 and "NO_SUCH_SCHEMA" in done.stdout + done.stderr

@@ -29,14 +29,14 @@ from spare_gen.cad.compat import indexed_subshapes, to_face
 from spare_gen.cad.hlr import HlrMethod, HlrModel, ViewLines
 from spare_gen.config import load_config
 from spare_gen.config.schema import DebugConfig
-from spare_gen.drawings.child import NO_EDGES, draw_model, estimated_scale, model_poses, projected_box, view_problem
-from spare_gen.drawings.poses import Framing, pose
-from spare_gen.drawings.preset import drawing_rule
-from spare_gen.drawings.settings import DrawSettings
-from spare_gen.drawings.stray import STRAY_PX, Outline, densify
-from spare_gen.drawings.worker import draw_task
-from spare_gen.models.settings import ModelSettings
-from spare_gen.models.worker import model_task
+from spare_gen.stages.drawings.child import NO_EDGES, draw_model, estimated_scale, model_poses, projected_box, view_problem
+from spare_gen.stages.drawings.poses import Framing, pose
+from spare_gen.stages.drawings.preset import drawing_rule
+from spare_gen.stages.drawings.settings import DrawSettings
+from spare_gen.stages.drawings.stray import STRAY_PX, Outline, densify
+from spare_gen.stages.drawings.worker import draw_task
+from spare_gen.stages.models.settings import ModelSettings
+from spare_gen.stages.models.worker import model_task
 from spare_gen.runner import testhooks
 
 REAL_FILES = ["ANC101.stp", "bug3883_xr2-ct-214_l-bracket.stp", "io1-ug-214.stp", "red_cube_blue_cylinder.step",

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from drawings_shapes import L_BLOCK, L_BLOCK_BBOX, L_BLOCK_VERTICES, render_config, write_model
-from spare_gen.drawings.poses import FIXED_VIEWS, bbox_from_three_views, framing_for, pose, random_poses
-from spare_gen.drawings.child import draw_model
+from spare_gen.stages.drawings.poses import FIXED_VIEWS, bbox_from_three_views, framing_for, pose, random_poses
+from spare_gen.stages.drawings.child import draw_model
 from spare_gen.rng import derive_rng
 
 # The pose table of the brief, typed again here: (N towards the viewer, Vx image right); up = N x Vx.

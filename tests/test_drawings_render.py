@@ -11,10 +11,10 @@ from PIL import Image
 from scipy.ndimage import binary_dilation
 
 from drawings_shapes import HOLED_BOX, L_BLOCK, program, prim, render_config, scaled, write_model
-from spare_gen.drawings.raster import dash_polyline, ink_fraction, png_bytes, rasterize
-from spare_gen.drawings.child import draw_model
-from spare_gen.drawings.svg import svg_document
-from spare_gen.models.csg import random_program
+from spare_gen.stages.drawings.raster import dash_polyline, ink_fraction, png_bytes, rasterize
+from spare_gen.stages.drawings.child import draw_model
+from spare_gen.stages.drawings.svg import svg_document
+from spare_gen.stages.models.csg import random_program
 from spare_gen.rng import derive_rng
 
 SVG_NS = "{http://www.w3.org/2000/svg}"

@@ -7,11 +7,11 @@ import json
 import pytest
 
 from drawings_shapes import BOX, EMPTY, L_BLOCK, NEEDLE, render_config, write_model
-from spare_gen.drawings.flags import assign_duplicate_flags
-from spare_gen.drawings.schema import DRAWINGS_SCHEMA, VIEWS_SCHEMA, rows_to_table
-from spare_gen.drawings.settings import DrawSettings
-from spare_gen.drawings.child import draw_model
-from spare_gen.drawings.worker import draw_task as _draw_task
+from spare_gen.stages.drawings.flags import assign_duplicate_flags
+from spare_gen.stages.drawings.schema import DRAWINGS_SCHEMA, VIEWS_SCHEMA, rows_to_table
+from spare_gen.stages.drawings.settings import DrawSettings
+from spare_gen.stages.drawings.child import draw_model
+from spare_gen.stages.drawings.worker import draw_task as _draw_task
 from spare_gen.config.schema import DebugConfig
 from spare_gen.runner import testhooks
 

@@ -19,7 +19,7 @@ from spare_gen.cli import main  # noqa: E402
 from spare_gen.data import iter_questions  # noqa: E402
 from spare_gen.data.feed import feed_dataset, legacy_inputs, to_device  # noqa: E402
 from spare_gen.data.torch import task_dataset  # noqa: E402
-from spare_gen.questions.schema import split_path  # noqa: E402
+from spare_gen.stages.questions.schema import split_path  # noqa: E402
 
 SIZE = 16
 N_TEST = 6

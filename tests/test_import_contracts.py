@@ -1,5 +1,5 @@
 """The import-linter contracts in .importlinter: layers (cad lowest), "OCP only in spare_gen/cad/", and the layers
-inside spare_gen.questions (stage above task rules above shared declarations)."""
+inside spare_gen.stages.questions (stage above task rules above shared declarations)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ OCP_CONTRACT = "importlinter:contract:ocp-only-in-cad"
 
 
 def _lint(root: Path) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONPATH": str(root)}
+    env = {**os.environ, "PYTHONPATH": str(root), "COLUMNS": "200"}  # one report line per import
     return subprocess.run([str(LINT_IMPORTS), "--no-cache"], cwd=root, env=env, capture_output=True, text=True,
                           timeout=600)
 
@@ -32,7 +32,7 @@ def _copy_packages(tmp_path: Path) -> Path:
 def test_contracts_hold_on_the_package():
     result = _lint(REPO)
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "3 kept, 0 broken" in result.stdout
+    assert "4 kept, 0 broken" in result.stdout
 
 
 def test_ocp_contract_lists_every_package_but_cad():
@@ -47,23 +47,23 @@ def test_ocp_contract_lists_every_package_but_cad():
 
 def test_ocp_import_outside_cad_breaks_the_contract(tmp_path):
     root = _copy_packages(tmp_path)
-    (root / "spare_gen" / "questions" / "uses_occt.py").write_text(
+    (root / "spare_gen" / "stages" / "questions" / "uses_occt.py").write_text(
         '"""A deliberate violation."""\n\n\ndef volume(shape):\n    from OCP.GProp import GProp_GProps\n\n'
         '    return GProp_GProps()\n')
     result = _lint(root)
     assert result.returncode != 0
     assert "OCP (OpenCASCADE) is imported only inside spare_gen.cad BROKEN" in result.stdout
-    assert "spare_gen.questions.uses_occt -> OCP (l.5)" in result.stdout
+    assert "spare_gen.stages.questions.uses_occt -> OCP (l.5)" in result.stdout
 
 
 def test_cad_importing_a_higher_layer_breaks_the_layers(tmp_path):
     root = _copy_packages(tmp_path)
     path = root / "spare_gen" / "cad" / "props.py"
-    path.write_text(path.read_text() + "\n\ndef _kinds():\n    from spare_gen.pool.corruptions import SEVERITIES\n\n"
+    path.write_text(path.read_text() + "\n\ndef _kinds():\n    from spare_gen.wireframes.corruptions import SEVERITIES\n\n"
                     "    return SEVERITIES\n")
     result = _lint(root)
     assert result.returncode != 0
-    assert "spare_gen.cad is not allowed to import spare_gen.pool" in result.stdout
+    assert "spare_gen.cad is not allowed to import spare_gen.wireframes" in result.stdout
 
 
 def test_every_layer_is_one_package_or_independent_siblings():
@@ -77,9 +77,9 @@ def test_every_layer_is_one_package_or_independent_siblings():
 
 def test_a_task_rule_importing_the_question_stage_breaks_the_questions_layers(tmp_path):
     root = _copy_packages(tmp_path)
-    path = root / "spare_gen" / "questions" / "tasks" / "isometric_view_generation.py"
-    path.write_text(path.read_text() + "\n\ndef _advice():\n    from spare_gen.questions.stage.plan import ADVICE\n\n"
+    path = root / "spare_gen" / "stages" / "questions" / "tasks" / "isometric_view_generation.py"
+    path.write_text(path.read_text() + "\n\ndef _advice():\n    from spare_gen.stages.questions.stage.plan import ADVICE\n\n"
                     "    return ADVICE\n")
     result = _lint(root)
     assert result.returncode != 0
-    assert "spare_gen.questions.tasks is not allowed to import spare_gen.questions.stage" in result.stdout
+    assert "spare_gen.stages.questions.tasks is not allowed to import spare_gen.stages.questions.stage" in result.stdout

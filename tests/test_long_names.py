@@ -16,9 +16,9 @@ import pytest
 
 from spare_gen.atomic import bounded_name, write_text
 from spare_gen.config import load_config
-from spare_gen.models.files import MODEL_ID_CHARS, discover, model_id_for
-from spare_gen.models.settings import ModelSettings
-from spare_gen.models.worker import model_task
+from spare_gen.stages.models.files import MODEL_ID_CHARS, discover, model_id_for
+from spare_gen.stages.models.settings import ModelSettings
+from spare_gen.stages.models.worker import model_task
 from tests.conftest import spare_gen_cli
 
 DEEP_FILE = "io1-ug-214.stp"

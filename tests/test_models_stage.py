@@ -13,9 +13,9 @@ from pathlib import Path
 import pyarrow.parquet as pq
 
 from spare_gen.jobs.regenerate import run
-from spare_gen import shards
+from spare_gen.store import shards
 from spare_gen.config import load_config
-from spare_gen.models.schema import TIMING_COLUMNS
+from spare_gen.stages.models.schema import TIMING_COLUMNS
 from tests.conftest import REPO
 
 GOOD_FILES = [

@@ -12,9 +12,9 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from spare_gen.models.driver import model_units
-from spare_gen.models.settings import ModelSettings
-from spare_gen.models.worker import model_task
+from spare_gen.stages.models.driver import model_units
+from spare_gen.stages.models.settings import ModelSettings
+from spare_gen.stages.models.worker import model_task
 from spare_gen.config import load_config
 from tests.conftest import REPO, spare_gen_cli
 
@@ -96,7 +96,7 @@ def test_an_unreadable_subfolder_is_a_failed_row_for_an_ordinary_user(public_tmp
     """Root reads any folder, so the listing runs as the ordinary user ``nobody`` (setpriv)."""
     folder = _odd_folder(public_tmp, shared_cad)
     script = (
-        "from spare_gen.models.driver import model_units\n"
+        "from spare_gen.stages.models.driver import model_units\n"
         "from spare_gen.config import load_config\n"
         f"cfg = load_config(None, ['models.source=\"files\"', 'models.files.root=\"{folder}\"'])\n"
         "for u in model_units(cfg):\n"

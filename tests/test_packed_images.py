@@ -19,7 +19,7 @@ import pyarrow.parquet as pq
 import pytest
 from PIL import Image
 
-from spare_gen import inventory, packed, shards
+from spare_gen.store import inventory, packed, shards
 from spare_gen.config.schema import TaskName
 
 REPO = Path(__file__).resolve().parents[1]
@@ -122,7 +122,7 @@ def test_loaders_give_the_same_arrays_for_both_stores(runs):
 
 def test_every_derived_file_is_the_same_for_both_stores(runs):
     """Question tables, per-question copies, cut drawings, hf/ tables with embedded images, contact sheets and the
-    audit read drawings through ``spare_gen.packed``: byte for byte what a files run makes."""
+    audit read drawings through ``spare_gen.store.packed``: byte for byte what a files run makes."""
     def digests(out: Path) -> dict[str, str]:
         return {p.relative_to(out).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
                 for top in ("questions", "hf", "preview", "reports") for p in sorted((out / top).rglob("*"))

@@ -7,7 +7,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from spare_gen.atomic import write_parquet
-from spare_gen.pool.pairs import (
+from spare_gen.wireframes.pairs import (
     ANNOTATION_FORMAT,
     export_annotation_csv,
     make_pairs,

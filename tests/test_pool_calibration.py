@@ -19,12 +19,12 @@ import pytest
 
 from spare_gen.jobs.regenerate import POOL_STAGES, run
 from spare_gen import cad
-from spare_gen.pool.child import brep_wireframe
+from spare_gen.stages.pool.child import brep_wireframe
 from spare_gen.config import load_config
-from spare_gen.pool.calibration import check_variants
-from spare_gen.pool.corruptions import SEVERITIES, get_corruption_names
+from spare_gen.wireframes.calibration import check_variants
+from spare_gen.wireframes.corruptions import SEVERITIES, get_corruption_names
 from spare_gen.wireframe import Wireframe
-from spare_gen.pool.variants import make_variants
+from spare_gen.stages.pool.variants import make_variants
 
 REPO = Path(__file__).resolve().parents[1]
 

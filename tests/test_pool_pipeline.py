@@ -11,22 +11,22 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 
-from spare_gen.pool.driver import run_pool
+from spare_gen.stages.pool.driver import run_pool
 from spare_gen.jobs.regenerate import POOL_STAGES, run
 from spare_gen import cad
 from spare_gen.atomic import write_parquet
 from spare_gen.config import load_config
 from spare_gen.metrics.wireframe import corner_prf, edge_prf
-from spare_gen.models.csg import random_program
-from spare_gen.models.schema import MODELS_SCHEMA
-from spare_gen.shards import rows_to_table
-from spare_gen.models.child import check_csg
+from spare_gen.stages.models.csg import random_program
+from spare_gen.stages.models.schema import MODELS_SCHEMA
+from spare_gen.store.shards import rows_to_table
+from spare_gen.stages.models.child import check_csg
 from spare_gen.rng import derive_rng, derive_seed
 from spare_gen.runner.cluster import open_client
-from spare_gen.pool.corruptions import SEVERITIES, get_corruption_names
-from spare_gen.pool.child import brep_wireframe
-from spare_gen.pool.schema import CORRUPTIONS_SCHEMA, METRIC_COLUMNS, PICTURE_COLUMNS, WIREFRAMES_SCHEMA
-from spare_gen.pool.variants import corruption_id, make_variants
+from spare_gen.wireframes.corruptions import SEVERITIES, get_corruption_names
+from spare_gen.stages.pool.child import brep_wireframe
+from spare_gen.stages.pool.schema import CORRUPTIONS_SCHEMA, METRIC_COLUMNS, PICTURE_COLUMNS, WIREFRAMES_SCHEMA
+from spare_gen.stages.pool.variants import corruption_id, make_variants
 
 N_MODELS = 3
 N_VARIANTS = len(get_corruption_names()) * len(SEVERITIES)
@@ -199,7 +199,7 @@ def test_high_severity_scores_lower_than_low(ground_truths):
 
 def test_a_pool_alone_makes_only_the_models_it_needs_and_a_rerun_has_nothing_to_do(tmp_path):
     from spare_gen.jobs.regenerate import nothing_to_do
-    from spare_gen.shards import read
+    from spare_gen.store.shards import read
 
     out = tmp_path / "pool"
     config = pool_config(out, "models.csg.count=240", "pool.models=2", "runner.shard_units=2")

@@ -14,18 +14,18 @@ import pyarrow.parquet as pq
 from spare_gen.atomic import write_parquet
 from spare_gen.config import load_config
 from spare_gen.config.schema import TaskName
-from spare_gen.drawings.poses import ISOMETRIC_VIEWS
-from spare_gen.questions.row_parts import Accepted
-from spare_gen.questions.schema import (
+from spare_gen.stages.drawings.poses import ISOMETRIC_VIEWS
+from spare_gen.stages.questions.row_parts import Accepted
+from spare_gen.stages.questions.schema import (
     CUT_VIEWS_NAME, CUT_VIEWS_SCHEMA, CUTS_DIR, QUESTIONS_DIR, STAGED_CUTS_DIR, split_path,
 )
-from spare_gen.questions.settings import stage_name
-from spare_gen.questions.stage.fill import DECISION_KEYS, decision
-from spare_gen.questions.stage.inputs import WORKER_INPUTS, load_inputs, load_polylines
-from spare_gen.questions.tasks import TASK_SPECS, question_settings
-from spare_gen.questions.stage.outputs import SplitOutput, _cut_views_table, plan_split, whole, write_rows, write_split
+from spare_gen.stages.questions.settings import stage_name
+from spare_gen.stages.questions.stage.fill import DECISION_KEYS, decision
+from spare_gen.stages.questions.stage.inputs import WORKER_INPUTS, load_inputs, load_polylines
+from spare_gen.stages.questions.tasks import TASK_SPECS, question_settings
+from spare_gen.stages.questions.stage.outputs import SplitOutput, _cut_views_table, plan_split, whole, write_rows, write_split
 from spare_gen.runner.stage import load_units, loaded_fingerprints, read_unit_result, unit_dir, unit_fingerprints
-from spare_gen.shards import rows_to_table
+from spare_gen.store.shards import rows_to_table
 
 REPO = Path(__file__).resolve().parents[1]
 WORKED = (TaskName.THREE_VIEW_TO_ISOMETRIC, TaskName.POSE_TO_ISOMETRIC, TaskName.POINT_CLOUD_GENERATION)

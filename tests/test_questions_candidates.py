@@ -8,14 +8,14 @@ import numpy as np
 import pytest
 
 from spare_gen.config.schema import PoseChoices
-from spare_gen.questions.tasks.isometric_to_pose import POSE_CHOICE_SETS
-from spare_gen.questions.near_duplicate import (
+from spare_gen.stages.questions.tasks.isometric_to_pose import POSE_CHOICE_SETS
+from spare_gen.stages.questions.near_duplicate import (
     Drawing, chamfer, distinct_triples, drawing_distance, duplicate_matrix, near_duplicate, sample_polylines,
 )
-from spare_gen.questions.tasks.isometric_to_pose import check_isometric_to_pose
-from spare_gen.questions.tasks.point_cloud_generation.child import sample_surface
-from spare_gen.questions.tasks.pose_to_isometric import candidate_poses, check_pose_to_isometric
-from spare_gen.questions.tasks.three_view_to_isometric.cutters import CENTER_JITTER, random_cutter
+from spare_gen.stages.questions.tasks.isometric_to_pose import check_isometric_to_pose
+from spare_gen.stages.questions.tasks.point_cloud_generation.child import sample_surface
+from spare_gen.stages.questions.tasks.pose_to_isometric import candidate_poses, check_pose_to_isometric
+from spare_gen.stages.questions.tasks.three_view_to_isometric.cutters import CENTER_JITTER, random_cutter
 from spare_gen.rng import derive_rng
 
 

@@ -14,14 +14,14 @@ import pytest
 from PIL import Image
 
 from spare_gen.jobs.regenerate import run
-from spare_gen import shards
+from spare_gen.store import shards
 from spare_gen.config import load_config
-from spare_gen.questions.near_duplicate import Drawing, near_duplicate
-from spare_gen.questions.publish.files import row_paths, sha256_file
-from spare_gen.questions.select import split_sizes
-from spare_gen.questions.layout import SPLITS, pose_view
+from spare_gen.stages.questions.near_duplicate import Drawing, near_duplicate
+from spare_gen.stages.questions.publish.files import row_paths, sha256_file
+from spare_gen.stages.questions.select import split_sizes
+from spare_gen.stages.questions.layout import SPLITS, pose_view
 from spare_gen.validate import main as validate_main
-from spare_gen.questions.validate import validate
+from spare_gen.stages.questions.validate import validate
 
 COUNTS = {"three_view_to_isometric": 4, "isometric_to_pose": 8, "pose_to_isometric": 8,
           "isometric_view_generation": 3, "point_cloud_generation": 3}
@@ -289,8 +289,8 @@ def test_validate_catches_a_flagged_model(dataset, tmp_path):
 
 
 def test_too_many_questions_stop_before_any_work(dataset, tmp_path):
-    from spare_gen.questions.driver import run_questions
-    from spare_gen.questions.select import NotEnoughModels
+    from spare_gen.stages.questions.driver import run_questions
+    from spare_gen.stages.questions.select import NotEnoughModels
 
     out = _copy(dataset, tmp_path)
     cfg = load_config(None, config_args(out, "questions.counts.point_cloud_generation=500"))

@@ -19,8 +19,8 @@ from scipy.stats import binom
 
 from spare_gen.config.schema import TaskName
 from spare_gen.data import iter_questions
-from spare_gen.questions.layout import SPLITS
-from spare_gen.questions.schema import FILE_SOURCES_NAME, QUESTIONS_DIR, split_path
+from spare_gen.stages.questions.layout import SPLITS
+from spare_gen.stages.questions.schema import FILE_SOURCES_NAME, QUESTIONS_DIR, split_path
 
 ALPHA = 1e-3  # a predictor "leaks" when P(accuracy >= observed | chance) is below this
 CANDIDATE_TASKS = (TaskName.THREE_VIEW_TO_ISOMETRIC, TaskName.POSE_TO_ISOMETRIC)

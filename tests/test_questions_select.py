@@ -6,7 +6,7 @@ from collections import Counter
 
 import pytest
 
-from spare_gen.questions.select import (
+from spare_gen.stages.questions.select import (
     ModelQueues, balanced_choice, balanced_labels, fit_counts, model_order, needs_by_split, needs_by_stratum,
     plan_quotas, shortage, split_blocks, split_sizes, spread,
 )

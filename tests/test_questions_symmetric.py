@@ -12,7 +12,7 @@ import pytest
 from spare_gen.jobs.regenerate import run
 from spare_gen import cad
 from spare_gen.config import load_config
-from spare_gen.questions.validate import validate
+from spare_gen.stages.questions.validate import validate
 
 
 

@@ -284,11 +284,11 @@ def test_a_second_run_on_a_locked_output_folder_is_one_line_and_exit_2_and_a_dea
     import socket
     import sys
 
-    from spare_gen.preflight import LOCK_FILE, output_lock
+    from spare_gen.store.preflight import LOCK_FILE, output_lock
 
     out = tmp_path / "out"
     out.mkdir()
-    holder = subprocess.Popen([sys.executable, "-c", "import sys, time\nfrom spare_gen.preflight import output_lock\n"
+    holder = subprocess.Popen([sys.executable, "-c", "import sys, time\nfrom spare_gen.store.preflight import output_lock\n"
                                "with output_lock(sys.argv[1]):\n    print('held', flush=True)\n    time.sleep(600)\n",
                                str(out)], cwd=REPO, stdout=subprocess.PIPE, text=True)
     try:
@@ -312,7 +312,7 @@ def test_a_second_run_on_a_locked_output_folder_is_one_line_and_exit_2_and_a_dea
 
 
 def test_a_broken_exact_hlr_result_falls_back_and_no_ok_view_leaves_its_box(tmp_path, shared_cluster):
-    from spare_gen.drawings.child import BOX_MARGIN
+    from spare_gen.stages.drawings.child import BOX_MARGIN
 
     out = _run(tmp_path / "out", "models.csg.count=4", 'debug.broken_hlr=["drawings:csg_000001"]',
                scheduler=shared_cluster, stages=("models", "drawings"))
@@ -332,8 +332,8 @@ def test_plausibility_check_on_real_hlr_output(tmp_path):
     from drawings_shapes import L_BLOCK, write_model
     from spare_gen.cad import read_shape
     from spare_gen.cad.hlr import HlrModel
-    from spare_gen.drawings.poses import fixed_poses
-    from spare_gen.drawings.child import _plant_far_point, plausible_lines, projected_box
+    from spare_gen.stages.drawings.poses import fixed_poses
+    from spare_gen.stages.drawings.child import _plant_far_point, plausible_lines, projected_box
 
     hlr = HlrModel(read_shape(write_model(L_BLOCK, tmp_path, "l")), "exact")
     for pose in fixed_poses():
@@ -395,10 +395,10 @@ def test_bad_cad_inputs_become_rows_and_loose_edges_are_drawn(public_tmp, shared
     secret.write_bytes(text)
     secret.chmod(0)
     script = (
-        "from spare_gen.models.files import discover\n"
+        "from spare_gen.stages.models.files import discover\n"
         "from spare_gen.config.schema import CsgConfig\n"
-        "from spare_gen.models.settings import ModelSettings\n"
-        "from spare_gen.models.child import load_file_model\n"
+        "from spare_gen.stages.models.settings import ModelSettings\n"
+        "from spare_gen.stages.models.child import load_file_model\n"
         f"items = discover({str(folder)!r}, ['.step'], 50.0)\n"
         "item = next(i for i in items if i.model_id == 'secret')\n"
         f"settings = ModelSettings(stage='models', seed=0, out_dir={str(public_tmp / 'out2')!r}, timeout_s=60, "
@@ -451,7 +451,7 @@ def test_unusable_output_folder_and_unreachable_scheduler_are_one_line_exit_2(pu
 
 
 def test_validate_catches_an_edited_seed_or_citation_in_dataset_json(tmp_path):
-    from spare_gen.manifest import write_manifest
+    from spare_gen.store.manifest import write_manifest
 
     config = load_config(None, [f'out="{tmp_path}"'])
     for key, edit in (("seed", lambda r: {**r, "seed": r["seed"] + 1}),

@@ -10,11 +10,11 @@ from drawings_shapes import HOLED_BOX, render_config, write_model
 from spare_gen.jobs.regenerate import STAGE_NAMES, nothing_to_do
 from spare_gen.config import load_config
 from spare_gen.config.schema import TaskName
-from spare_gen.drawings.child import draw_model
-from spare_gen.questions.publish.files import publish_staged
-from spare_gen.questions.schema import CUTS_DIR, STAGED_CUTS_DIR
-from spare_gen.questions.tasks import question_settings
-from spare_gen.questions.tasks.three_view_to_isometric import run_unit
+from spare_gen.stages.drawings.child import draw_model
+from spare_gen.stages.questions.publish.files import publish_staged
+from spare_gen.stages.questions.schema import CUTS_DIR, STAGED_CUTS_DIR
+from spare_gen.stages.questions.tasks import question_settings
+from spare_gen.stages.questions.tasks.three_view_to_isometric import run_unit
 from spare_gen.runner.isolation import worker_executor
 from spare_gen.runner.stage import output_files
 from tests.conftest import REPO, spare_gen_cli

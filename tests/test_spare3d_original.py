@@ -29,16 +29,16 @@ from spare_gen import cad
 from spare_gen.cad.props import bounding_box, brep_bounding_box
 from spare_gen.config import load_config
 from spare_gen.config.schema import BoxRule, TaskName
-from spare_gen.drawings.child import draw_model
+from spare_gen.stages.drawings.child import draw_model
 from spare_gen.jobs.regenerate import run
-from spare_gen.questions.layout import SPLITS
-from spare_gen.questions.select import NotEnoughModels
-from spare_gen.questions.rejections import QuestionRejection
-from spare_gen.questions.tasks import question_settings
-from spare_gen.questions.tasks.isometric_to_pose import symmetric_models, three_view_difference
-from spare_gen.questions.tasks.three_view_to_isometric.child import make_cut_set
-from spare_gen.questions.tasks.three_view_to_isometric.cutters_spare3d import spare3d_cutter
-from spare_gen.questions.validate import validate
+from spare_gen.stages.questions.layout import SPLITS
+from spare_gen.stages.questions.select import NotEnoughModels
+from spare_gen.stages.questions.rejections import QuestionRejection
+from spare_gen.stages.questions.tasks import question_settings
+from spare_gen.stages.questions.tasks.isometric_to_pose import symmetric_models, three_view_difference
+from spare_gen.stages.questions.tasks.three_view_to_isometric.child import make_cut_set
+from spare_gen.stages.questions.tasks.three_view_to_isometric.cutters_spare3d import spare3d_cutter
+from spare_gen.stages.questions.validate import validate
 from spare_gen.rng import derive_rng
 from tests.conftest import REPO, spare_gen_cli
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 
 from spare_gen.config.schema import TaskName
-from spare_gen.questions.schema import ANSWER_COLUMN
-from spare_gen.questions.layout import AnswerSide
-from spare_gen.questions.tasks import question_schema
-from spare_gen.questions.spec import TargetKind
-from spare_gen.questions.tasks import TASK_SPECS
+from spare_gen.stages.questions.schema import ANSWER_COLUMN
+from spare_gen.stages.questions.layout import AnswerSide
+from spare_gen.stages.questions.tasks import question_schema
+from spare_gen.stages.questions.spec import TargetKind
+from spare_gen.stages.questions.tasks import TASK_SPECS
 
 
 def test_every_task_has_a_spec_in_enum_order():

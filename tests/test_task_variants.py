@@ -1,4 +1,4 @@
-"""A task is its module, variants included: nothing outside ``questions/tasks/`` names a task, the spec a run uses
+"""A task is its module, variants included: nothing outside ``stages/questions/tasks/`` names a task, the spec a run uses
 follows its variant (a five-pose set gives five answers, balanced), and validate checks each row's own choice count.
 
 The variant tests register a throw-away five-pose set for isometric_to_pose at runtime (under an existing
@@ -19,14 +19,14 @@ import pytest
 from spare_gen.config import load_config
 from spare_gen.config.schema import PoseChoices, QuestionsConfig, TaskName
 from spare_gen.jobs.regenerate import run
-from spare_gen.questions.tasks import TASK_SPECS, task_spec
-from spare_gen.questions.tasks import isometric_to_pose
+from spare_gen.stages.questions.tasks import TASK_SPECS, task_spec
+from spare_gen.stages.questions.tasks import isometric_to_pose
 from spare_gen.validate import validate
 from tests.conftest import REPO
 
 TASK_NAMED = re.compile(r"\bTaskName\.[A-Z][A-Z_]*")
 # where naming a task member is the point: the registry's modules and the enum itself
-ALLOWED = ("spare_gen/questions/tasks/", "spare_gen/config/schema.py")
+ALLOWED = ("spare_gen/stages/questions/tasks/", "spare_gen/config/schema.py")
 FIVE_POSES = (1, 2, 3, 4, 5)
 TINY = ["models.csg.count=24", "pool.enabled=false", "questions.allow_fewer=true", "runner.progress=false",
         "runner.dashboard=false", *[f"questions.counts.{t.value}=0" for t in TaskName if t is not TaskName.ISOMETRIC_TO_POSE],
@@ -41,7 +41,7 @@ def test_no_module_outside_the_task_registry_names_a_task_member():
             continue
         found += [f"{rel}:{n}: {m.group()}" for n, line in enumerate(path.read_text().splitlines(), 1)
                   for m in TASK_NAMED.finditer(line)]
-    assert not found, "task knowledge outside questions/tasks/ (declare it on the TaskSpec instead):\n" + "\n".join(found)
+    assert not found, "task knowledge outside stages/questions/tasks/ (declare it on the TaskSpec instead):\n" + "\n".join(found)
 
 
 def test_the_scan_finds_a_planted_task_member():

@@ -10,11 +10,11 @@ import pyarrow.parquet as pq
 import pytest
 
 from spare_gen.config import load_config
-from spare_gen.drawings.schema import DRAWINGS_SCHEMA, failed_rows
+from spare_gen.stages.drawings.schema import DRAWINGS_SCHEMA, failed_rows
 from spare_gen.jobs.stages import STAGE_NAMES, wanted
-from spare_gen.models.schema import MODELS_SCHEMA, ModelRow
+from spare_gen.stages.models.schema import MODELS_SCHEMA, ModelRow
 from spare_gen.runner.isolation import Status
-from spare_gen.shards import rows_to_table
+from spare_gen.store.shards import rows_to_table
 from tests.conftest import REPO
 
 STATUS_WORDS = "|".join(s.value for s in Status) + "|over_budget"

@@ -9,11 +9,11 @@ import pytest
 from spare_gen.cad import hlr
 from spare_gen.cad.build import PRIMITIVES, CsgError, make_primitive, place
 from spare_gen.config.schema import ROTATION_AXES, BoxRule, CutterFamily, HlrMethod, Primitive
-from spare_gen.models.csg import PARAM_RANGES, random_program
-from spare_gen.pool.calibration import SCORES
-from spare_gen.pool.corruptions import KIND_COLOURS, TARGETED_METRIC, CorruptionKind, TargetedMetric
-from spare_gen.questions.tasks.three_view_to_isometric.child import CUTTER_BOXES
-from spare_gen.questions.tasks.three_view_to_isometric.families import FAMILIES
+from spare_gen.stages.models.csg import PARAM_RANGES, random_program
+from spare_gen.wireframes.calibration import SCORES
+from spare_gen.wireframes.corruptions import KIND_COLOURS, TARGETED_METRIC, CorruptionKind, TargetedMetric
+from spare_gen.stages.questions.tasks.three_view_to_isometric.child import CUTTER_BOXES
+from spare_gen.stages.questions.tasks.three_view_to_isometric.families import FAMILIES
 from spare_gen.rng import derive_rng
 
 UNIT_BOX = (-0.5, -0.4, -0.3, 0.5, 0.4, 0.3)

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from spare_gen import cad
-from spare_gen.pool.child import (
+from spare_gen.stages.pool.child import (
     brep_wireframe,
     denormalise,
     extract_wireframe,

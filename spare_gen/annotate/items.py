@@ -16,7 +16,7 @@ import pandas as pd
 import pyarrow.parquet as pq
 
 from spare_gen.annotate.plan import PAIRS_FILE, Step
-from spare_gen.pool.pairs import Side
+from spare_gen.wireframes.pairs import Side
 
 CORRUPTIONS_FILE = "corruptions.parquet"
 WIREFRAMES_FILE = "wireframes.parquet"

@@ -21,7 +21,7 @@ import pandas as pd
 
 from spare_gen.atomic import write_json
 from spare_gen.rng import derive_rng
-from spare_gen.pool.pairs import PairType
+from spare_gen.wireframes.pairs import PairType
 
 ANNOTATIONS_DIR = "annotations"
 PLANS_DIR = ".plans"

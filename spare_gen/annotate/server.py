@@ -34,7 +34,7 @@ from spare_gen.annotate.plan import (
     ANNOTATIONS_DIR, Settings, Step, check_rater, check_settings, load_or_make_plan, plan_counts,
 )
 from spare_gen.annotate.store import append_answer, read_positions, stored_choice, utc_now
-from spare_gen.pool.pairs import Choice
+from spare_gen.wireframes.pairs import Choice
 
 STATIC_DIR = Path(__file__).parent / "static"
 MAX_RESPONSE_MS = 24 * 3600 * 1000

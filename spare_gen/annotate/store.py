@@ -1,6 +1,6 @@
 """The per-rater answers file: one CSV row appended and fsync'ed per answer, read back to resume.
 
-Columns are ``ANSWER_FILE_COLUMNS`` of :mod:`spare_gen.pool.pairs` (the format `spare-gen rank`
+Columns are ``ANSWER_FILE_COLUMNS`` of :mod:`spare_gen.wireframes.pairs` (the format `spare-gen rank`
 reads); ``choice`` is relative to the pair's stored sides. A line cut short by a crash (no final
 newline) is removed when the file is opened again.
 """
@@ -13,7 +13,7 @@ import io
 import os
 from pathlib import Path
 
-from spare_gen.pool.pairs import ANSWER_FILE_COLUMNS, Choice
+from spare_gen.wireframes.pairs import ANSWER_FILE_COLUMNS, Choice
 
 _MIRROR = {Choice.LEFT: Choice.RIGHT, Choice.RIGHT: Choice.LEFT, Choice.EQUAL: Choice.EQUAL}
 

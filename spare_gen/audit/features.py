@@ -17,10 +17,10 @@ from PIL import Image
 
 from spare_gen.config.schema import TaskName
 from spare_gen.data.tables import DrawingVectors, Kind, load_split
-from spare_gen.packed import drawing_bytes
-from spare_gen.questions.layout import AnswerSide
-from spare_gen.questions.schema import split_path
-from spare_gen.questions.tasks import TASK_SPECS
+from spare_gen.store.packed import drawing_bytes
+from spare_gen.stages.questions.layout import AnswerSide
+from spare_gen.stages.questions.schema import split_path
+from spare_gen.stages.questions.tasks import TASK_SPECS
 
 THUMBNAIL_SIDE = 16
 CHROMA_THRESHOLD = 32  # max - min channel above this: a coloured (hidden-line) pixel in the red style

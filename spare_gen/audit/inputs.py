@@ -10,7 +10,7 @@ from spare_gen.audit.features import DrawingFeatures, FeatureKind, needed_svgs, 
 from spare_gen.audit.surface import FolderListing, SurfaceProbe, surface_data, task_columns
 from spare_gen.config.schema import TaskName
 from spare_gen.data.tables import DrawingVectors
-from spare_gen.questions.tasks import SPLITS
+from spare_gen.stages.questions.tasks import SPLITS
 
 Source = FeatureKind | SurfaceProbe  # drawing features, or what a model sees besides pixels
 

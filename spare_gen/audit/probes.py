@@ -47,8 +47,8 @@ from spare_gen.console import progress
 from spare_gen.data.evaluate import MULTIPLE_CHOICE, REPORTS_DIR
 from spare_gen.data.stats import CONFIDENCE, wilson
 from spare_gen.data.tables import available_tasks
-from spare_gen.questions.schema import split_path
-from spare_gen.questions.tasks import SPLITS, dataset_choices
+from spare_gen.stages.questions.schema import split_path
+from spare_gen.stages.questions.tasks import SPLITS, dataset_choices
 from spare_gen.rng import derive_rng
 
 TRAIN, TEST = "train", "test"

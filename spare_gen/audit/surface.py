@@ -38,9 +38,9 @@ import pyarrow.parquet as pq
 
 from spare_gen.audit.features import LAYOUT, Layout
 from spare_gen.config.schema import TaskName
-from spare_gen.packed import drawing_bytes
-from spare_gen.questions.schema import split_path
-from spare_gen.questions.tasks import dataset_choices
+from spare_gen.store.packed import drawing_bytes
+from spare_gen.stages.questions.schema import split_path
+from spare_gen.stages.questions.tasks import dataset_choices
 
 ANSWER_COLUMN = "answer"
 # Columns that hold the answer mapping on purpose (documented as not for model input): a probe on them

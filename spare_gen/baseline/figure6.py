@@ -13,7 +13,7 @@ from PIL import Image, ImageDraw, ImageFont
 from spare_gen.baseline.options import Arch, Formulation, recipe
 from spare_gen.config.schema import TaskName
 from spare_gen.data.stats import Accuracy, wilson
-from spare_gen.questions.tasks import TASK_SPECS
+from spare_gen.stages.questions.tasks import TASK_SPECS
 
 ARCH_TITLES = {Arch.RESNET50: "ResNet-50", Arch.VGG16: "VGG-16", Arch.BAGNET33: "BagNet-33", Arch.SMALL: "small CNN"}
 ARCH_COLOURS = {Arch.RESNET50: (0, 114, 178), Arch.VGG16: (213, 94, 0), Arch.BAGNET33: (0, 158, 115),

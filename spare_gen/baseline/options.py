@@ -19,9 +19,9 @@ from dataclasses import dataclass, field
 from enum import Enum
 
 from spare_gen.config.schema import TaskName
-from spare_gen.questions.tasks.isometric_to_pose import TASK as I2P
-from spare_gen.questions.tasks.pose_to_isometric import TASK as P2I
-from spare_gen.questions.tasks.three_view_to_isometric.job import TASK as T3
+from spare_gen.stages.questions.tasks.isometric_to_pose import TASK as I2P
+from spare_gen.stages.questions.tasks.pose_to_isometric import TASK as P2I
+from spare_gen.stages.questions.tasks.three_view_to_isometric.job import TASK as T3
 
 
 class Arch(str, Enum):

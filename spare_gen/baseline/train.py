@@ -35,7 +35,7 @@ from spare_gen.baseline.options import MARGIN, Arch, Formulation, TrainOptions
 from spare_gen.config.schema import TaskName
 from spare_gen.data.evaluate import evaluate, format_report, multiple_choice_task
 from spare_gen.data.feed import collate, feed_dataset
-from spare_gen.questions.tasks import TASK_SPECS, dataset_choices
+from spare_gen.stages.questions.tasks import TASK_SPECS, dataset_choices
 from spare_gen.rng import derive_seed
 
 BASELINES_DIR = "baselines"

@@ -1,6 +1,6 @@
 """B-rep edges as a raw 3D graph (OCP side): B-rep vertices, curved edges as chains of segments.
 
-``spare_gen.pool.child`` interprets the graph (merging, normalising, point kinds); this module
+``spare_gen.stages.pool.child`` interprets the graph (merging, normalising, point kinds); this module
 imports nothing above ``spare_gen.cad``.
 
 Which B-rep edges become wireframe lines:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 
 from spare_gen.audit.text import interval, pct
-from spare_gen.questions.tasks import TASKS
+from spare_gen.stages.questions.tasks import TASKS
 
 BEGIN = "<!-- spare-gen audit: begin (rewritten by `spare-gen audit`) -->"
 END = "<!-- spare-gen audit: end -->"

@@ -12,7 +12,7 @@ from spare_gen.card.dataset import CARD_NAME, card_text, replace_marked
 from spare_gen.config.schema import Config
 from spare_gen.data.evaluate import REPORTS_DIR
 from spare_gen.hub.pack import write_hf_tables
-from spare_gen.questions.schema import QUESTIONS_DIR, SUMMARY_NAME
+from spare_gen.stages.questions.schema import QUESTIONS_DIR, SUMMARY_NAME
 
 
 def write_card(out: Path, config: Config, client=None) -> Path | None:

@@ -7,17 +7,17 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
-from spare_gen import shards
+from spare_gen.store import shards
 from spare_gen.config.schema import Config, ModelReuse, ModelSource, TaskName
-from spare_gen.drawings.preset import drawing_rule
+from spare_gen.stages.drawings.preset import drawing_rule
 from spare_gen.hub.pack import HF_SPLIT, hf_path
-from spare_gen.models.quality import Quality
-from spare_gen.models.schema import MODELS_FILE
-from spare_gen.questions.tasks import LAYOUTS, SPLITS, TASKS, TASK_SPECS, describe
-from spare_gen.questions.tasks.isometric_to_pose import POSE_CHOICE_SETS
+from spare_gen.stages.models.quality import Quality
+from spare_gen.stages.models.schema import MODELS_FILE
+from spare_gen.stages.questions.tasks import LAYOUTS, SPLITS, TASKS, TASK_SPECS, describe
+from spare_gen.stages.questions.tasks.isometric_to_pose import POSE_CHOICE_SETS
 from spare_gen.runner.isolation import Status
 from spare_gen.versions import package_versions
-from spare_gen.pool.schema import CORRUPTIONS_FILE, PAIRS_FILE, WIREFRAMES_FILE
+from spare_gen.stages.pool.schema import CORRUPTIONS_FILE, PAIRS_FILE, WIREFRAMES_FILE
 
 CARD_NAME = "README.md"
 SOURCE_WORDS = {ModelSource.HOUSES: "procedural house"}  # how the card names a models source (else its value)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from spare_gen.annotate.plan import Settings
 from spare_gen.annotate.server import serve
-from spare_gen.pool.answers_format import ANSWERS_FORMAT
+from spare_gen.wireframes.answers_format import ANSWERS_FORMAT
 
 DESCRIPTION = (
     "Serve a local page where raters compare two corrupted wireframes with the ground truth: synchronised\n"

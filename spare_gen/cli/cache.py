@@ -7,7 +7,7 @@ from pathlib import Path
 
 from spare_gen.cli.common import DATASET_INPUT
 from spare_gen.data.feed import feed_dataset
-from spare_gen.questions.layout import SPLITS
+from spare_gen.stages.questions.layout import SPLITS
 
 EPILOG = DATASET_INPUT + """
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from spare_gen.cli.common import DATASET_INPUT
 from spare_gen.config.schema import TaskName
 from spare_gen.jobs.export_npz import DEFAULT_SIZE, export
-from spare_gen.questions.layout import DEFAULT_SPLIT
+from spare_gen.stages.questions.layout import DEFAULT_SPLIT
 
 EPILOG = DATASET_INPUT + """
 

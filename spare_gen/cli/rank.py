@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 from spare_gen.jobs.rank import run as rank
-from spare_gen.pool.answers_format import ANSWERS_FORMAT
+from spare_gen.wireframes.answers_format import ANSWERS_FORMAT
 
 EPILOG = ANSWERS_FORMAT + "\n\n" + """input: OUT is a pool folder (pairs.parquet, corruptions.parquet); ANSWERS.csv has a header and the columns
 pair_id,rater_id,choice where choice is left, right or equal (pair ids from OUT/pool/annotation_pairs.csv), e.g.

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from spare_gen.cli.common import DATASET_INPUT
 from spare_gen.viewer.page import main
-from spare_gen.questions.layout import DEFAULT_SPLIT
+from spare_gen.stages.questions.layout import DEFAULT_SPLIT
 
 EPILOG = DATASET_INPUT + """
 

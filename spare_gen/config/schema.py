@@ -154,7 +154,7 @@ class CsgConfig(_Section):
 
 
 class Footprint(str, Enum):
-    """Plan shape of a procedural house (spare_gen.models.houses)."""
+    """Plan shape of a procedural house (spare_gen.stages.models.houses)."""
 
     RECT = "rect"
     L = "l"
@@ -317,7 +317,8 @@ class RenderConfig(_Section):
 
 class Primitive(str, Enum):
     """The CSG primitive kinds, centred on the origin (cylinder, cone and torus about Z): the CSG generator
-    (``spare_gen.models.csg``), the builder (``spare_gen.cad.build``) and both cutter families draw from these."""
+    (``spare_gen.stages.models.csg``), the builder (``spare_gen.cad.build``) and both cutter families draw from
+    these."""
 
     BOX = "box"
     SPHERE = "sphere"
@@ -347,7 +348,8 @@ class CutterFamily(str, Enum):
 
 
 class PoseChoices(str, Enum):
-    """The four poses isometric_to_pose offers (``spare_gen.questions.tasks.isometric_to_pose.POSE_CHOICE_SETS``)."""
+    """The poses isometric_to_pose offers (``POSE_CHOICE_SETS`` in
+    ``spare_gen.stages.questions.tasks.isometric_to_pose``)."""
 
     UPPER = "upper"  # 1, 2, 3, 4: quarter turns of one another about +Z; one drawing alone tells nothing of its pose
     SPARE3D = "spare3d"  # 1, 2, 5, 6, the paper's: a drawing from below (5, 6) looks upside down, a question-blind cue
@@ -439,7 +441,7 @@ class QuestionsConfig(_Section):
 
 
 class PredictionUnits(str, Enum):
-    """Coordinates of imported predictions (spare_gen.pool.predictions)."""
+    """Coordinates of imported predictions (spare_gen.wireframes.predictions)."""
 
     MODEL = "model"  # the CAD model's own (wireframes.parquet: vertices * scale + centre)
     NORMALISED = "normalised"  # the ground truth's normalised ones (bounding-box centre 0, diagonal 1)
@@ -464,7 +466,7 @@ class PoolConfig(_Section):
     max_pairs_per_model: Annotated[int, Field(ge=0)] = Field(0, description="0 = all pairs")
     repeat_fraction: Annotated[float, Field(ge=0, le=0.5)] = 0.05
     predictions: str = Field("", description="folder of methods' predicted wireframes, <method>/<model_id>.json|.obj "
-                             "(spare_gen.pool.predictions); empty = corruptions only")
+                             "(spare_gen.wireframes.predictions); empty = corruptions only")
     house_wireframe: HouseWireframe = Field(
         HouseWireframe.BUILDING, description="procedural houses (models.source = 'houses'): the whole building's "
         "edges, or the roof's only (no ground outline, no walls below the eaves), like the S23DR and Building3D "

@@ -22,9 +22,9 @@ from spare_gen.config.schema import TaskName
 from spare_gen.data.human import human_reference
 from spare_gen.data.stats import CONFIDENCE, wilson
 from spare_gen.data.tables import check_split, load_split
-from spare_gen.inventory import REPORTS_DIR
-from spare_gen.questions.layout import task_name
-from spare_gen.questions.tasks import LAYOUTS, TASKS, dataset_choices
+from spare_gen.store.inventory import REPORTS_DIR
+from spare_gen.stages.questions.layout import task_name
+from spare_gen.stages.questions.tasks import LAYOUTS, TASKS, dataset_choices
 
 REQUIRED_COLUMNS = ("question_id", "answer")
 MULTIPLE_CHOICE = tuple(t for t in TASKS if LAYOUTS[t].n_answers)

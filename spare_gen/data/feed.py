@@ -46,11 +46,11 @@ from spare_gen.config.schema import TaskName
 from spare_gen.data.loaders import decode_rgb, image_size
 from spare_gen.data.tables import Kind, check_split, load_split, three_view_columns
 from spare_gen.filehash import sha256_file
-from spare_gen.packed import drawing_bytes, packed_paths
-from spare_gen.questions.layout import ALL_POSES, task_name
-from spare_gen.questions.schema import ANSWER_COLUMN, split_path
-from spare_gen.questions.spec import TargetKind
-from spare_gen.questions.tasks import TASK_SPECS
+from spare_gen.store.packed import drawing_bytes, packed_paths
+from spare_gen.stages.questions.layout import ALL_POSES, task_name
+from spare_gen.stages.questions.schema import ANSWER_COLUMN, split_path
+from spare_gen.stages.questions.spec import TargetKind
+from spare_gen.stages.questions.tasks import TASK_SPECS
 
 N_POSES = len(ALL_POSES)
 N_VIEWS = 3  # F, R, T

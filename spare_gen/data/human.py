@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from spare_gen.config.schema import TaskName
-from spare_gen.questions.tasks import TASK_SPECS
+from spare_gen.stages.questions.tasks import TASK_SPECS
 
 SOURCE = "SPARE3D (Xiang et al., CVPR 2020), Figure 6 caption"
 

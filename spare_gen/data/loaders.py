@@ -19,11 +19,11 @@ from PIL import Image
 
 from spare_gen.config.schema import TaskName
 from spare_gen.data.tables import DrawingVectors, Kind, load_split, three_view_columns
-from spare_gen.packed import drawing_bytes
-from spare_gen.questions.schema import ANSWER_COLUMN
-from spare_gen.questions.layout import task_name
-from spare_gen.questions.spec import TargetKind
-from spare_gen.questions.tasks import TASK_SPECS
+from spare_gen.store.packed import drawing_bytes
+from spare_gen.stages.questions.schema import ANSWER_COLUMN
+from spare_gen.stages.questions.layout import task_name
+from spare_gen.stages.questions.spec import TargetKind
+from spare_gen.stages.questions.tasks import TASK_SPECS
 
 # Pillow's bilinear filter widens its support when shrinking, so a downsampled thin line keeps its ink.
 RESAMPLE = Image.Resampling.BILINEAR

@@ -1,6 +1,6 @@
 """Reading a dataset's tables: question splits, and the vector drawings behind every drawing path.
 
-Question columns come from ``spare_gen.questions.schema`` and each task's spec; the few a loader reads by role (three-view
+Question columns come from ``spare_gen.stages.questions.schema`` and each task's spec; the few a loader reads by role (three-view
 inputs, the isometric input, candidates, targets) are named there too.
 """
 
@@ -15,13 +15,13 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from spare_gen.config.schema import TaskName
-from spare_gen.questions.schema import (  # noqa: F401  (column roles, re-exported for the loaders)
+from spare_gen.stages.questions.schema import (  # noqa: F401  (column roles, re-exported for the loaders)
     CANDIDATE_PREFIX, ISO_PREFIX, POINTS_COLUMN, POSE_COLUMN, TARGET_PREFIX, THREE_VIEW_PREFIXES,
 )
-from spare_gen.questions.layout import SPLITS, task_name
-from spare_gen import shards
-from spare_gen.drawings.schema import VIEWS_FILE
-from spare_gen.questions.schema import CUT_VIEWS_NAME, FILE_SOURCES_NAME, QUESTIONS_DIR, split_path
+from spare_gen.stages.questions.layout import SPLITS, task_name
+from spare_gen.store import shards
+from spare_gen.stages.drawings.schema import VIEWS_FILE
+from spare_gen.stages.questions.schema import CUT_VIEWS_NAME, FILE_SOURCES_NAME, QUESTIONS_DIR, split_path
 
 VIEWS_NAME = VIEWS_FILE
 VECTOR_COLUMNS = ["svg", "png", "visible", "hidden"]

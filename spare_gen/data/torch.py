@@ -37,9 +37,9 @@ from spare_gen.data.feed import (  # noqa: F401  (N_POSES, Channels, channel_ord
     N_POSES, N_VIEWS, Channels, FeedDataset, channel_order, pose_one_hot_array,
 )
 from spare_gen.data.loaders import to_unit_float
-from spare_gen.questions.layout import task_name
-from spare_gen.questions.spec import TargetKind
-from spare_gen.questions.tasks import TASK_SPECS
+from spare_gen.stages.questions.layout import task_name
+from spare_gen.stages.questions.spec import TargetKind
+from spare_gen.stages.questions.tasks import TASK_SPECS
 
 VIEW_ORDER = ("f", "r", "t")
 

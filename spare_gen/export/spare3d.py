@@ -35,12 +35,12 @@ from PIL import Image
 from spare_gen.atomic import write_bytes, write_json, write_text
 from spare_gen.config.schema import TaskName
 from spare_gen.data.tables import Kind, available_tasks, check_split, load_split, three_view_columns
-from spare_gen.drawings.raster import png_bytes
+from spare_gen.stages.drawings.raster import png_bytes
 from spare_gen.filehash import sha256_file
-from spare_gen.packed import drawing_bytes
-from spare_gen.questions.schema import split_path
-from spare_gen.questions.spec import TargetKind
-from spare_gen.questions.tasks import SPLITS, TASK_SPECS, task_name
+from spare_gen.store.packed import drawing_bytes
+from spare_gen.stages.questions.schema import split_path
+from spare_gen.stages.questions.spec import TargetKind
+from spare_gen.stages.questions.tasks import SPLITS, TASK_SPECS, task_name
 
 EXPORT_SIZE = 200  # the released SPARE3D PNGs are 200 x 200
 WHITE = (255, 255, 255)
@@ -52,7 +52,7 @@ DIC_VIEWS, DIC_ANSWER = "Dic3V", "DicAns"
 MIN_FOLDER_DIGITS = 5
 STALE_TMP = re.compile(r"^\..+\.tmp$")  # spare_gen.atomic's temporary names, left behind by a killed run
 
-# Folder and file names of each task: its spec's ``spare3d`` layout (``spare_gen.questions.spec.Spare3dLayout``).
+# Folder and file names of each task: its spec's ``spare3d`` layout (``spare_gen.stages.questions.spec.Spare3dLayout``).
 TASK_FOLDERS: dict[TaskName, str] = {task: spec.spare3d.folder for task, spec in TASK_SPECS.items()}
 # Suffix of each input view's file: short (<q>_f.png) in the answer.json tasks, long (<q>_front.png) in Dic3V.
 SHORT_VIEW_SUFFIX = {"f": "f", "r": "r", "t": "t"}

@@ -16,9 +16,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from spare_gen.atomic import write_parquet
-from spare_gen.packed import IMAGE_TYPE, drawing_bytes
-from spare_gen.questions.schema import split_path
-from spare_gen.questions.tasks import SPLITS
+from spare_gen.store.packed import IMAGE_TYPE, drawing_bytes
+from spare_gen.stages.questions.schema import split_path
+from spare_gen.stages.questions.tasks import SPLITS
 
 HF_DIR = "hf"
 HF_SPLIT = {"train": "train", "val": "validation", "test": "test"}  # spare_gen split -> Hugging Face split name

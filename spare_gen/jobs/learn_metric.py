@@ -29,7 +29,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from spare_gen import atomic
-from spare_gen.inventory import REPORTS_DIR
+from spare_gen.store.inventory import REPORTS_DIR
 from spare_gen.ranking.agreement import metric_directions
 from spare_gen.ranking.judgements import VARIANT_COLUMNS, build_judgements
 from spare_gen.ranking.learned import (
@@ -44,7 +44,7 @@ from spare_gen.ranking.learned import (
 from spare_gen.ranking.raters import without_repeats
 from spare_gen.ranking.report import markdown_table
 from spare_gen.runner.isolation import Status
-from spare_gen.pool.pairs import ANSWER_COLUMNS, read_annotations
+from spare_gen.wireframes.pairs import ANSWER_COLUMNS, read_annotations
 from spare_gen.wireframe import Wireframe
 
 if TYPE_CHECKING:

@@ -23,7 +23,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from spare_gen import shards
+from spare_gen.store import shards
 from spare_gen.atomic import write_parquet, write_text
 from spare_gen.config.schema import HouseWireframe, PoolConfig, RunnerConfig
 from spare_gen.metrics.paper_table2 import (
@@ -34,7 +34,7 @@ from spare_gen.metrics.paper_table2 import (
     paper_rate,
     unexplained_cells,
 )
-from spare_gen.models.schema import MODELS_FILE
+from spare_gen.stages.models.schema import MODELS_FILE
 from spare_gen.metrics.properties import (
     PASS_RATE,
     RECOMMENDED_MODELS,
@@ -48,9 +48,9 @@ from spare_gen.metrics.properties import (
 )
 from spare_gen.runner.cluster import open_client
 from spare_gen.runner.isolation import Status
-from spare_gen.pool.driver import pool_models, wireframe_unit
-from spare_gen.pool.worker import wireframe_task
-from spare_gen.pool.settings import WIREFRAMES_STAGE, WireframeSettings
+from spare_gen.stages.pool.driver import pool_models, wireframe_unit
+from spare_gen.stages.pool.worker import wireframe_task
+from spare_gen.stages.pool.settings import WIREFRAMES_STAGE, WireframeSettings
 from spare_gen.wireframe import Wireframe
 
 WIREFRAME_COLUMNS = ["model_id", "vertices", "edges", "vertex_kinds"]

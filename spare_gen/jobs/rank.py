@@ -52,9 +52,9 @@ from spare_gen.ranking.raters import (
     without_repeats,
 )
 from spare_gen.ranking.report import rater_analyses_markdown
-from spare_gen.inventory import REPORTS_DIR
-from spare_gen.pool.pairs import ANSWER_COLUMNS, read_annotations
-from spare_gen.pool.schema import CORRUPTIONS_FILE, PAIRS_FILE
+from spare_gen.store.inventory import REPORTS_DIR
+from spare_gen.wireframes.pairs import ANSWER_COLUMNS, read_annotations
+from spare_gen.stages.pool.schema import CORRUPTIONS_FILE, PAIRS_FILE
 
 ITEMS = tuple(i.value for i in Item)
 # Below this many judgements per item (the fewest any item has) a ranking is mostly noise: the run says so (a

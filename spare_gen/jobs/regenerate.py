@@ -16,11 +16,11 @@ from pathlib import Path
 
 from spare_gen.card.compose import write_card
 from spare_gen.config.schema import Config
-from spare_gen.inventory import RUN_FILE, remove_unreferenced
+from spare_gen.store.inventory import RUN_FILE, remove_unreferenced
 from spare_gen.jobs.stages import POOL_STAGES, STAGE_NAMES, pool_models_only, wanted
-from spare_gen.manifest import complete_for, now, stage_summaries, write_manifest, write_run_record
-from spare_gen.models.driver import models_unchanged
-from spare_gen.preflight import check_output_folder, output_lock
+from spare_gen.store.manifest import complete_for, now, stage_summaries, write_manifest, write_run_record
+from spare_gen.stages.models.driver import models_unchanged
+from spare_gen.store.preflight import check_output_folder, output_lock
 from spare_gen.runner.cluster import open_cluster
 from spare_gen.runner.stage import MachineFailure
 

@@ -17,10 +17,10 @@ from spare_gen.audit.text import too_little_data
 from spare_gen.audit.text import warnings as audit_warnings
 from spare_gen.config.schema import Config
 from spare_gen.data.evaluate import REPORTS_DIR
-from spare_gen.drawings.driver import run_drawings
-from spare_gen.models.driver import run_models
-from spare_gen.pool.driver import run_pool
-from spare_gen.questions.driver import run_questions
+from spare_gen.stages.drawings.driver import run_drawings
+from spare_gen.stages.models.driver import run_models
+from spare_gen.stages.pool.driver import run_pool
+from spare_gen.stages.questions.driver import run_questions
 from spare_gen.runner.contract import Summary
 
 AUDIT = "audit"

@@ -41,12 +41,12 @@ from torch import nn
 from transformers import Dinov2Config, Dinov2Model
 from transformers.utils import logging as hf_logging
 
-from spare_gen.drawings.raster import rasterize
+from spare_gen.stages.drawings.raster import rasterize
 from spare_gen.ranking.agreement import agreement_scores, metric_preference
 from spare_gen.ranking.judgements import Choice
 from spare_gen.ranking.learned import LEARNED_IMAGE_NAME, LEARNED_NAME, fit_learned_metric
 from spare_gen.rng import derive_rng, derive_seed
-from spare_gen.pool.pictures import VIEWS, cameras_for, layers_for
+from spare_gen.wireframes.pictures import VIEWS, cameras_for, layers_for
 from spare_gen.wireframe import Wireframe
 
 IMAGE_NAME = LEARNED_IMAGE_NAME  # the score column (higher is better) and the CV table's row

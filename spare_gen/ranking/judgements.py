@@ -2,7 +2,7 @@
 
 A *judgement* is one rater's answer on one pair. Everything in ``spare_gen.ranking`` works on the
 judgements table built here, with one-line errors naming the bad values. The CSV format itself and
-the enums (choices, pair types) belong to :mod:`spare_gen.pool.pairs`, which writes the pairs.
+the enums (choices, pair types) belong to :mod:`spare_gen.wireframes.pairs`, which writes the pairs.
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from enum import Enum
 import numpy as np
 import pandas as pd
 
-from spare_gen.pool.corruptions import CorruptionKind, Severity
-from spare_gen.pool.pairs import ANSWER_COLUMNS, Choice, PairType, answer_problems
+from spare_gen.wireframes.corruptions import CorruptionKind, Severity
+from spare_gen.wireframes.pairs import ANSWER_COLUMNS, Choice, PairType, answer_problems
 
 
 class Item(str, Enum):

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 import pandas as pd
 from PIL import Image, ImageDraw, ImageFont
 
-from spare_gen.pool.corruptions import KIND_COLOURS
+from spare_gen.wireframes.corruptions import KIND_COLOURS
 from spare_gen.ranking.judgements import KIND_ORDER, TYPE_SEPARATOR
 
 MAX_ROWS = 60

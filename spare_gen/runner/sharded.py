@@ -1,4 +1,4 @@
-"""Stages that write tables: workers write Parquet parts, so the client never holds a table (``spare_gen.shards``).
+"""Stages that write tables: workers write Parquet parts, so the client never holds a table (``spare_gen.store.shards``).
 
 Units are sorted by ``unit_id`` and cut into shards of ``shard_units``; one Dask task runs one shard on a
 worker: each unit through the same task as ``spare_gen.runner.stage`` (test hooks, machine faults retried
@@ -27,10 +27,10 @@ from typing import Callable
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from spare_gen import shards
+from spare_gen.store import shards
 from spare_gen.atomic import write_json, write_parquet
 from spare_gen.console import progress
-from spare_gen.shards import rows_to_table
+from spare_gen.store.shards import rows_to_table
 from spare_gen.config.schema import DebugConfig
 from spare_gen.runner.contract import RunOptions, StageSettings
 from spare_gen.runner.isolation import Status

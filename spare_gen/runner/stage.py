@@ -35,8 +35,8 @@ from typing import Any, Callable
 from spare_gen.atomic import bounded_name, write_bytes, write_json
 from spare_gen.console import progress
 from spare_gen.filehash import sha256_file
-from spare_gen.inventory import is_file_column
-from spare_gen.packed import is_packed
+from spare_gen.store.inventory import is_file_column
+from spare_gen.store.packed import is_packed
 from spare_gen.runner import testhooks
 from spare_gen.config.schema import DebugConfig
 from spare_gen.runner.contract import RunOptions, StageSettings
@@ -235,7 +235,7 @@ def is_number_list(value: list) -> bool:
 
 
 def output_files(result) -> list[str]:
-    """Relative paths a unit's result names (keys as ``spare_gen.inventory.is_file_column`` reads them, or ``step``).
+    """Relative paths a unit's result names (keys as ``spare_gen.store.inventory.is_file_column`` reads them, or ``step``).
 
     Coordinate lists (a views row holds hundreds of points) are skipped whole, not walked point by point.
     """

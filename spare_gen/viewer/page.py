@@ -18,12 +18,12 @@ import numpy as np
 from spare_gen.atomic import write_text
 from spare_gen.config.schema import TaskName
 from spare_gen.data.tables import Kind, available_tasks, check_split, load_split
-from spare_gen.drawings.poses import pose
-from spare_gen.packed import drawing_bytes
-from spare_gen.questions.layout import DEFAULT_SPLIT, AnswerSide
-from spare_gen.questions.schema import split_path
-from spare_gen.questions.spec import TargetKind
-from spare_gen.questions.tasks import TASK_SPECS, question_schema, task_name
+from spare_gen.stages.drawings.poses import pose
+from spare_gen.store.packed import drawing_bytes
+from spare_gen.stages.questions.layout import DEFAULT_SPLIT, AnswerSide
+from spare_gen.stages.questions.schema import split_path
+from spare_gen.stages.questions.spec import TargetKind
+from spare_gen.stages.questions.tasks import TASK_SPECS, question_schema, task_name
 from spare_gen.rng import derive_rng
 from spare_gen.viewer.pose_cube import pose_cube_svg
 

@@ -1,2 +1,0 @@
-"""The question stage's orchestration: inputs, plan, fill on Dask, assemble, outputs; ``spare_gen.questions.driver.run_questions``
-runs them."""

@@ -1,0 +1,250 @@
+"""Drawings stage, child side: hidden-line drawings of one model in the 11 SPARE3D poses (+ random views).
+
+``draw_model`` runs inside the killable child process (it calls OpenCASCADE through spare_gen.cad).
+Per-model work (reading, fusing, loading into HLR) happens once; then each view is HLR + render.
+Every view's lines are checked on both sides (``view_problem``). Too far: against the model's projected
+bounding box (``plausible_lines``): exact HLR has been seen to return a point 10,000x outside an 11-unit
+part, which would shrink the whole frame to a dot. Too short: against the projection of the model's own
+edges, sampled in 3D (``shortfall``): a drawing whose lines stop more than SHORTFALL_PX short of them on
+any side has lost lines. Such a view is redrawn with the mesh algorithm; if that fails too, the view is
+``failed`` with both reasons. Off the model: every drawn line must lie within STRAY_PX of the projection of some
+edge or silhouette of the model (``stray.Outline``). Test hooks (``spare_gen.runner.testhooks``): ``broken_hlr``
+plants such a far point in exact results, ``missing_hlr_line`` cuts the last tenth of the view's width off them,
+``stray_hlr_line`` (fired by tests in-process) adds the projected box's diagonal.
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+from dataclasses import replace
+
+import numpy as np
+
+from spare_gen.cad import read_shape
+from spare_gen.cad.hlr import HlrMethod, HlrModel, ViewLines
+from spare_gen.cad.props import brep_bounding_box
+from spare_gen.config.schema import BoxRule, RenderConfig
+from spare_gen.stages.drawings.flags import is_usable, model_flags
+from spare_gen.stages.drawings.poses import (
+    RANDOM_VIEW_PREFIX,
+    Pose,
+    bbox_from_three_views,
+    camera_position,
+    fixed_poses,
+    framing_for,
+    random_poses,
+)
+from spare_gen.stages.drawings.preset import DrawingRule, drawing_rule
+from spare_gen.stages.drawings.render import Style, render_view
+from spare_gen.stages.drawings.schema import DrawingRow, failed_view
+from spare_gen.stages.drawings.settings import DrawSettings
+from spare_gen.stages.drawings.stray import STRAY_PX, Outline
+from spare_gen.runner import testhooks
+from spare_gen.runner.isolation import Status
+
+MIXED = "mixed"  # some views exact, some from the mesh fallback
+BOX_MARGIN = 0.25  # lines may reach this fraction of the projected box's larger side beyond it (box x 1.5)
+SHORTFALL_PX = 2.0  # lines may stop this many canvas px short of the projected model edges on any side
+FAR_LINES = "lines reach far outside the model's projected bounding box"
+NO_EDGES = "the model's faces carry no edges: nothing to draw"
+MISSING_FRACTION = 0.1  # test hook missing_hlr_line: this fraction of the view's width loses its lines
+
+
+def model_poses(random_views: int, rng: np.random.Generator | None) -> list[Pose]:
+    """The 11 fixed poses, then ``random_views`` random ones drawn from ``rng`` (the unit's generator)."""
+    poses = fixed_poses()
+    if random_views:
+        if rng is None:
+            raise ValueError(f"render.random_views = {random_views} needs the unit's random generator")
+        poses += random_poses(random_views, rng)
+    return poses
+
+
+def projected_box(bbox: tuple[float, ...], pose: Pose) -> np.ndarray:
+    """(2, 2) [min, max] of the 3D box ``bbox`` (xmin ymin zmin xmax ymax zmax) projected in ``pose``."""
+    corners = np.array(list(itertools.product(*zip(bbox[:3], bbox[3:]))), dtype=float)
+    uv = pose.project(corners)
+    return np.stack([uv.min(axis=0), uv.max(axis=0)])
+
+
+def plausible_lines(lines: ViewLines, box: np.ndarray) -> bool:
+    """True if every point lies within ``box`` grown by BOX_MARGIN of its larger side (a sane HLR result)."""
+    points = lines.visible + lines.hidden
+    if not points:
+        return True
+    pts = np.concatenate(points)
+    lo, hi = pts.min(axis=0), pts.max(axis=0)  # NaN propagates into both; two reductions, no full-size masks
+    if not (np.isfinite(lo).all() and np.isfinite(hi).all()):
+        return False
+    grow = BOX_MARGIN * float(max(box[1] - box[0])) + 1e-9
+    return bool((lo >= box[0] - grow).all() and (hi <= box[1] + grow).all())
+
+
+def shortfall(lines: ViewLines, reach: np.ndarray | None) -> float:
+    """Largest distance (model units) by which the lines' 2D box falls inside ``reach`` on any side.
+
+    ``reach``: (2, 2) [min, max] of the model's projected edges (None: no edges, nothing to fall short of).
+    """
+    if reach is None:
+        return 0.0
+    points = lines.visible + lines.hidden
+    if not points:
+        return float(np.max(reach[1] - reach[0]))
+    pts = np.concatenate(points)
+    return float(max(0.0, *(pts.min(axis=0) - reach[0]), *(reach[1] - pts.max(axis=0))))
+
+
+def view_problem(lines: ViewLines, box: np.ndarray, reach: np.ndarray | None, px_per_unit: float,
+                 outline: Outline | None = None, pose: Pose | None = None) -> str:
+    """Why this view's lines cannot be right ("" if they may be): too far out, short of the model's edges, or (given
+    the model's ``outline`` and the view's ``pose``) off every projected edge and silhouette of the model."""
+    if not plausible_lines(lines, box):
+        return FAR_LINES
+    short = shortfall(lines, reach) * px_per_unit
+    if short > SHORTFALL_PX:
+        return f"lines stop {short:.1f} px short of the model's projected edges"
+    stray = 0.0 if outline is None or pose is None else outline.stray_px(lines, pose)
+    if stray > STRAY_PX:
+        return f"a line strays {stray:.1f} px from every projected edge and silhouette of the model"
+    return ""
+
+
+def _plant_far_point(lines: ViewLines, box: np.ndarray) -> ViewLines:
+    """Test hook ``broken_hlr``: the defect seen on a real STEP file, one point 10,000 box sizes away."""
+    far = box[1] + 1e4 * float(max(box[1] - box[0]) + 1.0)
+    visible = [np.vstack([lines.visible[0], far[None, :]])] + lines.visible[1:] if lines.visible else [far[None, :]]
+    return ViewLines(visible, lines.hidden, lines.method)
+
+
+def _plant_missing_segment(lines: ViewLines) -> ViewLines:
+    """Test hook ``missing_hlr_line``: the defect seen on a real STEP file, the lines' far end (last tenth of
+    the view's width) cut off, as a sampler that skips an edge's overhang does."""
+    points = lines.visible + lines.hidden
+    if not points:
+        return lines
+    xs = np.concatenate(points)[:, 0]
+    cut = xs.max() - MISSING_FRACTION * (xs.max() - xs.min())
+
+    def clip(group: list[np.ndarray]) -> list[np.ndarray]:
+        return [line[line[:, 0] <= cut] for line in group if np.count_nonzero(line[:, 0] <= cut) >= 2]
+    return ViewLines(clip(lines.visible), clip(lines.hidden), lines.method)
+
+
+def _plant_stray_segment(lines: ViewLines, box: np.ndarray) -> ViewLines:
+    """Test hook ``stray_hlr_line``: the defect seen on a real STEP file, a straight line that matches no edge (here
+    the projected box's diagonal, which crosses a face or leaves the part)."""
+    return ViewLines(lines.visible + [box.copy()], lines.hidden, lines.method)
+
+
+def _exact_with_hooks(lines: ViewLines, box: np.ndarray) -> ViewLines:
+    if lines.method is HlrMethod.EXACT and testhooks.active("stray_hlr_line"):
+        lines = _plant_stray_segment(lines, box)
+    if lines.method is HlrMethod.EXACT and testhooks.active("broken_hlr"):
+        lines = _plant_far_point(lines, box)
+    if lines.method is HlrMethod.EXACT and testhooks.active("missing_hlr_line"):
+        lines = _plant_missing_segment(lines)
+    return lines
+
+
+def project_checked(hlr: HlrModel, pose: Pose, px_per_unit: float,
+                    outline: Outline | None = None) -> tuple[ViewLines | None, str]:
+    """One view's lines, redrawn with the mesh algorithm if the exact ones are implausible; (None, why) if both are.
+
+    ``px_per_unit`` converts the shortfall to canvas pixels (the model's estimated drawing scale); ``outline``
+    (``Outline.of(hlr, px_per_unit)``, built once per model) adds the check for stray lines.
+    """
+    if hlr.edgeless_faces:
+        return None, NO_EDGES
+    box = projected_box(hlr.bbox, pose)
+    edges = pose.project(hlr.edge_points if len(hlr.edge_points) or outline is None else outline.edges)
+    reach = np.stack([edges.min(axis=0), edges.max(axis=0)]) if len(edges) else None  # loose edges: if no other
+    lines = _exact_with_hooks(hlr.project(pose.direction, pose.x_direction), box)
+    problem = view_problem(lines, box, reach, px_per_unit, outline, pose)
+    if not problem:
+        return lines, ""
+    reasons = [f"{lines.method.value} HLR: {problem}"]
+    if lines.method is HlrMethod.EXACT:
+        lines = hlr.project_poly(pose.direction, pose.x_direction)
+        problem = view_problem(lines, box, reach, px_per_unit, outline, pose)
+        if not problem:
+            return lines, ""
+        reasons.append(f"{lines.method.value} HLR: {problem}")
+    return None, "; ".join(reasons)
+
+
+def summarize_methods(requested: str, view_methods: dict[str, str]) -> tuple[str, str]:
+    """Model-level method ("exact", "poly" or "mixed") and why views left the requested method."""
+    fell_back = [name for name, m in view_methods.items() if m != requested]
+    if not fell_back:
+        return requested, ""
+    used = set(view_methods.values())
+    method = used.pop() if len(used) == 1 else MIXED
+    return method, (f"exact HLR gave no plausible drawing for view(s) {', '.join(fell_back)}; "
+                    "drawn with the mesh algorithm")
+
+
+def estimated_scale(hlr: HlrModel, size: int, margin: float, rule: DrawingRule, viewbox_box=None) -> float:
+    """Canvas px per model unit the drawing will have, estimated before any view from the sampled edges' box."""
+    edges = hlr.edge_points
+    bbox = (*edges.min(axis=0), *edges.max(axis=0)) if len(edges) else hlr.bbox
+    return framing_for(bbox, size, margin, rule.viewbox_factor, viewbox_box=viewbox_box).scale
+
+
+def draw_unit(unit: dict, settings: DrawSettings, rng: np.random.Generator) -> dict:
+    """The stage's child function: ``unit`` = {model_id, shape_path, method (this attempt's HLR algorithm),
+    deflection_factor (this attempt's curve and mesh tolerance, times render.deflection)}."""
+    render = settings.render
+    if unit["deflection_factor"] != 1.0:
+        render = render.model_copy(update={"deflection": render.deflection * unit["deflection_factor"]})
+    return draw_model(unit["model_id"], unit["shape_path"], settings.out_dir, render, rng, unit["method"])
+
+
+def draw_model(model_id: str, shape_path: str, out_dir: str, render: RenderConfig, rng: np.random.Generator | None,
+               method: str) -> dict:
+    """Draw every view of one model; return ``{"model": drawings row, "views": [views rows], "timing": {...}}``.
+
+    ``rng`` draws the random views (``render.random_views``); None when there are none.
+    """
+    start = time.process_time()
+    rule = drawing_rule(render)
+    shape = read_shape(shape_path)
+    viewbox_box = brep_bounding_box(shape) if rule.box is BoxRule.BREP else None
+    hlr = HlrModel(shape, method, render.deflection, smooth_edges=rule.smooth_edges)
+    poses = model_poses(render.random_views, rng)
+    projected, problems, seconds = {}, {}, {}
+    px_per_unit = estimated_scale(hlr, render.size, render.margin, rule, viewbox_box)
+    outline = Outline.of(hlr, px_per_unit)
+    for pose in poses:
+        t = time.process_time()
+        projected[pose.name], problems[pose.name] = project_checked(hlr, pose, px_per_unit, outline)
+        seconds[pose.name] = round(time.process_time() - t, 6)
+    drawn = {k: v for k, v in projected.items() if v is not None}
+    bbox = bbox_from_three_views({k: v.visible + v.hidden for k, v in drawn.items()}) or hlr.bbox
+    framing = framing_for(bbox, render.size, render.margin, rule.viewbox_factor, rule.per_view_centre, viewbox_box)
+    style = Style.from_render(render, framing.scale)
+    views = []
+    for pose in poses:
+        lines = projected[pose.name]
+        if lines is None:
+            views.append(failed_view(model_id, pose.name, Status.FAILED, problems[pose.name]))
+            continue
+        t = time.process_time()
+        row = render_view(model_id, pose, lines.visible, lines.hidden, framing, style, out_dir, lines.method.value)
+        seconds[pose.name] = round(seconds[pose.name] + time.process_time() - t, 6)
+        if pose.name.startswith(RANDOM_VIEW_PREFIX):
+            row["camera_rotation"] = pose.rotation().tolist()
+            row["camera_position"] = camera_position(framing, pose, bbox)
+        views.append(row)
+    method, fallback = summarize_methods(hlr.method.value, {name: v.method.value for name, v in drawn.items()})
+    failed = [name for name, v in projected.items() if v is None]
+    model = DrawingRow(
+        model_id=model_id, status=Status.FAILED if failed else Status.OK,
+        error="; ".join(f"view {name}: {problems[name]}" for name in failed),
+        hlr_method=method, fallback_reason=fallback,
+        scale=framing.scale, center=list(framing.center), bbox=list(bbox),
+        **model_flags([v for v in views if v["status"] == Status.OK], style.size, render.tiny_fraction),
+    )
+    model = replace(model, usable=is_usable(model.as_dict())).as_dict()
+    timing = {"model": round(time.process_time() - start, 6), "views": seconds}  # CPU s of this child
+    return {"model": model, "views": views, "timing": timing}

@@ -1,0 +1,71 @@
+"""Drawing stage driver: one shard of usable models per Dask task; views.parquet and drawings.parquet parts."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+from spare_gen.store import shards
+from spare_gen.atomic import write_parquet
+from spare_gen.config.schema import Config, DrawingStore
+from spare_gen.stages.drawings.flags import apply_duplicates, duplicate_map
+from spare_gen.stages.drawings.schema import DRAWINGS_FILE, DRAWINGS_SCHEMA, VIEWS_FILE, VIEWS_SCHEMA, views_schema
+from spare_gen.stages.drawings.settings import STAGE, DrawSettings
+from spare_gen.stages.drawings.worker import draw_task, drawings_rows, views_rows
+from spare_gen.stages.models.schema import MODELS_FILE
+from spare_gen.runner.contract import RunOptions, Summary
+from spare_gen.runner.isolation import Status
+from spare_gen.runner.sharded import TableOut, run_sharded_stage
+from spare_gen.runner.stage import status_summary
+from spare_gen.store.shards import rows_to_table
+
+TABLES = (TableOut(VIEWS_FILE, VIEWS_SCHEMA, views_rows), TableOut(DRAWINGS_FILE, DRAWINGS_SCHEMA, drawings_rows))
+
+
+def tables(config: Config) -> tuple[TableOut, TableOut]:
+    """The stage's tables; views has the packed columns when ``render.store = "parquet"``."""
+    packed = config.render.store is DrawingStore.PARQUET
+    return (TableOut(VIEWS_FILE, views_schema(packed), views_rows), TABLES[1])
+
+
+def drawable_models(out: Path) -> list[dict]:
+    """Models the model stage built (status ok), in model_id order."""
+    table = shards.read(out / MODELS_FILE, ["model_id", "status", "brep_path"])
+    return [r for r in table.to_pylist() if r["status"] == Status.OK]
+
+
+def run_drawings(client, config: Config, out: Path) -> Summary:
+    """Run the stage, then mark duplicates across models; return its summary."""
+    out_abs = out.resolve()
+    units = [
+        {"unit_id": m["model_id"], "model_id": m["model_id"], "shape_path": str(out_abs / m["brep_path"])}
+        for m in drawable_models(out)
+    ]
+    run_sharded_stage(client, draw_task, units, DrawSettings.from_config(config, out), tables(config),
+                      RunOptions.from_config(config))
+    mark_duplicates(out / DRAWINGS_FILE)
+    return Summary(STAGE, summary(out / DRAWINGS_FILE, out / VIEWS_FILE))
+
+
+def mark_duplicates(drawings: Path) -> None:
+    """Set ``duplicate``, ``duplicate_of`` and ``usable`` in every part (rewriting only parts that change).
+
+    Duplicates need every model (a front view identical to an earlier model's), so this is a pass over
+    the parts after the stage: two columns of the whole table, then one part at a time.
+    """
+    keys = shards.read(drawings, ["model_id", "status", "front_png_sha256"]).to_pylist()
+    duplicate_of = duplicate_map(keys)
+    for path, part in shards.iter_parts(drawings):
+        new = rows_to_table(apply_duplicates(part.to_pylist(), duplicate_of), DRAWINGS_SCHEMA)
+        if not new.equals(part):
+            write_parquet(path, new)
+
+
+def summary(drawings: Path, views: Path) -> str:
+    rows = shards.read(drawings, ["status", "blank", "tiny", "duplicate", "usable"]).to_pylist()
+    text = status_summary("drawings", rows)
+    flags = {k: sum(bool(r.get(k)) for r in rows) for k in ("blank", "tiny", "duplicate")}
+    usable = sum(bool(r.get("usable")) for r in rows)
+    methods = Counter(shards.read(views, ["hlr_method"]).column("hlr_method").to_pylist())
+    n_views = sum(methods.values())
+    return f"{text}; views {n_views} by method {dict(methods)}; flagged {flags}; usable models {usable}"

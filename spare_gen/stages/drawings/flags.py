@@ -1,0 +1,75 @@
+"""Quality flags of a model's drawings: blank views, tiny drawings and duplicate models."""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from spare_gen.stages.drawings.poses import FIXED_VIEWS, THREE_VIEWS
+from spare_gen.runner.isolation import Status
+
+
+def blank_views(view_rows: Iterable[dict]) -> list[str]:
+    """Fixed views with no line at all (nothing to show a person or a network)."""
+    return [r["view"] for r in view_rows if r["view"] in FIXED_VIEWS and r["n_visible"] + r["n_hidden"] == 0]
+
+
+def tiny_views(view_rows: Iterable[dict], size: int, tiny_fraction: float) -> list[str]:
+    """F, R or T drawings whose 2D extent is below ``tiny_fraction`` of the canvas side."""
+    return [r["view"] for r in view_rows if r["view"] in THREE_VIEWS and r["extent"] < tiny_fraction * size]
+
+
+def front_hash(view_rows: Iterable[dict]) -> str | None:
+    """Hash of the front view's PNG (of its SVG when PNGs are off): equal hashes = identical drawings."""
+    for r in view_rows:
+        if r["view"] == "f":
+            return r.get("png_sha256") or r.get("svg_sha256")
+    return None
+
+
+def is_usable(model_row: dict) -> bool:
+    return model_row.get("status") == Status.OK and not (
+        model_row.get("blank") or model_row.get("tiny") or model_row.get("duplicate")
+    )
+
+
+def model_flags(view_rows: list[dict], size: int, tiny_fraction: float) -> dict:
+    """Blank and tiny flags of one model (duplicates need every model: see ``assign_duplicate_flags``)."""
+    blank, tiny = blank_views(view_rows), tiny_views(view_rows, size, tiny_fraction)
+    return {
+        "blank": bool(blank), "blank_views": blank, "tiny": bool(tiny), "tiny_views": tiny,
+        "front_png_sha256": front_hash(view_rows), "duplicate": False, "duplicate_of": None,
+    }
+
+
+def duplicate_map(model_rows: list[dict]) -> dict[str, str]:
+    """model_id -> the earlier model (in model_id order) whose front view is identical, for each duplicate."""
+    first_seen: dict[str, str] = {}
+    duplicate_of: dict[str, str] = {}
+    for row in sorted(model_rows, key=lambda r: r["model_id"]):
+        key = row.get("front_png_sha256")
+        if row.get("status") != Status.OK or not key:
+            continue
+        if key in first_seen:
+            duplicate_of[row["model_id"]] = first_seen[key]
+        else:
+            first_seen[key] = row["model_id"]
+    return duplicate_of
+
+
+def assign_duplicate_flags(model_rows: list[dict]) -> list[dict]:
+    """Mark each drawn model whose front view is identical to an earlier one (in model_id order).
+
+    Returns new rows (same order as given) with ``duplicate``, ``duplicate_of`` and ``usable`` set.
+    """
+    return apply_duplicates(model_rows, duplicate_map(model_rows))
+
+
+def apply_duplicates(model_rows: list[dict], duplicate_of: dict[str, str]) -> list[dict]:
+    """New rows with ``duplicate``, ``duplicate_of`` (from ``duplicate_map``) and ``usable`` set."""
+    out = []
+    for row in model_rows:
+        original = duplicate_of.get(row["model_id"])
+        new = {**row, "duplicate": original is not None, "duplicate_of": original}
+        new["usable"] = is_usable(new)
+        out.append(new)
+    return out

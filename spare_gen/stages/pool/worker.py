@@ -1,0 +1,39 @@
+"""Pool stage, worker side: extract a ground truth in the killable OCCT child; make a model's variants in the worker."""
+
+from __future__ import annotations
+
+from spare_gen.stages.pool.schema import WireframeRow
+from spare_gen.stages.pool.settings import CorruptionSettings, WireframeSettings
+from spare_gen.stages.pool.variants import model_corruption_rows
+from spare_gen.runner.contract import run_in_child
+from spare_gen.runner.isolation import Status
+from spare_gen.runner.stage import transient_result
+
+EXTRACT_TARGET = "spare_gen.stages.pool.child:extract_unit"
+
+
+def wireframe_task(unit: dict, settings: WireframeSettings) -> dict:
+    """Worker side: extract one ground truth in the killable OCCT child and make its row."""
+    outcome = run_in_child(EXTRACT_TARGET, unit, settings)
+    if outcome.status is Status.TRANSIENT:
+        return transient_result(outcome.error)
+    if outcome.status is Status.OK:
+        row = dict(outcome.value)  # the child's WireframeRow
+    else:
+        row = WireframeRow(model_id=unit["model_id"], status=outcome.status, error=outcome.error).as_dict()
+    row["seconds"], row["cpu_seconds"] = round(outcome.seconds, 4), round(outcome.cpu_seconds, 4)
+    return row
+
+
+def corruption_task(unit: dict, settings: CorruptionSettings) -> dict:
+    """Worker side (pure Python, no child process): every variant of one ground truth.
+
+    Each variant draws from its own generator derived from (seed, "corruption", model, kind, severity)
+    (``spare_gen.stages.pool.variants``), so adding a kind or severity leaves the others unchanged.
+    """
+    rows = model_corruption_rows(
+        unit["gt"], settings.seed, corner_threshold=settings.corner_threshold,
+        edge_threshold=settings.edge_threshold, image_size=settings.image_size, out_dir=settings.out_dir,
+        predictions=unit.get("predictions", []), prediction_units=settings.prediction_units.value,
+    )
+    return {"model_id": unit["model_id"], "status": Status.OK.value, "error": "", "rows": rows}

@@ -1,0 +1,122 @@
+"""Tables and file names of the question stage, declared once: shared columns, fixed tables, output paths.
+
+Each task module declares its own columns with ``field``; the full table of a task (these common columns
+and its own) is ``spare_gen.stages.questions.tasks.question_schema``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+import pyarrow as pa
+
+from spare_gen.rows import arrow_fields, column, row_type
+
+PATHS = "paths relative to the dataset root"
+# Column names and prefixes that loaders read by role; a drawing column is <prefix>_svg / <prefix>_png.
+THREE_VIEW_PREFIXES = {"f": "front", "r": "right", "t": "top"}  # the F, R, T inputs, in channel order
+ISO_PREFIX = "iso"  # isometric_to_pose: the isometric drawing whose pose is asked
+TARGET_PREFIX = "target"  # isometric_view_generation: the drawing to generate
+CANDIDATE_PREFIX = "candidate"  # candidate_svg / candidate_png: lists of 4, in answer order
+POSE_COLUMN = "pose"  # pose_to_isometric: the query pose 1..8
+POINTS_COLUMN = "points"  # point_cloud_generation: (n, 3) float32 target
+ANSWER_COLUMN = "answer"
+
+
+def field(name: str, typ: pa.DataType, doc: str) -> pa.Field:
+    """A Parquet field with its description (shown in the dataset card)."""
+    return pa.field(name, typ, metadata={"description": doc})
+
+
+QuestionCommon = row_type("QuestionCommon", [
+    ("question_id", str, column(pa.string(), "unique id: <task>-<split>-<index>")),
+    ("task", str, column(pa.string(), "task name")),
+    ("split", str, column(pa.string(), "train, val or test")),
+    ("model_id", str, column(pa.string(), "the model (row of models.parquet) the question is made from")),
+    ("n_primitives", int, column(pa.int32(), "primitives in the CSG model (difficulty stratum); null for file models")),
+    ("seed", int, column(pa.uint64(),
+                         "derive_seed(config seed, 'questions', task, model_id): the question's own randomness")),
+    ("front_svg", str, column(pa.string(), f"input F drawing, SVG ({PATHS})")),
+    ("front_png", str, column(pa.string(), "input F drawing, PNG")),
+    ("right_svg", str, column(pa.string(), "input R drawing, SVG")),
+    ("right_png", str, column(pa.string(), "input R drawing, PNG")),
+    ("top_svg", str, column(pa.string(), "input T drawing, SVG")),
+    ("top_png", str, column(pa.string(), "input T drawing, PNG")),
+], "The columns every question table starts with; each task's ``build_row`` gives the drawings and its own columns.")
+COMMON_FIELDS = arrow_fields(QuestionCommon, described=True)
+
+CANDIDATE_FIELDS = [
+    field("candidate_svg", pa.list_(pa.string()), "the 4 candidate isometric drawings, SVG, in answer order"),
+    field("candidate_png", pa.list_(pa.string()), "the 4 candidate isometric drawings, PNG, in answer order"),
+]
+ANSWER_FIELD = field(ANSWER_COLUMN, pa.int32(), "index (0-3) of the correct candidate / pose choice")
+
+MANIFEST_SCHEMA = pa.schema([
+    field("path", pa.string(), f"a file referenced by some question ({PATHS})"),
+    field("sha256", pa.string(), "SHA-256 of the file's bytes"),
+    field("bytes", pa.int64(), "file size"),
+])
+
+
+POLYLINES = pa.list_(pa.list_(pa.list_(pa.float64())))
+
+CUT_VIEWS_SCHEMA = pa.schema([
+    field("model_id", pa.string(), "the model that was cut"),
+    field("cut", pa.int32(), "cut object index 0-3 (0 provides the question's F, R, T and the correct answer)"),
+    field("view", pa.string(), "f, r, t or 2"),
+    field("svg", pa.string(), f"SVG drawing ({PATHS})"),
+    field("png", pa.string(), "PNG drawing"),
+    field("png_sha256", pa.string(), "SHA-256 of the PNG"),
+    field("hlr_method", pa.string(), "exact or poly"),
+    field("scale", pa.float64(), "canvas px per model unit: the cut model's own scale (drawings.parquet)"),
+    field("visible", POLYLINES, "visible polylines, canvas px"),
+    field("hidden", POLYLINES, "hidden polylines, canvas px"),
+])
+
+FILE_SOURCES_SCHEMA = pa.schema([
+    field("path", pa.string(), f"a per-question copy ({PATHS})"),
+    field("source", pa.string(), "the drawing-stage file it copies (its name says the pose)"),
+])
+
+# Output file and folder names (relative to the dataset root).
+QUESTIONS_DIR = "questions"
+MANIFEST_NAME = "files.parquet"
+SUMMARY_NAME = "summary.json"
+TIMINGS_NAME = "timings.json"
+CUT_VIEWS_NAME = "cut_views.parquet"
+CUTS_DIR = f"{QUESTIONS_DIR}/cuts"  # cut objects (STEP) and their drawings, one folder per model
+# where cut-set units write them (resume state, like the unit files): only those a question uses are
+# published to CUTS_DIR (spare_gen.stages.questions.publish.files.publish_staged)
+STAGED_CUTS_DIR = ".units/cut_files"
+PREVIEW_DIR = "preview"  # contact sheets <task>.png
+
+
+def split_path(out: Path, task: str, split: str) -> Path:
+    """``<out>/questions/<task>/<split>.parquet``."""
+    return Path(out) / QUESTIONS_DIR / task / f"{split}.parquet"
+
+
+FILE_SOURCES_NAME = "file_sources.parquet"  # per-question file -> the drawing it copies
+
+
+def question_files_dir(task: str) -> str:
+    """Folder of a task's per-question file copies (content-named), relative to the dataset root."""
+    return f"{QUESTIONS_DIR}/{task}/files"
+
+
+# Content-named files (``spare_gen.stages.questions.publish.files``): no name or modification time tells the answer.
+NAME_HEX = 32  # hex digits of the SHA-256 in a file name (128 bits)
+FIXED_MTIME = 946684800  # 2000-01-01T00:00:00Z for every content-named file
+
+
+def content_name(data: bytes, suffix: str, salt: str = "") -> str:
+    """``<first NAME_HEX hex digits of SHA-256(salt + data)><suffix>``; a salt keeps equal drawings of two
+    views apart (it must never depend on the answer)."""
+    return hashlib.sha256(salt.encode() + data).hexdigest()[:NAME_HEX] + suffix
+
+
+def settle(path: Path) -> None:
+    """Give ``path`` the fixed modification time."""
+    os.utime(path, (FIXED_MTIME, FIXED_MTIME))

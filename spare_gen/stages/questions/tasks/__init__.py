@@ -1,0 +1,81 @@
+"""The SPARE3D task registry: one module (or folder) per task, named after its ``TaskName`` value, each defining
+``SPEC``; and each task's full question table (the common columns and the task's own).
+
+Adding a task: a ``TaskName`` member and a module ``<value>.py`` (or folder ``<value>/``) here with its
+``TaskSpec``; nothing else. ``TASK_SPECS`` holds the specs of the default settings; a run uses
+``task_spec(task, config.questions)``, its variant's.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from spare_gen.config.schema import Config, QuestionsConfig, TaskName
+from spare_gen.stages.questions.layout import SPLITS, task_name
+from spare_gen.stages.questions.schema import COMMON_FIELDS, split_path
+from spare_gen.stages.questions.settings import QuestionSettings
+from spare_gen.stages.questions.spec import TaskSpec
+
+
+def _load_spec(task: TaskName) -> TaskSpec:
+    try:
+        spec = import_module(f"{__name__}.{task.value}").SPEC
+    except ModuleNotFoundError as exc:
+        if exc.name != f"{__name__}.{task.value}":
+            raise
+        raise ImportError(f"task {task.value!r} has no module {__name__}.{task.value}") from exc
+    if spec.name is not task:
+        raise ImportError(f"{__name__}.{task.value}.SPEC is for task {spec.name.value!r}")
+    return spec
+
+
+TASK_SPECS: dict[TaskName, TaskSpec] = {task: _load_spec(task) for task in TaskName}
+TASKS: tuple[TaskName, ...] = tuple(TaskName)
+LAYOUTS = TASK_SPECS  # name kept for the card and evaluate: a spec has the layout's n_answers and summary
+
+
+def task_spec(task: TaskName | str, questions: QuestionsConfig) -> TaskSpec:
+    """The spec of ``task`` for these ``questions`` settings (its variant: answer count, choices, rules)."""
+    return TASK_SPECS[TaskName(task)].resolved(questions)
+
+
+def question_settings(config: Config, out: Path, task: TaskName, round_: int = 1) -> QuestionSettings:
+    """The question stage's settings for ``task``: its variant's settings included, the other tasks' left out."""
+    return QuestionSettings.from_config(config, out, task, TASK_SPECS[TaskName(task)].variant_settings, round_)
+
+
+def dataset_choices(out: Path, task: TaskName | str) -> int:
+    """How many choices the questions of ``task`` in the dataset at ``out`` offer: its first row's count (the
+    variant it was made with, e.g. a five-pose set), or the default spec's when no split has a row."""
+    spec = TASK_SPECS[TaskName(task)]
+    for split in SPLITS if spec.choice_column else ():
+        path = split_path(Path(out), TaskName(task).value, split)
+        if path.is_file():
+            for batch in pq.ParquetFile(path).iter_batches(batch_size=1, columns=[spec.choice_column]):
+                return spec.n_choices(batch.to_pylist()[0])
+    return spec.n_answers
+
+
+TASK_FIELDS: dict[TaskName, list[pa.Field]] = {t: list(spec.fields) for t, spec in TASK_SPECS.items()}
+
+
+def question_schema(task: TaskName) -> pa.Schema:
+    return pa.schema(COMMON_FIELDS + TASK_FIELDS[TaskName(task)])
+
+
+# Per task: the columns holding file paths (single paths or lists of paths).
+def path_columns(task: TaskName) -> list[str]:
+    return [f.name for f in question_schema(task) if f.name.endswith(("_svg", "_png", "_step"))]
+
+
+def describe(task: TaskName) -> list[tuple[str, str, str]]:
+    """(name, type, description) of every column, for the dataset card."""
+    return [(f.name, str(f.type), (f.metadata or {}).get(b"description", b"").decode()) for f in question_schema(task)]
+
+
+__all__ = ["LAYOUTS", "SPLITS", "TASKS", "TASK_SPECS", "describe", "path_columns", "dataset_choices",
+           "question_schema", "question_settings", "task_name", "task_spec"]

@@ -1,0 +1,132 @@
+"""pose_to_isometric: given F, R, T and a pose 1..8, choose that pose's drawing among 4 poses of the model.
+
+Rule 3 for this task: a model is used only when some query pose has 3 other poses whose drawings are distinct
+from it and from each other (a pure function of the model's isometric polylines; the result travels as JSON).
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+
+from spare_gen.config.schema import TaskName
+from spare_gen.stages.questions.dataset import (
+    LoadedDataset, check_model_three_views, distinct_candidates, is_model_view, question_id,
+)
+from spare_gen.stages.questions.layout import ALL_POSES, N_CANDIDATES, AnswerSide, pose_view
+from spare_gen.stages.questions.near_duplicate import distinct_triples, duplicate_matrix, pose_drawings
+from spare_gen.stages.questions.rejections import QuestionRejection
+from spare_gen.stages.questions.row_parts import Accepted, arrange, three_view_fields
+from spare_gen.stages.questions.schema import ANSWER_FIELD, CANDIDATE_FIELDS, CANDIDATE_PREFIX, POSE_COLUMN, field
+from spare_gen.stages.questions.select import balanced_choice
+from spare_gen.stages.questions.settings import QuestionSettings
+from spare_gen.stages.questions.sheet_cells import Cell, drawing_image
+from spare_gen.stages.questions.spec import LoaderKeys, Spare3dLayout, TaskSpec, UnitInput
+from spare_gen.rng import derive_rng
+
+TASK = TaskName.POSE_TO_ISOMETRIC
+
+
+def check_pose_to_isometric(views: dict[str, dict], tolerance_px: float) -> dict:
+    """Accept when some query pose has 3 other poses whose drawings are distinct from it and each other.
+
+    Returns the 8x8 near-duplicate matrix (poses 1..8) and the feasible query poses, from which the
+    driver picks a balanced query pose and the candidate poses.
+    """
+    dup = duplicate_matrix(pose_drawings(views, ALL_POSES), tolerance_px)
+    feasible = [p for i, p in enumerate(ALL_POSES) if distinct_triples(dup, i)]
+    return {
+        "accepted": bool(feasible),
+        "rule": None if feasible else QuestionRejection.NO_DISTINCT_POSES.value,
+        "duplicates": dup.astype(int).tolist(),
+        "feasible_poses": feasible,
+    }
+
+
+def candidate_poses(duplicates: list[list[int]], query: int, rng: np.random.Generator) -> list[int]:
+    """The query pose and 3 distractor poses (a random distinct triple), query first."""
+    dup = np.asarray(duplicates, dtype=bool)
+    q = ALL_POSES.index(query)
+    triples = distinct_triples(dup, q)
+    if not triples:
+        raise ValueError(f"pose {query} has no 3 distinct other poses for this model")
+    chosen = triples[int(rng.integers(len(triples)))]
+    return [query] + [ALL_POSES[i] for i in chosen]
+
+
+def run_unit(unit: dict, settings: QuestionSettings) -> dict:
+    start = time.monotonic()
+    result = check_pose_to_isometric(unit["views"], settings.tolerance_px)
+    return {"model_id": unit["model_id"], **result, "seconds": round(time.monotonic() - start, 4)}
+
+
+def split_extras(seed: int, split: str, items: list[Accepted]) -> list[dict]:
+    """A query pose per question, balanced over the split among each model's feasible poses."""
+    poses = balanced_choice([it.result["feasible_poses"] for it in items], ALL_POSES,
+                            derive_rng(seed, "questions", TASK.value, split, "poses"))
+    return [{"pose": p} for p in poses]
+
+
+def build_row(seed: int, item: Accepted, answer: int, pose: int, **_) -> dict:
+    rng = derive_rng(seed, "questions", TASK.value, item.model_id, "candidates")
+    poses = candidate_poses(item.result["duplicates"], pose, rng)
+    arranged = arrange(poses[0], poses[1:], answer, rng)
+    return {
+        **three_view_fields(item.views),
+        "pose": pose,
+        "candidate_svg": [item.views[pose_view(p)]["svg"] for p in arranged],
+        "candidate_png": [item.views[pose_view(p)]["png"] for p in arranged],
+        "answer": answer,
+        "candidate_poses": arranged,
+    }
+
+
+def check_row(ds: LoadedDataset, row: dict) -> list[str]:
+    bad = distinct_candidates(ds, row, list(row["candidate_svg"]), list(row["candidate_png"]),
+                              float(ds.summary["tolerance_px"]))
+    a, mid = row.get("answer"), row["model_id"]
+    if a is not None and 0 <= a < len(row["candidate_svg"]):
+        if not is_model_view(ds, row["candidate_svg"][a], mid, pose_view(row["pose"])):
+            bad.append(f"candidates: {question_id(row)}: the answer is not the model's pose-{row['pose']} drawing")
+        svgs, poses = list(row["candidate_svg"]), list(row["candidate_poses"])
+        if len(svgs) != len(poses) or not all(is_model_view(ds, s, mid, pose_view(p)) for s, p in zip(svgs, poses)):
+            bad.append(f"candidates: {question_id(row)}: candidate drawings do not match candidate_poses")
+    return bad + check_model_three_views(ds, row)
+
+
+def sheet_cells(out: Path, row: dict) -> list[Cell]:
+    return [Cell("input", text=f"pose {row['pose']}"),
+            *(Cell(f"choice {i}", drawing_image(out, p), correct=i == row["answer"])
+              for i, p in enumerate(row["candidate_png"]))]
+
+
+SPEC = TaskSpec(
+    name=TASK,
+    n_answers=N_CANDIDATES,
+    summary="Given the F, R, T drawings and an isometric pose 1..8, choose the drawing from that pose among 4 "
+            "drawings of the same model from 4 different poses.",
+    fields=(
+        field("pose", pa.int32(), "input isometric pose (1-8)"),
+        *CANDIDATE_FIELDS,
+        ANSWER_FIELD,
+        field("candidate_poses", pa.list_(pa.int32()), "pose of each candidate drawing, in answer order; not "
+              "handed out by loaders (the candidate files are content-named copies)"),
+    ),
+    build_row=build_row,
+    check_row=check_row,
+    sheet_cells=sheet_cells,
+    loader=LoaderKeys(candidates=CANDIDATE_PREFIX, pose=POSE_COLUMN),
+    run_unit=run_unit,
+    unit_inputs=UnitInput.ISOMETRIC_POLYLINES,
+    split_extras=split_extras,
+    answer_side=AnswerSide.CANDIDATES,
+    answer_side_prefix=CANDIDATE_PREFIX,
+    content_named_columns=tuple(f.name for f in CANDIDATE_FIELDS),
+    choice_column=f"{CANDIDATE_PREFIX}_svg",
+    spare3d=Spare3dLayout("Pose_to_isometric", "Pose to Isometric"),
+    hf_categories=("multiple-choice", "visual-question-answering"),
+    human_reference=(0.586, 0.650),
+)

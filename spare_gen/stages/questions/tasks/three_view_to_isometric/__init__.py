@@ -1,0 +1,106 @@
+"""three_view_to_isometric: given F, R, T, choose the pose-2 drawing among 4 cut objects of one model.
+
+The task's spec and worker side. Its rule lives in this folder: the cutter families (the table ``families.py``;
+their cutters and rules ``cutters.py``, ``cutters_spare3d.py``), the typed cut job and the rules' constants
+(``job.py``), and the cut set made in the isolated child (``child.py``).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pyarrow as pa
+
+from spare_gen.config.schema import CutterFamily
+from spare_gen.stages.questions.dataset import LoadedDataset, distinct_candidates, question_id
+from spare_gen.stages.questions.layout import N_CANDIDATES, TARGET_POSE, AnswerSide, pose_view
+from spare_gen.stages.questions.row_parts import Accepted, arrange, three_view_fields
+from spare_gen.stages.questions.schema import ANSWER_FIELD, CANDIDATE_FIELDS, CANDIDATE_PREFIX, field
+from spare_gen.stages.questions.settings import QuestionSettings
+from spare_gen.stages.questions.sheet_cells import Cell, drawing_image
+from spare_gen.stages.questions.spec import LoaderKeys, Spare3dLayout, TaskSpec, UnitInput
+from spare_gen.stages.questions.tasks.three_view_to_isometric.families import FAMILIES
+from spare_gen.stages.questions.tasks.three_view_to_isometric.job import CUT_TIMEOUT_FACTOR, TASK
+from spare_gen.stages.questions.worker import run_in_child
+from spare_gen.rng import derive_rng
+
+def run_unit(unit: dict, settings: QuestionSettings) -> dict:
+    return {"model_id": unit["model_id"], **run_in_child(
+        f"{__name__}.child:cut_set_unit", unit, settings, timeout=settings.timeout_s * CUT_TIMEOUT_FACTOR)}
+
+
+def build_row(seed: int, item: Accepted, answer: int, **_) -> dict:
+    cuts = item.result["cuts"]  # cut 0 is the source of F, R, T and of the correct answer
+    order = arrange(0, list(range(1, len(cuts))), answer,
+                    derive_rng(seed, "questions", TASK.value, item.model_id, "order"))
+    arranged = [cuts[k] for k in order]
+    target = pose_view(TARGET_POSE)
+    return {
+        **three_view_fields(cuts[0]["views"]),
+        "candidate_svg": [c["views"][target]["svg"] for c in arranged],
+        "candidate_png": [c["views"][target]["png"] for c in arranged],
+        "answer": answer,
+        "candidate_step": [c["step"] for c in arranged],
+        "cutters": json.dumps([c["cutter"] for c in arranged], sort_keys=True),
+        "candidate_cuts": order,
+    }
+
+
+def cut_view_rows(item: Accepted) -> list[dict]:
+    """Vector drawings of the item's cut objects (the validator re-checks rule 3 on them)."""
+    return [{"model_id": item.model_id, "cut": k, "view": view, **v}
+            for k, cut in enumerate(item.result["cuts"]) for view, v in sorted(cut["views"].items())]
+
+
+def check_row(ds: LoadedDataset, row: dict) -> list[str]:
+    # a family whose duplicates are pixel-identical PNGs only (the original SPARE3D's) keeps every cut whose PNG differs
+    recorded = ds.summary.get("cutters")
+    pixel_rule = recorded in {f.value for f in FAMILIES} and FAMILIES[CutterFamily(recorded)].pixel_duplicates
+    bad = distinct_candidates(ds, row, list(row["candidate_svg"]), list(row["candidate_png"]),
+                              None if pixel_rule else float(ds.summary["tolerance_px"]))
+    a = row.get("answer")
+    if a is None or not 0 <= a < len(row["candidate_svg"]):
+        return bad
+    sources = {(c["model_id"], c["cut"]) if c else None
+               for c in (ds.cut_views.get(row[f"{n}_svg"]) for n in ("front", "right", "top"))}
+    ans = ds.cut_views.get(row["candidate_svg"][a])
+    if len(sources) != 1 or not ans or sources != {(row["model_id"], ans["cut"])}:
+        bad.append(f"candidates: {question_id(row)}: the answer is not the cut object that gives F, R, T")
+    return bad
+
+
+def sheet_cells(out: Path, row: dict) -> list[Cell]:
+    return [Cell(f"choice {i}", drawing_image(out, p), correct=i == row["answer"])
+            for i, p in enumerate(row["candidate_png"])]
+
+
+SPEC = TaskSpec(
+    name=TASK,
+    n_answers=N_CANDIDATES,
+    summary="Given the F, R, T drawings, choose the matching pose-2 isometric drawing among 4. All four candidates "
+            "are drawings of cut objects (the model minus one random sphere, box, cone or torus); one cut object "
+            "also provides F, R, T.",
+    fields=(
+        *CANDIDATE_FIELDS,
+        ANSWER_FIELD,
+        field("candidate_step", pa.list_(pa.string()), "STEP file of each candidate's cut object, in answer order"),
+        field("cutters", pa.string(), "JSON list of the cutting primitives (CSG primitive specs), in answer order"),
+        field("candidate_cuts", pa.list_(pa.int32()),
+              "cut object index of each candidate (cut 0 gives F, R, T), in answer order; not handed out by loaders"),
+    ),
+    build_row=build_row,
+    check_row=check_row,
+    sheet_cells=sheet_cells,
+    loader=LoaderKeys(candidates=CANDIDATE_PREFIX),
+    run_unit=run_unit,
+    unit_inputs=UnitInput.SHAPE_AND_FRAMING,
+    cut_view_rows=cut_view_rows,
+    answer_side=AnswerSide.CANDIDATES,
+    answer_side_prefix=CANDIDATE_PREFIX,
+    choice_column=f"{CANDIDATE_PREFIX}_svg",
+    spare3d=Spare3dLayout("Three_view_to_isometric", "3-View to Isometric"),
+    hf_categories=("multiple-choice", "visual-question-answering"),
+    human_reference=(0.805, 0.940),
+    variant_settings=("cutter_box",),  # questions.cutter_box: the model box the cutters are sized from
+)

@@ -1,0 +1,86 @@
+"""The question-set rules of ``spare-gen validate`` (``spare_gen.validate`` checks tables and files first).
+
+Works from the files alone (question Parquet, manifest, summary, models/drawings/views tables), so it
+catches a dataset edited by hand: a deleted or changed file, two identical candidates, a model in two
+splits, an unbalanced answer column, a wrong answer.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pyarrow.parquet as pq
+
+from spare_gen.stages.drawings.schema import DRAWINGS_FILE, VIEWS_FILE
+from spare_gen.stages.models.schema import MODELS_FILE
+from spare_gen.stages.questions.dataset import LoadedDataset
+from spare_gen.stages.questions.layout import SPLITS
+from spare_gen.stages.questions.schema import (
+    CUT_VIEWS_NAME, FILE_SOURCES_NAME, MANIFEST_NAME, QUESTIONS_DIR, SUMMARY_NAME, split_path,
+)
+from spare_gen.stages.questions.tasks import TASKS
+from spare_gen.stages.questions.validate.checks import CHECKS
+
+VECTOR_COLUMNS = ["model_id", "view", "svg", "png", "png_sha256", "visible", "hidden"]
+
+
+def _rows(path: Path, **kw) -> list[dict]:
+    return pq.read_table(path, **kw).to_pylist()
+
+
+def load(out: Path) -> tuple[LoadedDataset | None, list[str]]:
+    """The dataset, or None and the reasons it cannot be loaded."""
+    out = Path(out)
+    summary_path = out / QUESTIONS_DIR / SUMMARY_NAME
+    if not summary_path.is_file():
+        return None, [f"load: {summary_path} does not exist (no question stage output here)"]
+    summary = json.loads(summary_path.read_text())
+    problems: list[str] = []
+    rows: dict[str, dict[str, list[dict]]] = {}
+    for task in TASKS:
+        task_dir = out / QUESTIONS_DIR / task.value
+        if task.value not in summary["produced"]:
+            if task_dir.exists() and any(task_dir.glob("*.parquet")):
+                problems.append(f"load: {task_dir} has question files the summary does not list")
+            continue
+        rows[task.value] = {}
+        for split in SPLITS:
+            path = split_path(out, task.value, split)
+            if path.is_file():
+                rows[task.value][split] = _rows(path)
+            elif summary["produced"][task.value].get(split, 0):
+                problems.append(f"load: {path} does not exist")
+            else:
+                rows[task.value][split] = []  # an empty split has no file
+    model_ids = sorted({r["model_id"] for splits in rows.values() for rs in splits.values() for r in rs})
+    manifest = {r["path"]: r["sha256"] for r in _rows(out / QUESTIONS_DIR / MANIFEST_NAME)}
+    drawings = {r["model_id"]: r for r in _rows(out / DRAWINGS_FILE,
+                                                 columns=["model_id", "usable", "blank", "tiny", "duplicate", "scale"])}
+    n_primitives = {r["model_id"]: r["n_primitives"]
+                    for r in _rows(out / MODELS_FILE, columns=["model_id", "n_primitives"])}
+    views: dict[str, dict[str, dict]] = {}
+    for r in _rows(out / VIEWS_FILE, columns=VECTOR_COLUMNS, filters=[("model_id", "in", model_ids)]
+                   if model_ids else None):
+        views.setdefault(r["model_id"], {})[r["view"]] = r
+    cut_views = {r["svg"]: r for r in _rows(out / QUESTIONS_DIR / CUT_VIEWS_NAME)}
+    ds = LoadedDataset(out, summary, rows, manifest, drawings, n_primitives, views, cut_views)
+    ds.aliases = {r["path"]: r["source"] for r in _rows(out / QUESTIONS_DIR / FILE_SOURCES_NAME)}
+    ds.by_svg = {**{v["svg"]: v for mv in views.values() for v in mv.values()}, **cut_views}
+    return ds, problems
+
+
+def validate(out: str | Path) -> list[str]:
+    """Every rule violation found in the dataset at ``out`` (empty: the dataset is valid)."""
+    try:
+        ds, problems = load(Path(out))
+    except (OSError, ValueError, KeyError) as exc:
+        return [f"load: cannot read the dataset at {out}: {type(exc).__name__}: {exc}"]
+    if ds is None:
+        return problems
+    for check in CHECKS:
+        try:
+            problems += check(ds)
+        except (KeyError, TypeError, ValueError) as exc:
+            problems.append(f"{check.__name__}: malformed dataset ({type(exc).__name__}: {exc})")
+    return problems

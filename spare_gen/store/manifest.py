@@ -1,0 +1,115 @@
+"""The dataset's own record (dataset.json, deterministic) and the run's record (run.json, times and place).
+
+``dataset.json`` holds what decides the dataset's bytes: the config less where and how it ran, the
+versions of every package that shapes output, the stage summaries and the SHA-256 of every table. Two
+runs of one config give the same dataset.json. Where, when, on how many workers and how long go to
+``run.json``, which is bookkeeping, like ``.units/`` and ``timings/``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+import platform
+from pathlib import Path
+
+from spare_gen.atomic import write_json
+from spare_gen.config.schema import Config
+from spare_gen.store.inventory import MANIFEST_FILE, RUN_FILE, referenced_files, table_hashes
+from spare_gen.store.packed import packed_paths
+from spare_gen.versions import package_versions
+
+# Config keys that say where and how a run happened, not what it produced.
+RUN_ONLY_KEYS = ("out",)
+RUN_ONLY_RUNNER_KEYS = ("cluster", "scheduler", "jobqueue", "workers", "progress", "dashboard")
+# dataset.json's key holding the SHA-256 of all its other keys (config, seed, versions, stages, tables): validate
+# recomputes it, so an edited seed, citation or version is caught as an edited table is
+PROVENANCE_KEY = "provenance_sha256"
+
+
+def now() -> str:
+    return dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+
+
+def dataset_config(config: Config) -> dict:
+    """The config as it decides the output (``out`` and the runner's placement settings left out)."""
+    data = config.model_dump(mode="json")
+    for key in RUN_ONLY_KEYS:
+        data.pop(key, None)
+    for key in RUN_ONLY_RUNNER_KEYS:
+        data["runner"].pop(key, None)
+    if not any(v for v in data.get("debug", {}).values() if isinstance(v, list)):  # test hooks are recorded only when some are set
+        data.pop("debug", None)
+    return data
+
+
+def read_manifest(out: Path) -> dict:
+    path = Path(out) / MANIFEST_FILE
+    if not path.is_file():
+        return {}
+    try:
+        return json.loads(path.read_text())
+    except (OSError, json.JSONDecodeError):
+        return {}
+
+
+def stage_summaries(out: Path) -> dict:
+    """Summaries recorded by earlier runs into ``out`` (a run of some stages keeps the others')."""
+    return dict(read_manifest(out).get("stages", {}))
+
+
+def complete_for(out: Path, config: Config, stages: tuple[str, ...]) -> bool:
+    """True if the last run into ``out`` completed ``stages`` with ``config``: the same output-deciding config
+    and package versions, its tables unchanged since, and every file they name present.
+
+    (Inputs outside ``out``, such as CAD files, are the caller's to compare.)
+    """
+    record = read_manifest(out)
+    try:
+        last = json.loads((Path(out) / RUN_FILE).read_text())
+    except (OSError, json.JSONDecodeError):
+        return False
+    if not record.get("complete") or record.get("config") != dataset_config(config) \
+            or record.get("versions") != package_versions() or last.get("outcome") != "complete" \
+            or not set(stages) <= set(last.get("stages", ())):  # summaries may be older runs': the run's own list
+        return False
+    if record.get("tables") != table_hashes(Path(out)):
+        return False
+    packed = packed_paths(Path(out))
+    return all(rel in packed or (Path(out) / rel).is_file() for rel in referenced_files(Path(out)))
+
+
+def write_manifest(out: Path, config: Config, stages: dict, complete: bool) -> Path:
+    """dataset.json: config, versions, stage summaries and, once the run is complete, every table's hash."""
+    record = {
+        "config": dataset_config(config),
+        "seed": config.seed,
+        "versions": package_versions(),
+        "stages": dict(sorted(stages.items())),
+        "complete": complete,
+        "tables": table_hashes(Path(out)) if complete else {},
+    }
+    return write_json(Path(out) / MANIFEST_FILE, {**record, PROVENANCE_KEY: provenance_hash(record)})
+
+
+def provenance_hash(record: dict) -> str:
+    """SHA-256 of dataset.json's keys other than PROVENANCE_KEY, as canonical JSON (sorted keys, no spaces)."""
+    data = {k: v for k, v in record.items() if k != PROVENANCE_KEY}
+    return hashlib.sha256(json.dumps(data, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+
+
+def write_run_record(out: Path, config: Config, started: str, finished: str | None, seconds: float | None,
+                     outcome: str, workers: int | None = None, stages: tuple[str, ...] = ()) -> Path:
+    """run.json; ``stages``: the stages this run ran (their summaries in dataset.json may be older runs')."""
+    return write_json(Path(out) / RUN_FILE, {
+        "out": str(Path(out).resolve()),
+        "runner": config.runner.model_dump(mode="json"),
+        "workers": workers,
+        "host": platform.node(),
+        "started": started,
+        "finished": finished,
+        "seconds": seconds,
+        "outcome": outcome,
+        "stages": list(stages),
+    })
