@@ -35,6 +35,7 @@ from spare_gen.stages.drawings.preset import drawing_rule
 from spare_gen.stages.drawings.settings import DrawSettings
 from spare_gen.stages.drawings.stray import STRAY_PX, Outline, densify
 from spare_gen.stages.drawings.worker import draw_task
+from spare_gen.stages.models.child import shape_contradiction
 from spare_gen.stages.models.settings import ModelSettings
 from spare_gen.stages.models.worker import model_task
 from spare_gen.runner import testhooks
@@ -159,6 +160,15 @@ def test_a_solid_turned_inside_out_is_stored_reversed_with_a_positive_volume(tmp
     assert row["volume"] == pytest.approx(6.0)
     assert "1 solid(s) turned inside out (negative volume) stored reversed" in row["quality_reason"]
     assert cad.shape_stats(cad.read_shape(tmp_path / "out" / row["brep_path"]))["volume"] == pytest.approx(6.0)
+
+
+def test_a_recorded_box_of_zero_size_that_occts_own_box_contradicts_is_named():
+    """The AP242 case: a box measured as [0,0,0]-[0,0,0] for a part OCCT bounds at 3 x 2 x 1 is never recorded."""
+    box = BRepPrimAPI_MakeBox(3.0, 2.0, 1.0).Shape()
+    stats = {**cad.shape_stats(box), "bbox_min": [0.0, 0.0, 0.0], "bbox_max": [0.0, 0.0, 0.0]}
+    assert shape_contradiction(box, stats).startswith("its tight bounding box has zero size while OCCT's loose box "
+                                                      "is 3 x 2 x 1")
+    assert shape_contradiction(box, cad.shape_stats(box)) == ""
 
 
 def test_a_model_without_edges_is_failed_in_every_view_not_drawn_blank(tmp_path):
