@@ -28,7 +28,7 @@ from spare_gen import cad
 from spare_gen.cad.hlr import HlrModel, run_exact
 from spare_gen.cad.hlr_shape import prepare_shape
 from spare_gen.config.schema import RenderConfig
-from spare_gen.stages.drawings.poses import bbox_from_three_views, fixed_poses, framing_for
+from spare_gen.canvas.poses import bbox_from_three_views, fixed_poses, framing_for
 from spare_gen.stages.drawings.render import Style, render_view
 from spare_gen.stages.drawings.preset import drawing_rule
 from spare_gen.stages.drawings.child import draw_model, estimated_scale, project_checked

@@ -31,7 +31,7 @@ from spare_gen import cad  # noqa: E402
 from spare_gen.cad.hlr import exact_hlr_floor  # noqa: E402
 from spare_gen.config import load_config  # noqa: E402
 from spare_gen.config.schema import TaskName  # noqa: E402
-from spare_gen.stages.drawings.poses import fixed_poses  # noqa: E402
+from spare_gen.canvas.poses import fixed_poses  # noqa: E402
 from spare_gen.runner.cluster import open_client  # noqa: E402
 from cpu_account import CpuMeter  # noqa: E402
 from spare_gen.runner.stage import read_timings  # noqa: E402

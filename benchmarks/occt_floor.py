@@ -25,7 +25,7 @@ from spare_gen.store import shards
 from spare_gen.cad.cut import bare_cut
 from spare_gen.cad.hlr import HlrModel, run_exact
 from spare_gen.cad.hlr_shape import prepare_shape
-from spare_gen.stages.drawings.poses import fixed_poses, pose
+from spare_gen.canvas.poses import fixed_poses, pose
 from spare_gen.stages.models.schema import MODELS_FILE
 from spare_gen.stages.questions.tasks.three_view_to_isometric.job import SOURCE_VIEWS, TARGET
 

@@ -30,7 +30,7 @@ from spare_gen.cad.hlr import HlrMethod, HlrModel, ViewLines
 from spare_gen.config import load_config
 from spare_gen.config.schema import DebugConfig
 from spare_gen.stages.drawings.child import NO_EDGES, draw_model, estimated_scale, model_poses, projected_box, view_problem
-from spare_gen.stages.drawings.poses import Framing, pose
+from spare_gen.canvas.poses import Framing, pose
 from spare_gen.stages.drawings.preset import drawing_rule
 from spare_gen.stages.drawings.settings import DrawSettings
 from spare_gen.stages.drawings.stray import STRAY_PX, Outline, densify

@@ -29,7 +29,7 @@ from spare_gen.cad.compat import indexed_subshapes, to_face
 from spare_gen.cad.hlr import HlrMethod, HlrModel, ViewLines
 from spare_gen.cad.hlr_shape import edge_samples
 from spare_gen.cad.sampling import sample_curve
-from spare_gen.stages.drawings.poses import Framing, pose
+from spare_gen.canvas.poses import Framing, pose
 from spare_gen.stages.drawings.child import SHORTFALL_PX, draw_model, projected_box, view_problem
 from spare_gen.runner import testhooks
 

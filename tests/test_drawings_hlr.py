@@ -9,7 +9,7 @@ from drawings_shapes import BOX, HOLED_BOX, box, program, prim, render_config, w
 from spare_gen import cad
 from spare_gen.cad.hlr import HlrModel
 from spare_gen.stages.drawings.child import draw_model
-from spare_gen.stages.drawings.poses import pose
+from spare_gen.canvas.poses import pose
 
 SIZE = 200
 

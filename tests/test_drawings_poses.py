@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from drawings_shapes import L_BLOCK, L_BLOCK_BBOX, L_BLOCK_VERTICES, render_config, write_model
-from spare_gen.stages.drawings.poses import FIXED_VIEWS, bbox_from_three_views, framing_for, pose, random_poses
+from spare_gen.canvas.poses import FIXED_VIEWS, bbox_from_three_views, framing_for, pose, random_poses
 from spare_gen.stages.drawings.child import draw_model
 from spare_gen.rng import derive_rng
 

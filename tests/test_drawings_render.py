@@ -11,9 +11,9 @@ from PIL import Image
 from scipy.ndimage import binary_dilation
 
 from drawings_shapes import HOLED_BOX, L_BLOCK, program, prim, render_config, scaled, write_model
-from spare_gen.stages.drawings.raster import dash_polyline, ink_fraction, png_bytes, rasterize
+from spare_gen.canvas.raster import dash_polyline, ink_fraction, png_bytes, rasterize
 from spare_gen.stages.drawings.child import draw_model
-from spare_gen.stages.drawings.svg import svg_document
+from spare_gen.canvas.svg import svg_document
 from spare_gen.stages.models.csg import random_program
 from spare_gen.rng import derive_rng
 

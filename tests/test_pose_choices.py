@@ -27,7 +27,7 @@ from drawings_shapes import L_BLOCK, render_config, write_model
 from spare_gen.config import ConfigError, load_config
 from spare_gen.config.schema import PoseChoices, TaskName
 from spare_gen.stages.drawings.child import draw_model
-from spare_gen.stages.drawings.poses import pose
+from spare_gen.canvas.poses import pose
 from spare_gen.stages.models.csg import random_program
 from spare_gen.stages.questions.layout import pose_view
 from spare_gen.stages.questions.near_duplicate import Drawing, drawing_distance

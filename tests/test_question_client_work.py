@@ -14,7 +14,7 @@ import pyarrow.parquet as pq
 from spare_gen.atomic import write_parquet
 from spare_gen.config import load_config
 from spare_gen.config.schema import TaskName
-from spare_gen.stages.drawings.poses import ISOMETRIC_VIEWS
+from spare_gen.canvas.poses import ISOMETRIC_VIEWS
 from spare_gen.stages.questions.row_parts import Accepted
 from spare_gen.stages.questions.schema import (
     CUT_VIEWS_NAME, CUT_VIEWS_SCHEMA, CUTS_DIR, QUESTIONS_DIR, STAGED_CUTS_DIR, split_path,

@@ -332,7 +332,7 @@ def test_plausibility_check_on_real_hlr_output(tmp_path):
     from drawings_shapes import L_BLOCK, write_model
     from spare_gen.cad import read_shape
     from spare_gen.cad.hlr import HlrModel
-    from spare_gen.stages.drawings.poses import fixed_poses
+    from spare_gen.canvas.poses import fixed_poses
     from spare_gen.stages.drawings.child import _plant_far_point, plausible_lines, projected_box
 
     hlr = HlrModel(read_shape(write_model(L_BLOCK, tmp_path, "l")), "exact")

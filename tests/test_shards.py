@@ -14,7 +14,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from spare_gen.store import shards
-from spare_gen.stages.drawings.poses import FIXED_VIEWS
+from spare_gen.canvas.poses import FIXED_VIEWS
 from spare_gen.runner.cluster import open_client
 from spare_gen.runner.contract import RunOptions, StageSettings
 from spare_gen.runner.sharded import TableOut, run_sharded_stage

@@ -33,7 +33,7 @@ from spare_gen.cad.hlr_shape import prepare_shape
 from spare_gen.cad.props import bounding_box, volume
 from spare_gen.config import load_config
 from spare_gen.config.schema import TaskName
-from spare_gen.stages.drawings.poses import fixed_poses
+from spare_gen.canvas.poses import fixed_poses
 from spare_gen.stages.drawings.child import draw_model
 from spare_gen.stages.questions.tasks import question_settings
 from spare_gen.stages.questions.tasks.three_view_to_isometric.child import make_cut_set

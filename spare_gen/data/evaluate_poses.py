@@ -22,7 +22,7 @@ from spare_gen.atomic import write_json
 from spare_gen.data.evaluate import REPORTS_DIR, SHOWN_IDS
 from spare_gen.store import shards
 from spare_gen.data.tables import VIEWS_NAME
-from spare_gen.stages.drawings.poses import RANDOM_VIEW_PREFIX
+from spare_gen.canvas.poses import RANDOM_VIEW_PREFIX
 from spare_gen.metrics.pose import RotationConvention, pose_report
 from spare_gen.rng import derive_rng
 from spare_gen.runner.isolation import Status

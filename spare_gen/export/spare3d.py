@@ -35,7 +35,7 @@ from PIL import Image
 from spare_gen.atomic import write_bytes, write_json, write_text
 from spare_gen.config.schema import TaskName
 from spare_gen.data.tables import Kind, available_tasks, check_split, load_split, three_view_columns
-from spare_gen.stages.drawings.raster import png_bytes
+from spare_gen.canvas.raster import png_bytes
 from spare_gen.filehash import sha256_file
 from spare_gen.store.packed import drawing_bytes
 from spare_gen.stages.questions.schema import split_path

@@ -41,7 +41,7 @@ from torch import nn
 from transformers import Dinov2Config, Dinov2Model
 from transformers.utils import logging as hf_logging
 
-from spare_gen.stages.drawings.raster import rasterize
+from spare_gen.canvas.raster import rasterize
 from spare_gen.ranking.agreement import agreement_scores, metric_preference
 from spare_gen.ranking.judgements import Choice
 from spare_gen.ranking.learned import LEARNED_IMAGE_NAME, LEARNED_NAME, fit_learned_metric

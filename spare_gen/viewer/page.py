@@ -18,7 +18,7 @@ import numpy as np
 from spare_gen.atomic import write_text
 from spare_gen.config.schema import TaskName
 from spare_gen.data.tables import Kind, available_tasks, check_split, load_split
-from spare_gen.stages.drawings.poses import pose
+from spare_gen.canvas.poses import pose
 from spare_gen.store.packed import drawing_bytes
 from spare_gen.stages.questions.layout import DEFAULT_SPLIT, AnswerSide
 from spare_gen.stages.questions.schema import split_path

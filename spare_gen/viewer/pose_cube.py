@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from spare_gen.stages.drawings.poses import ISOMETRIC_VIEWS, POSE_TABLE, Pose
+from spare_gen.canvas.poses import ISOMETRIC_VIEWS, POSE_TABLE, Pose
 
 VIEW = Pose("cube", tuple(np.array([0.62, -1.0, 0.45]) / np.linalg.norm([0.62, -1.0, 0.45])),
             tuple(np.array([1.0, 0.62, 0.0]) / np.linalg.norm([1.0, 0.62, 0.0])))

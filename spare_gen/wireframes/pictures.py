@@ -13,7 +13,7 @@ corrupted variant leaves the canvas (a method's prediction may; it is clipped). 
 the candidate's opaque id (:mod:`spare_gen.stages.pool.variants`); type and severity live only in
 corruptions.parquet and pairs.parquet. Each candidate's and each ground truth's geometry is also
 written as a small JSON file (:data:`GEOMETRY_FORMAT`) for 3D viewers. The line writers are the drawing
-stage's (``spare_gen.stages.drawings.svg`` / ``raster``); equal inputs give equal bytes.
+stage's (``spare_gen.canvas.svg`` / ``raster``); equal inputs give equal bytes.
 """
 
 from __future__ import annotations
@@ -27,9 +27,9 @@ from typing import Iterable, Sequence
 import numpy as np
 
 from spare_gen.atomic import write_bytes, write_text
-from spare_gen.stages.drawings.poses import Pose
-from spare_gen.stages.drawings.raster import png_bytes, rasterize
-from spare_gen.stages.drawings.svg import quantize, svg_document
+from spare_gen.canvas.poses import Pose
+from spare_gen.canvas.raster import png_bytes, rasterize
+from spare_gen.canvas.svg import quantize, svg_document
 from spare_gen.wireframes.corruptions import MAX_SHIFT, model_size
 from spare_gen.wireframe import Wireframe
 

@@ -26,7 +26,7 @@ from spare_gen.cad.hlr import HlrMethod, HlrModel, ViewLines
 from spare_gen.cad.props import brep_bounding_box
 from spare_gen.config.schema import BoxRule, RenderConfig
 from spare_gen.stages.drawings.flags import is_usable, model_flags
-from spare_gen.stages.drawings.poses import (
+from spare_gen.canvas.poses import (
     RANDOM_VIEW_PREFIX,
     Pose,
     bbox_from_three_views,

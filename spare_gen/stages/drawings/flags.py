@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from spare_gen.stages.drawings.poses import FIXED_VIEWS, THREE_VIEWS
+from spare_gen.canvas.poses import FIXED_VIEWS, THREE_VIEWS
 from spare_gen.runner.isolation import Status
 
 

@@ -12,11 +12,11 @@ import numpy as np
 
 from spare_gen.atomic import write_bytes
 from spare_gen.config.schema import DrawingStore, HiddenStyle, LineWidthRule, RenderConfig
-from spare_gen.stages.drawings.poses import Framing, Pose
+from spare_gen.canvas.poses import Framing, Pose
 from spare_gen.stages.drawings.preset import LineCap, drawing_rule
-from spare_gen.stages.drawings.raster import ink_fraction, png_bytes, rasterize
+from spare_gen.canvas.raster import ink_fraction, png_bytes, rasterize
 from spare_gen.stages.drawings.schema import ViewRow
-from spare_gen.stages.drawings.svg import Layer, quantize, svg_document
+from spare_gen.canvas.svg import Layer, quantize, svg_document
 from spare_gen.store.packed import packed_row
 from spare_gen.runner.isolation import Status
 

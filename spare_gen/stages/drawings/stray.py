@@ -15,7 +15,7 @@ import numpy as np
 from scipy.spatial import cKDTree
 
 from spare_gen.cad.hlr import HlrModel, ViewLines
-from spare_gen.stages.drawings.poses import Pose
+from spare_gen.canvas.poses import Pose
 
 STRAY_PX = 3.0  # a drawn sample may lie this many canvas px from the model's projected edges and silhouettes
 SPACING_PX = 1.0  # samples along both, at most this many canvas px apart (more where the cap below needs it)

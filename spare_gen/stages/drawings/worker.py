@@ -12,7 +12,7 @@ child, a full disk) is not a reason to fall back: it is returned as ``transient`
 from __future__ import annotations
 
 from spare_gen.config.schema import HlrMethod
-from spare_gen.stages.drawings.poses import FIXED_VIEWS, RANDOM_VIEW_PREFIX
+from spare_gen.canvas.poses import FIXED_VIEWS, RANDOM_VIEW_PREFIX
 from spare_gen.stages.drawings.schema import failed_rows
 from spare_gen.stages.drawings.settings import DrawSettings
 from spare_gen.runner.contract import run_in_child

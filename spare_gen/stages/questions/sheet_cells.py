@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 from PIL import Image, ImageDraw
 
-from spare_gen.stages.drawings.poses import pose
+from spare_gen.canvas.poses import pose
 from spare_gen.store.packed import drawing_bytes
 from spare_gen.stages.questions.layout import TARGET_POSE
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from spare_gen.store import shards
-from spare_gen.stages.drawings.poses import FIXED_VIEWS, ISOMETRIC_VIEWS
+from spare_gen.canvas.poses import FIXED_VIEWS, ISOMETRIC_VIEWS
 from spare_gen.stages.drawings.schema import DRAWINGS_FILE, VIEWS_FILE
 from spare_gen.stages.models.schema import MODELS_FILE
 from spare_gen.stages.models.quality import Quality

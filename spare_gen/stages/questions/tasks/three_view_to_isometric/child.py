@@ -52,7 +52,7 @@ from spare_gen.cad.cut import cut_with, removable_volume, removed_fraction
 from spare_gen.cad.hlr import HlrModel
 from spare_gen.cad.props import bounding_box, brep_bounding_box, volume
 from spare_gen.config.schema import BoxRule, RenderConfig
-from spare_gen.stages.drawings.poses import Framing, pose
+from spare_gen.canvas.poses import Framing, pose
 from spare_gen.stages.drawings.preset import drawing_rule
 from spare_gen.stages.drawings.render import Style, render_view
 from spare_gen.store.packed import PNG_IMAGE, SVG_TEXT

@@ -16,7 +16,7 @@ from typing import Iterable, Sequence
 import aggdraw
 import numpy as np
 
-from spare_gen.stages.drawings.svg import as_layers, layer_flat
+from spare_gen.canvas.svg import as_layers, layer_flat
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 PNG_ZLIB_LEVEL = 1  # fastest; level 6 saves ~7% bytes at 3x the time
