@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from spare_gen.rows import arrow_fields, column, row_type
+from spare_gen.rows import arrow_fields, arrow_schema, column, row_type
 
 PATHS = "paths relative to the dataset root"
 # Column names and prefixes that loaders read by role; a drawing column is <prefix>_svg / <prefix>_png.
@@ -62,18 +62,20 @@ MANIFEST_SCHEMA = pa.schema([
 
 POLYLINES = pa.list_(pa.list_(pa.list_(pa.float64())))
 
-CUT_VIEWS_SCHEMA = pa.schema([
-    field("model_id", pa.string(), "the model that was cut"),
-    field("cut", pa.int32(), "cut object index 0-3 (0 provides the question's F, R, T and the correct answer)"),
-    field("view", pa.string(), "f, r, t or 2"),
-    field("svg", pa.string(), f"SVG drawing ({PATHS})"),
-    field("png", pa.string(), "PNG drawing"),
-    field("png_sha256", pa.string(), "SHA-256 of the PNG"),
-    field("hlr_method", pa.string(), "exact or poly"),
-    field("scale", pa.float64(), "canvas px per model unit: the cut model's own scale (drawings.parquet)"),
-    field("visible", POLYLINES, "visible polylines, canvas px"),
-    field("hidden", POLYLINES, "hidden polylines, canvas px"),
-])
+CutViewRow = row_type("CutViewRow", [
+    ("model_id", str, column(pa.string(), "the model that was cut")),
+    ("cut", int, column(pa.int32(), "cut object index 0-3 (0 provides the question's F, R, T and the correct answer)")),
+    ("view", str, column(pa.string(), "f, r, t or 2")),
+    ("svg", str, column(pa.string(), f"SVG drawing ({PATHS})")),
+    ("png", str, column(pa.string(), "PNG drawing")),
+    ("png_sha256", str, column(pa.string(), "SHA-256 of the PNG")),
+    ("hlr_method", str, column(pa.string(), "exact or poly")),
+    ("scale", float, column(pa.float64(), "canvas px per model unit: the cut model's own scale (drawings.parquet)")),
+    ("visible", list, column(POLYLINES, "visible polylines, canvas px")),
+    ("hidden", list, column(POLYLINES, "hidden polylines, canvas px")),
+], "One row of questions/cut_views.parquet: one drawing of one cut object (the validator re-checks rule 3 on them).")
+CUT_VIEWS_SCHEMA = arrow_schema(CutViewRow, described=True)
+CUT_VIEW_DRAWING = tuple(CUT_VIEWS_SCHEMA.names[3:])  # what one drawing of a cut object gives (svg ... hidden)
 
 FILE_SOURCES_SCHEMA = pa.schema([
     field("path", pa.string(), f"a per-question copy ({PATHS})"),

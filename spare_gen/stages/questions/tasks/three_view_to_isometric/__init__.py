@@ -16,7 +16,9 @@ from spare_gen.config.schema import CutterFamily
 from spare_gen.stages.questions.dataset import LoadedDataset, distinct_candidates, question_id
 from spare_gen.stages.questions.layout import N_CANDIDATES, TARGET_POSE, AnswerSide, pose_view
 from spare_gen.stages.questions.row_parts import Accepted, arrange, three_view_fields
-from spare_gen.stages.questions.schema import ANSWER_FIELD, CANDIDATE_FIELDS, CANDIDATE_PREFIX, field
+from spare_gen.stages.questions.schema import (
+    ANSWER_FIELD, CANDIDATE_FIELDS, CANDIDATE_PREFIX, CUT_VIEW_DRAWING, CutViewRow, field,
+)
 from spare_gen.stages.questions.settings import QuestionSettings
 from spare_gen.stages.questions.sheet_cells import Cell, drawing_image
 from spare_gen.stages.questions.spec import LoaderKeys, Spare3dLayout, TaskSpec, UnitInput
@@ -49,7 +51,7 @@ def build_row(seed: int, item: Accepted, answer: int, **_) -> dict:
 
 def cut_view_rows(item: Accepted) -> list[dict]:
     """Vector drawings of the item's cut objects (the validator re-checks rule 3 on them)."""
-    return [{"model_id": item.model_id, "cut": k, "view": view, **v}
+    return [CutViewRow(model_id=item.model_id, cut=k, view=view, **{f: v.get(f) for f in CUT_VIEW_DRAWING}).as_dict()
             for k, cut in enumerate(item.result["cuts"]) for view, v in sorted(cut["views"].items())]
 
 
