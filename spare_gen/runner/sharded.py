@@ -145,9 +145,9 @@ def execute_shard(task: Task, sealed: Sealed, settings: StageSettings, tables: t
             continue
         for retry in range(MACHINE_RETRIES + 1):
             result = run_unit(task, unit, settings, attempt + retry, debug)
-            if result.get("status") != Status.TRANSIENT.value:
+            if result.get("status") != Status.TRANSIENT:
                 break
-        if result.get("status") == Status.TRANSIENT.value:
+        if result.get("status") == Status.TRANSIENT:
             transient[uid] = str(result.get("error"))
             continue
         stored, timings[uid] = _split_timing(result)

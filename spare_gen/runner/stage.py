@@ -208,7 +208,7 @@ def execute_unit(task: Task, unit: dict, settings: StageSettings, fingerprint: s
     """
     result = run_unit(task, unit, settings, attempt, debug)
     stage, out_dir = settings.stage, settings.out_dir
-    if result.get("status") == Status.TRANSIENT.value:
+    if result.get("status") == Status.TRANSIENT:
         return result
     stored, _ = _split_timing(result)
     try:

@@ -46,7 +46,7 @@ def pool_models(out: Path, count: int) -> list[dict]:
     columns = ["model_id", "status", "brep_path"]
     has_house = "house" in shards.schema(out / MODELS_FILE, MODELS_SCHEMA).names  # tables written before houses
     table = shards.read(out / MODELS_FILE, columns=columns + ["house"] * has_house)
-    usable = sorted((r for r in table.to_pylist() if r["status"] == Status.OK.value), key=lambda r: r["model_id"])
+    usable = sorted((r for r in table.to_pylist() if r["status"] == Status.OK), key=lambda r: r["model_id"])
     usable = [{**r, "house": r.get("house") or ""} for r in usable]
     return usable[:count] if count else usable
 
@@ -77,7 +77,7 @@ def run_wireframes(client, config: Config, out: Path) -> pa.Table:
 
 
 def run_corruptions(client, config: Config, out: Path, wireframes: pa.Table) -> pa.Table:
-    gts = [r for r in wireframes.to_pylist() if r["status"] == Status.OK.value]
+    gts = [r for r in wireframes.to_pylist() if r["status"] == Status.OK]
     graph_keys = ("model_id", "vertices", "edges", "vertex_kinds", "centre", "scale")
     predictions = pool_predictions(config, {g["model_id"] for g in gts})
     units = [{"unit_id": g["model_id"], "model_id": g["model_id"], "gt": {k: g[k] for k in graph_keys},
@@ -85,11 +85,11 @@ def run_corruptions(client, config: Config, out: Path, wireframes: pa.Table) -> 
     settings = CorruptionSettings.from_config(config, out, predictions_digest(predictions))
     results = run_stage(client, corruption_task, units, settings, RunOptions.from_config(config))
     for r in results:  # a bug, not bad input (bad input gives failed variant rows): report it, keep the rest
-        if r.get("status") != Status.OK.value:
+        if r.get("status") != Status.OK:
             print(f"spare-gen: corruptions: model {r['unit_id']} failed: {r.get('error')}", file=sys.stderr)
     rows = [row for r in results for row in r.get("rows", [])]
     for row in rows:  # a prediction file that could not be read or scored: one line each, the rest goes on
-        if row["severity"] is None and row["status"] != Status.OK.value:
+        if row["severity"] is None and row["status"] != Status.OK:
             print(f"spare-gen: predictions: {row['error']}", file=sys.stderr)
     table = rows_to_table(rows, CORRUPTIONS_SCHEMA)
     write_parquet(out / CORRUPTIONS_FILE, table)
@@ -159,7 +159,7 @@ EFFECT_METRICS = ("corner_f1", "edge_f1", "wed")
 def effect_table(corruptions: pa.Table) -> str:
     """Markdown table: per candidate type, how many and the median (10th-90th percentile) of each effect metric."""
     frame = corruptions.select(["kind", "severity", "status", *EFFECT_METRICS]).to_pandas()
-    frame = frame[frame["status"] == Status.OK.value]
+    frame = frame[frame["status"] == Status.OK]
     head = "| kind | severity | n | " + " | ".join(EFFECT_METRICS) + " |\n"
     head += "|---|---|---|" + "---|" * len(EFFECT_METRICS) + "\n"
     lines = []
@@ -180,7 +180,7 @@ def variants_frame(corruptions: pa.Table) -> pd.DataFrame:
     """Variants the raters can see (status ok), with ``png`` = the overlay picture, for the pairs module."""
     cols = ["corruption_id", "model_id", "kind", "severity", "status", "overlay_png"]
     frame = corruptions.select(cols).to_pandas()
-    frame = frame[frame["status"] == Status.OK.value].drop(columns="status")
+    frame = frame[frame["status"] == Status.OK].drop(columns="status")
     return frame.rename(columns={"overlay_png": "png"}).reset_index(drop=True)
 
 
@@ -221,7 +221,7 @@ def write_preview(out: Path, wireframes: pa.Table, corruptions: pa.Table) -> Pat
     complete = []
     for model_id in sorted({r["model_id"] for r in rows}):
         mine = [r for r in rows if r["model_id"] == model_id]
-        if len(mine) == len(kinds) * len(severities) and all(r["status"] == Status.OK.value for r in mine):
+        if len(mine) == len(kinds) * len(severities) and all(r["status"] == Status.OK for r in mine):
             complete.append((-corners.get(model_id, 0), model_id, mine))
     if not complete:
         return None

@@ -40,7 +40,7 @@ class Inputs:
 
 
 def _flag_rule(row: dict) -> QuestionRejection | None:
-    if row.get("status") != Status.OK.value:
+    if row.get("status") != Status.OK:
         return QuestionRejection.NOT_DRAWN
     if row.get("blank"):
         return QuestionRejection.BLANK
@@ -75,7 +75,7 @@ def load_inputs(out: Path, allow_flagged_cad: bool = False) -> Inputs:
         rule = _flag_rule(row)
         model_views = views.get(mid, {})
         if rule is None and (mid not in models or any(
-                model_views.get(v, {}).get("status") != Status.OK.value for v in FIXED_VIEWS)):
+                model_views.get(v, {}).get("status") != Status.OK for v in FIXED_VIEWS)):
             rule = QuestionRejection.NOT_DRAWN
         if rule is not None:
             inputs.filtered[rule.value] += 1
