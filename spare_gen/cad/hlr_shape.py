@@ -11,8 +11,10 @@ from OCP.BRep import BRep_Tool
 from OCP.BRepAdaptor import BRepAdaptor_Curve, BRepAdaptor_Surface
 from OCP.BRepBndLib import BRepBndLib
 from OCP.BRepCheck import BRepCheck_Analyzer
+from OCP.BRepGProp import BRepGProp
 from OCP.BRepLib import BRepLib
 from OCP.GeomAbs import GeomAbs_Shape, GeomAbs_SurfaceType
+from OCP.GProp import GProp_GProps
 from OCP.ShapeFix import ShapeFix_Shape
 from OCP.ShapeUpgrade import ShapeUpgrade_ShapeDivideClosed
 from OCP.TopAbs import TopAbs_EDGE, TopAbs_FACE
@@ -26,6 +28,9 @@ from spare_gen.cad.sampling import sample_curve
 
 # Faces meeting at an edge within this angle (radians) count as tangent (G1) when encoding regularity.
 REGULARITY_ANGLE = 1e-6
+# a curved face whose triangles cover less than this share of its area was only partly meshed (chords make a
+# complete mesh a few thousandths smaller than the surface; a bare half of a trimmed torus was seen at 0.63)
+MESH_COVERAGE = 0.9
 # Surfaces whose seams exact HLR draws right even when the seam lies on the silhouette (checked on
 # every CSG orientation against the mesh algorithm). On others (tori above all) such a seam comes
 # out hidden and the silhouette is missing, so their closed faces are split in two first.
@@ -165,6 +170,9 @@ class Folds:
 
     ends: np.ndarray  # (m, 2, 3) the edge's two nodes
     normals: np.ndarray  # (m, 2, 3) the (unnormalised) normals of the triangles on its two sides
+    # False when BRepMesh left part of a curved face untriangulated (its triangles cover less than MESH_COVERAGE of
+    # its area): the silhouettes there are unknown, so no line can be called stray for lying off these folds
+    complete: bool = True
 
     def silhouette(self, direction: np.ndarray) -> np.ndarray:
         """(s, 2, 3) the edges on the silhouette seen along ``direction``."""
@@ -172,7 +180,8 @@ class Folds:
         return self.ends[facing[:, 0] * facing[:, 1] <= 0.0]
 
 
-def _face_folds(face) -> tuple[np.ndarray, np.ndarray] | None:
+def _face_folds(face) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """(fold ends, the normals on their two sides, every triangle's unnormalised normal) of a triangulated face."""
     location = TopLoc_Location()
     triangulation = BRep_Tool.Triangulation_s(face, location)
     if triangulation is None or triangulation.NbTriangles() < 2:
@@ -186,20 +195,28 @@ def _face_folds(face) -> tuple[np.ndarray, np.ndarray] | None:
     order = np.lexsort((sides[:, 1], sides[:, 0]))
     sides, owner = sides[order], owner[order]
     twice = np.flatnonzero((sides[1:] == sides[:-1]).all(axis=1))  # an edge shared by two triangles
-    if not len(twice):
-        return None
-    return nodes[sides[twice]], np.stack([normals[owner[twice]], normals[owner[twice + 1]]], axis=1)
+    return nodes[sides[twice]], np.stack([normals[owner[twice]], normals[owner[twice + 1]]], axis=1), normals
+
+
+def _covered(face, triangle_normals: np.ndarray | None) -> bool:
+    """Whether the face's triangles cover MESH_COVERAGE of its area (BRepMesh can leave a trimmed face half bare)."""
+    props = GProp_GProps()
+    BRepGProp.SurfaceProperties_s(face, props)
+    meshed = 0.0 if triangle_normals is None else 0.5 * float(np.linalg.norm(triangle_normals, axis=1).sum())
+    return meshed >= MESH_COVERAGE * props.Mass()
 
 
 def mesh_folds(shape: TopoDS_Shape) -> Folds:
     """The ``Folds`` of every non-planar face of ``shape``, which must already be triangulated (BRepMesh)."""
     ends, normals = [np.zeros((0, 2, 3))], [np.zeros((0, 2, 3))]
+    complete = True
     for face in indexed_subshapes(shape, TopAbs_FACE):
         face = to_face(face)
         if BRepAdaptor_Surface(face, False).GetType() == GeomAbs_SurfaceType.GeomAbs_Plane:
             continue  # a plane has no silhouette inside its edges
         folds = _face_folds(face)
-        if folds is not None:
+        complete = complete and _covered(face, None if folds is None else folds[2])
+        if folds is not None and len(folds[0]):
             ends.append(folds[0])
             normals.append(folds[1])
-    return Folds(np.concatenate(ends), np.concatenate(normals))
+    return Folds(np.concatenate(ends), np.concatenate(normals), complete)

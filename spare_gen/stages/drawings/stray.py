@@ -67,8 +67,8 @@ class Outline:
     def stray_px(self, lines: ViewLines, pose: Pose) -> float:
         """Largest distance (canvas px) of the drawn lines from the model's projected edges and silhouettes."""
         drawn = densify(lines.visible + lines.hidden, self.spacing)
-        if not len(drawn) or not len(self.edges):
-            return 0.0
+        if not len(drawn) or not len(self.edges) or not self.hlr.outline[1].complete:
+            return 0.0  # a partly meshed curved face: where its silhouettes lie is unknown
         tree = self.tree(pose)
         distance, _ = tree.query(drawn, k=1, distance_upper_bound=STRAY_PX / self.px_per_unit)  # fast: most are near
         far = ~np.isfinite(distance)
