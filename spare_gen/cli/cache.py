@@ -21,8 +21,8 @@ this command does it ahead of training (e.g. before DataLoader workers start). E
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("out")
-    p.add_argument("--task", required=True)
+    p.add_argument("out", help="a dataset folder written by `spare-gen run`")
+    p.add_argument("--task", required=True, help="the task whose splits to decode, e.g. isometric_to_pose")
     p.add_argument("--split", action="append", choices=SPLITS,
                    help="train, val or test; repeat for several (default: all three)")
     p.add_argument("--size", type=int, default=None, help="square image side in pixels (default: the drawings' own)")
