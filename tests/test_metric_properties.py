@@ -13,6 +13,7 @@ import pytest
 from spare_gen.jobs import metric_report
 from spare_gen.metrics import perturbations as P
 from spare_gen.metrics.properties import (
+    PAPER_ASSUMPTIONS,
     TESTS,
     chunk_tests,
     model_cases,
@@ -350,3 +351,15 @@ def test_each_delete_vertices_step_removes_at_least_one_more_gt_edge():
     assert np.all(np.diff([w.n_edges for w in seq]) < 0)
     assert [w.n_vertices for w in seq] == list(range(16, 5, -1))
     assert bool(run_test("Monotonic (delete vertices)", two_cubes(), metric("edge_recall"))[0]) is True
+
+
+def test_the_paper_protocol_report_lists_the_assumptions_it_made_where_the_paper_gives_no_value(tmp_path):
+    rows = [{"model_id": k, "status": "ok", **wf.to_row()} for k, wf in {"a": cube(), "b": l_shape()}.items()]
+    for compat in (False, True):
+        out = tmp_path / f"compat{int(compat)}"
+        out.mkdir()
+        pq.write_table(pa.Table.from_pylist(rows), out / "wireframes.parquet")
+        metric_report.run(out, seed=0, models=0, quiet=True, paper_compat=compat)
+        md = (out / "reports" / "metric_properties.md").read_text()
+        assert ("### Assumptions where the paper gives no value" in md) is compat
+        assert all((f"- {line}" in md) is compat for line in PAPER_ASSUMPTIONS)

@@ -36,6 +36,7 @@ from spare_gen.metrics.paper_table2 import (
 )
 from spare_gen.stages.models.schema import MODELS_FILE
 from spare_gen.metrics.properties import (
+    PAPER_ASSUMPTIONS,
     PASS_RATE,
     RECOMMENDED_MODELS,
     STEPS,
@@ -210,6 +211,9 @@ def run(
     )
     markdown = title + render_markdown(rates, low=low, high=high, compare_paper=True, excluded=excluded,
                                       paper_compat=paper_compat)
+    if paper_compat:
+        assumptions = "".join(f"- {line}\n" for line in PAPER_ASSUMPTIONS)
+        markdown += f"\n### Assumptions where the paper gives no value\n\n{assumptions}"
     reports = out_dir / "reports"
     md_path = write_text(reports / MARKDOWN_NAME, markdown)
     long = _long_table(cases, low, high, paper_compat)

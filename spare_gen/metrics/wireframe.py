@@ -348,7 +348,9 @@ METRICS: dict[str, Metric] = dict(
         _metric("spectral", "spectral", "w2", _DOWN, True),
         _metric("spectral_l1", "spectral", "w1", _DOWN, True),
         _metric("spectral_l1_padded", "spectral", "l1_padded", _DOWN, True),
+        _metric("spectral_l1_relative", "spectral", "l1_relative", _DOWN, False),
         _metric("spectral_normalised", "spectral", "w2_normed", _DOWN, True),
+        _metric("spectral_normalised_squared", "spectral", "w2_normed_squared", _DOWN, True),
     ]
 )
 
