@@ -140,6 +140,20 @@ def test_options_and_the_command_line_import_without_torch_and_training_without_
     assert _loaded_after("spare_gen.baseline.train, spare_gen.baseline.nets", ("OCP", "dask", "distributed")) == []
 
 
+# What a GPU machine with torch, numpy, pandas, pyarrow, pillow and scipy lacks of spare_gen's install (the generator's
+# packages). Training reads a dataset that was generated elsewhere, so it must import none of them. pydantic is not
+# listed: the task registry (``spare_gen.stages.questions.tasks``) still imports the config schema, so it travels as
+# wheels to such a machine (benchmarks/README.md, "GPU: Figure 6 cells").
+GENERATOR_ONLY = ("OCP", "dask", "distributed", "trimesh", "aggdraw", "starlette", "uvicorn", "bokeh")
+
+
+def test_the_training_command_and_the_figure6_pipeline_import_no_generator_package():
+    # spare_gen.cli.common is what pipelines/reproduce_spare3d_figure6.py and `spare-gen train-baseline` import; it
+    # imported the main job (and through the pool stage aggdraw) at the top before
+    assert _loaded_after("spare_gen.cli.common, spare_gen.cli.train_baseline, spare_gen.baseline.train, "
+                         "spare_gen.baseline.figure6", GENERATOR_ONLY) == []
+
+
 def test_every_train_option_is_on_the_command_line_with_its_default_shown():
     import argparse
     import dataclasses

@@ -14,7 +14,6 @@ from typing import Callable
 from spare_gen.config import ConfigError, load_config
 from spare_gen.config.schema import ClusterKind, Config
 from spare_gen.config.loader import DEFAULT_CONFIG_FILE
-from spare_gen.jobs.regenerate import run
 from spare_gen.runner.cluster import STOP_SIGNALS
 from spare_gen.runner.stage import MachineFailure
 
@@ -116,6 +115,10 @@ def run_job(config: Config, stages: tuple[str, ...], announce: str = "") -> int:
 
     ``announce`` (``config_line``) is the run's first line once it starts (a bad output folder or scheduler
     stays one line)."""
+    # the main job (and through its stages aggdraw, Dask, OCP) only when a job runs: the commands and pipelines
+    # that only read a dataset (train-baseline, reproduce_spare3d_figure6.py) import this module too
+    from spare_gen.jobs.regenerate import run
+
     previous = {s: signal.signal(s, _stop_on_first_signal) for s in STOP_SIGNALS}
     try:
         run(config, stages=stages, announce=announce)
