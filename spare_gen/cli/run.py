@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from spare_gen.cli.common import CONFIG_INPUT, add_config_arguments, config_line, resolve_config, run_job
+from spare_gen.cli.common import CONFIG_INPUT, add_config_arguments, config_line, resolve_config
+from spare_gen.cli.job import run_job
 from spare_gen.config import ConfigError
 from spare_gen.jobs.stages import STAGE_NAMES as STAGES
 

@@ -64,7 +64,6 @@ import pandas as pd
 
 from spare_gen.metrics import perturbations as P
 from spare_gen.metrics.paper_table2 import UNEXPLAINED, diagnose, difference_reason, paper_rate
-from spare_gen.metrics.sampling import clean_segments
 from spare_gen.metrics.wireframe import METRICS, edge_distances_random, evaluate_all, get_metric_names
 from spare_gen.rng import derive_rng
 from spare_gen.wireframe import Wireframe

@@ -1,0 +1,66 @@
+"""Running the main job from a command: one line and an exit code for an interruption or a machine failure.
+
+Apart from :mod:`spare_gen.cli.common` so that the commands and pipelines that only read a dataset
+(`spare-gen train-baseline`, `pipelines/reproduce_spare3d_figure6.py`) import no stage, and through the stages no
+aggdraw, Dask or OCP.
+"""
+
+from __future__ import annotations
+
+import logging
+import signal
+import sys
+
+from spare_gen.cli.common import EXIT_MACHINE, MACHINE_ERRNOS
+from spare_gen.config.schema import Config
+from spare_gen.jobs.regenerate import run
+from spare_gen.runner.cluster import STOP_SIGNALS
+from spare_gen.runner.stage import MachineFailure
+
+
+class Stopped(KeyboardInterrupt):
+    """A Ctrl-C (SIGINT) or a SIGTERM (a scheduler, ``kill``) stopping the run; a KeyboardInterrupt, so every cleanup
+    that handles Ctrl-C handles both."""
+
+    def __init__(self, signum: int):
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+def _stop_on_first_signal(signum, frame):
+    """The first SIGINT or SIGTERM stops the run; further ones must not interrupt its clean shutdown."""
+    for s in STOP_SIGNALS:
+        signal.signal(s, signal.SIG_IGN)
+    logging.getLogger("distributed").setLevel(logging.CRITICAL)  # workers going away is expected now
+    raise Stopped(signum)
+
+
+def run_job(config: Config, stages: tuple[str, ...], announce: str = "") -> int:
+    """Run the main job's ``stages``; an interruption (SIGINT or SIGTERM, to the process group or to this process
+    alone) or a machine failure is one line and its exit code (128 + the signal, or 75).
+
+    ``announce`` (``config_line``) is the run's first line once it starts (a bad output folder or scheduler
+    stays one line)."""
+    previous = {s: signal.signal(s, _stop_on_first_signal) for s in STOP_SIGNALS}
+    try:
+        run(config, stages=stages, announce=announce)
+    except KeyboardInterrupt as exc:
+        previous = {s: signal.SIG_IGN for s in STOP_SIGNALS}  # a second Ctrl-C while the process exits: no more lines
+        signum = exc.signum if isinstance(exc, Stopped) else signal.SIGINT
+        how = "interrupted" if signum == signal.SIGINT else f"stopped by {signal.Signals(signum).name}"
+        print(f"spare-gen: {how}; finished units are kept: rerun the same command to resume "
+              f"(output in {config.out})", file=sys.stderr)
+        return 128 + signum
+    except MachineFailure as exc:
+        print(f"spare-gen: {exc}", file=sys.stderr)
+        return EXIT_MACHINE
+    except OSError as exc:
+        if exc.errno not in MACHINE_ERRNOS:
+            raise
+        print(f"spare-gen: the machine failed writing {exc.filename or config.out} ({exc.strerror}); finished units "
+              f"are kept: rerun the same command to finish once it is fixed", file=sys.stderr)
+        return EXIT_MACHINE
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+    return 0
