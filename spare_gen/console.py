@@ -69,7 +69,7 @@ def run_command(command: Callable[[], int]) -> int:
 class PlainProgress:
     """Progress for a pipe or a log file: ``spare-gen: <what>: <n>/<total> <unit>s (<s> s)`` at most every
     PLAIN_EVERY_S seconds and once at the end, never a carriage return; nothing when ``enabled`` is false. The part
-    of tqdm's interface the stages use (``update``, ``close``)."""
+    of tqdm's interface the commands use (``update``, ``set_postfix``, ``close``)."""
 
     def __init__(self, total: int, desc: str, unit: str, initial: int = 0, file: TextIO | None = None,
                  enabled: bool = True, every_s: float = PLAIN_EVERY_S):
@@ -77,11 +77,16 @@ class PlainProgress:
         self.file, self.enabled, self.every_s = file, enabled, every_s
         self.started = self.said = time.monotonic()
         self.said_n = initial
+        self.postfix = ""
 
     def update(self, n: int = 1) -> None:
         self.n += n
         if time.monotonic() - self.said >= self.every_s:
             self._say()
+
+    def set_postfix(self, **values) -> None:
+        """Shown after the count on the next line said (e.g. a training step's epoch and loss)."""
+        self.postfix = ", ".join(f"{k}={v}" for k, v in values.items())
 
     def close(self) -> None:
         if self.n != self.said_n:
@@ -90,8 +95,9 @@ class PlainProgress:
     def _say(self) -> None:
         self.said, self.said_n = time.monotonic(), self.n
         if self.enabled:
-            print(f"spare-gen: {self.desc}: {self.n}/{self.total} {self.unit}s ({self.said - self.started:.0f} s)",
-                  file=self.file or sys.stderr, flush=True)
+            postfix = f", {self.postfix}" if self.postfix else ""
+            print(f"spare-gen: {self.desc}: {self.n}/{self.total} {self.unit}s ({self.said - self.started:.0f} s"
+                  f"{postfix})", file=self.file or sys.stderr, flush=True)
 
 
 def progress(total: int, desc: str, unit: str, enabled: bool = True, initial: int = 0, file: TextIO | None = None):

@@ -208,3 +208,22 @@ def test_progress_is_a_bar_on_a_terminal_and_plain_lines_without_carriage_return
         bar.close()
     assert b"\r" in os.read(leader, 10_000)
     os.close(leader)
+
+
+def test_every_progress_bar_goes_through_the_console_so_logs_get_plain_lines_with_their_postfix():
+    """A tqdm bar made anywhere else would write carriage returns into a pipe (metric-report, export-spare3d and
+    train-baseline did); the plain lines carry what a bar shows after its count (a training step's epoch and loss)."""
+    root = Path(__file__).resolve().parents[1] / "spare_gen"
+    makers = [str(f.relative_to(root)) for f in root.rglob("*.py") if "tqdm" in f.read_text()]
+    assert makers == ["console.py"]
+    from spare_gen.console import PlainProgress
+
+    read_end, write_end = os.pipe()
+    with os.fdopen(write_end, "w") as pipe:
+        bar = PlainProgress(4, "train isometric_to_pose resnet50", "step", file=pipe, every_s=0)
+        bar.set_postfix(epoch=1, loss="1.386")
+        bar.update(1)
+        bar.close()
+    text = os.read(read_end, 10_000).decode()
+    os.close(read_end)
+    assert text.startswith("spare-gen: train isometric_to_pose resnet50: 1/4 steps (") and "epoch=1, loss=1.386)" in text

@@ -23,6 +23,8 @@ from spare_gen.store.shards import rows_to_table
 from spare_gen.stages.models.child import check_csg
 from spare_gen.rng import derive_rng, derive_seed
 from spare_gen.runner.cluster import open_client
+from spare_gen.stages.pool.schema import METRIC_COLUMNS
+from spare_gen.stages.pool.settings import CorruptionSettings
 from spare_gen.wireframes.corruptions import SEVERITIES, get_corruption_names
 from spare_gen.stages.pool.child import brep_wireframe
 from spare_gen.stages.pool.schema import CORRUPTIONS_SCHEMA, METRIC_COLUMNS, PICTURE_COLUMNS, WIREFRAMES_SCHEMA
@@ -208,3 +210,12 @@ def test_a_pool_alone_makes_only_the_models_it_needs_and_a_rerun_has_nothing_to_
     assert 2 <= statuses.count("ok") and len(statuses) <= 8, statuses  # parts of 2, doubled until 2 are ok
     assert pq.read_table(out / "wireframes.parquet").num_rows == 2
     assert nothing_to_do(config, out, POOL_STAGES)
+
+
+def test_a_metric_added_to_the_registry_reruns_the_variants_of_an_earlier_pool(tmp_path):
+    """The score columns are part of the corruption stage's settings: a pool made before a metric was registered
+    has a different fingerprint, so its variants are scored again (with the new column) instead of reused."""
+    settings = CorruptionSettings.from_config(load_config(None, [f'out="{tmp_path}"']), tmp_path, {})
+    assert settings.metrics == METRIC_COLUMNS
+    earlier = settings.model_copy(update={"metrics": METRIC_COLUMNS[:-1]})
+    assert earlier.fingerprint() != settings.fingerprint()

@@ -19,7 +19,6 @@ import copy
 import csv
 import dataclasses
 import io
-import sys
 import time
 from pathlib import Path
 
@@ -28,6 +27,7 @@ from torch import nn
 from torch.nn import functional as F
 from torch.utils.data import DataLoader
 
+from spare_gen import console
 from spare_gen.atomic import write_bytes, write_json, write_text
 from spare_gen.baseline.curve import curve_png
 from spare_gen.baseline.nets import make_model
@@ -160,7 +160,6 @@ def train(out: str | Path, task: TaskName | str, options: TrainOptions, *, dest:
     """Train, write predictions, curve, history and weights; returns the history (with the test report).
 
     ``data``: the splits from :func:`load_splits` with the same size and channels, to share one decoding."""
-    from tqdm.auto import tqdm
 
     out, task = Path(out), multiple_choice_task(task, "train-baseline trains")
     options.check()
@@ -189,8 +188,7 @@ def train(out: str | Path, task: TaskName | str, options: TrainOptions, *, dest:
                      "step_loss": [], "epoch_steps": [], "epoch_loss": [], "train_accuracy": [],
                      "val_accuracy": [], "test_accuracy": [], "train_seconds": 0.0}
     best_state, best_val, best_epoch = copy.deepcopy(model.state_dict()), -1.0, 0
-    bar = tqdm(total=total, desc=f"train {task.value} {options.arch.value}", unit="step", disable=not progress,
-               file=sys.stderr)
+    bar = console.progress(total, f"train {task.value} {options.arch.value}", "step", enabled=progress)
     step, seen_total = 0, 0
     for epoch in range(options.epochs):
         model.train()

@@ -25,13 +25,13 @@ from __future__ import annotations
 import io
 import json
 import re
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 from PIL import Image
 
+from spare_gen import console
 from spare_gen.atomic import write_bytes, write_json, write_text
 from spare_gen.config.schema import TaskName
 from spare_gen.data.tables import Kind, available_tasks, check_split, load_split, three_view_columns
@@ -212,8 +212,6 @@ def check_destination(dest: Path, sources: dict[str, str]) -> dict:
 
 def export_split(out: Path, dest: Path, task: TaskName, split: str, *, progress: bool = True) -> dict[str, str]:
     """Write one task split; returns folder -> question_id."""
-    from tqdm.auto import tqdm
-
     split_dir = dest / TASK_FOLDERS[task] / split
     split_dir.mkdir(parents=True, exist_ok=True)
     remove_stale_tmp(split_dir)
@@ -221,8 +219,9 @@ def export_split(out: Path, dest: Path, task: TaskName, split: str, *, progress:
     names = folder_names(len(rows))
     answers: dict[str, int | str] = {}
     index: dict[str, str] = {}
-    for q, row in tqdm(list(zip(names, rows)), desc=f"{task.value}/{split}", unit="q", disable=not progress,
-                       file=sys.stderr):
+    bar = console.progress(len(rows), f"export-spare3d {task.value}/{split}", "question", enabled=progress)
+    for q, row in zip(names, rows):
+        bar.update(1)
         index[q] = row["question_id"]
         if uses_answer_json(task):
             answers[q] = answer_value(task, row["answer"])
@@ -235,6 +234,7 @@ def export_split(out: Path, dest: Path, task: TaskName, split: str, *, progress:
                                   f"render.png = false); regenerate it with PNGs to export")
             data = export_png(drawing_bytes(out, source.rel_path)) if isinstance(source, PngFrom) else source
             write_bytes(target, data)
+    bar.close()
     if uses_answer_json(task):
         write_json(split_dir / ANSWER_NAME, answers)
     return index

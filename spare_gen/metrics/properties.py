@@ -53,7 +53,6 @@ Randomness: ``derive_rng(seed, "properties", model_index, test_name)`` per test 
 
 from __future__ import annotations
 
-import sys
 import warnings
 from dataclasses import dataclass
 from enum import Enum
@@ -62,6 +61,7 @@ from typing import Callable, Optional, Sequence
 import numpy as np
 import pandas as pd
 
+from spare_gen import console
 from spare_gen.metrics import perturbations as P
 from spare_gen.metrics.paper_table2 import UNEXPLAINED, diagnose, difference_reason, paper_rate
 from spare_gen.metrics.wireframe import METRICS, edge_distances_random, evaluate_all, get_metric_names
@@ -115,14 +115,14 @@ PAPER = Schedule(
 PAPER_ASSUMPTIONS = (
     "deform/split: one fresh GT edge per step, split at its midpoint into two collinear pieces (Figure 1).",
     f"symmetry (shift): a translation by {PAPER.symmetry_shift} (the size of the 0-mean rows' noise) in a random "
-    f"direction, without noise; near rows {NEAR_SCALE} times smaller.",
+    f"direction, without noise; near rows {1 / NEAR_SCALE:.0f} times smaller.",
     f"triangle (add noise): y = x + noise and z = y + noise, weighted noise of sigma {PAPER.triangle_noise_sigma} "
     "(past the 0.02 matching thresholds).",
     f"quasi-proportionality: the differences count as constant when their std is within "
-    f"{PAPER.proportional_cv:.0%} of their mean.",
+    f"{100 * PAPER.proportional_cv:g} % of their mean.",
     f"moving vertex, disconnect, delete vertices/edges, wrong edges, identity, triangle (others, del1/del2): as "
     f"in our protocol (moves of {MOVE_DISTANCE} + {MOVE_GROWTH}(k - 1), gap {DISCONNECT_GAP}, "
-    f"{TRIANGLE_EDGE_FRACTION:.0%} of the edges); thresholds 2 % of the bounding-box diagonal.",
+    f"{100 * TRIANGLE_EDGE_FRACTION:g} % of the edges); thresholds 2 % of the bounding-box diagonal.",
 )
 PASS_RATE = 0.9  # a test is passed when at least this fraction of wireframes pass
 BOOTSTRAP_SAMPLES = 1000  # resamples of the wireframes for each cell's 95 % interval
@@ -389,13 +389,11 @@ def property_cases(
     the end (same rows, same order as without a client). ``progress``: a bar on stderr, one step per wireframe.
     """
     from distributed import as_completed
-    from tqdm.auto import tqdm
 
     names = get_metric_names() if metric_names is None else list(metric_names)
     ids = [str(i) for i in range(len(wireframes))] if model_ids is None else [str(m) for m in model_ids]
     gts = [P.normalise(w) for w in wireframes]
-    bar = tqdm(total=len(gts), desc="metric-report", unit="wireframe", disable=not progress, file=sys.stderr,
-               dynamic_ncols=True)
+    bar = console.progress(len(gts), "metric-report", "wireframe", enabled=progress)
     if client is None:
         per_model = []
         for i in range(len(gts)):

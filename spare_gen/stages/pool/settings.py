@@ -6,6 +6,7 @@ from pathlib import Path
 
 from spare_gen.config.schema import Config, HouseWireframe, PredictionUnits
 from spare_gen.runner.contract import StageSettings
+from spare_gen.stages.pool.schema import METRIC_COLUMNS
 
 WIREFRAMES_STAGE = "wireframes"
 CORRUPTIONS_STAGE = "corruptions"
@@ -26,13 +27,15 @@ class WireframeSettings(StageSettings):
 
 class CorruptionSettings(StageSettings):
     """Variants, scores and pictures; ``predictions`` (``method/model_id`` -> content hash of each imported
-    prediction file) makes a changed prediction file rerun its model."""
+    prediction file) makes a changed prediction file rerun its model, and ``metrics`` (the score columns, the metric
+    registry's) makes a metric added to the registry rerun the variants, so an earlier pool gains its column."""
 
     corner_threshold: float
     edge_threshold: float
     image_size: int
     prediction_units: PredictionUnits
     predictions: dict[str, str]
+    metrics: tuple[str, ...] = METRIC_COLUMNS
 
     @classmethod
     def from_config(cls, config: Config, out: Path, predictions: dict[str, str]) -> "CorruptionSettings":
