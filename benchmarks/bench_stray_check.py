@@ -1,6 +1,6 @@
 """CPU cost of the stray-line check against exact HLR, per model, and the largest distance it measures per view.
 
-Usage: python benchmarks/bench_stray_check.py FILE [FILE ...]   (STEP, IGES or BREP: e.g. ../shared/cad/* or a
+Usage: python benchmarks/bench_stray_check.py FILE [FILE ...]   (STEP, IGES or BREP: e.g. tests/data/cad/* or a
 run's models/*.brep). Prints, per file: reference samples, mesh folds, CPU seconds of the outline (once per model),
 of the check over the 11 poses and of exact HLR over them, and the largest drawn-to-reference distance (px) per
 view (the check fails a view above drawings.stray.STRAY_PX).

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED_CAD = (REPO.parent / "shared" / "cad").resolve()
+REAL_CAD = REPO / "tests" / "data" / "cad"  # real CAD files written by others (sources and licences in its README)
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -23,9 +23,8 @@ def feed_cache_in_a_temporary_folder(tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
-def shared_cad() -> Path:
-    assert SHARED_CAD.is_dir(), f"real CAD test files expected in {SHARED_CAD}"
-    return SHARED_CAD
+def real_cad() -> Path:
+    return REAL_CAD
 
 
 def spare_gen_cli(*args: str, cwd: Path | None = None, timeout: float = 600, **kw) -> subprocess.CompletedProcess:

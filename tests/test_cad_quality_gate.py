@@ -15,11 +15,9 @@ from spare_gen.config import load_config
 from spare_gen.stages.models.quality import Quality, assess
 from spare_gen.stages.questions.tasks import SPLITS
 
-from conftest import REPO
+from tests.conftest import REAL_CAD
 from test_questions_symmetric import ASYMMETRIC
 
-# ../shared/cad next to the checkout (as the shared_cad fixture expects), or next to the worktrees' folder
-CAD_DIRS = [REPO.parent / "shared" / "cad", REPO.parent.parent / "shared" / "cad"]
 
 FLAGGED = {"bug32314_corrupted": Quality.INVALID_BREP, "red_cube_blue_cylinder": Quality.DISJOINT_SOLIDS}
 TASKS = ("three_view_to_isometric", "isometric_to_pose", "pose_to_isometric", "isometric_view_generation",
@@ -46,13 +44,11 @@ def _used_models(out: Path) -> set[str]:
 
 @pytest.fixture(scope="module")
 def gated(tmp_path_factory) -> tuple[Path, Path]:
-    shared_cad = next((d for d in CAD_DIRS if d.is_dir()), None)
-    assert shared_cad is not None, f"real CAD test files expected in one of {CAD_DIRS}"
     root = tmp_path_factory.mktemp("gate")
     cad_dir = root / "cad"
     cad_dir.mkdir()
     for name in FLAGGED:
-        src = next(shared_cad.glob(f"{name}.*"))
+        src = next(REAL_CAD.glob(f"{name}.*"))
         shutil.copyfile(src, cad_dir / src.name)
     for name, program in ASYMMETRIC.items():
         cad.write_step(cad.build_csg(program), cad_dir / f"{name}.step", name=name)

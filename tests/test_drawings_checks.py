@@ -99,13 +99,13 @@ MESH_DRAWN = {"M6-1x12-countersunk-screw.step"}
 
 
 @pytest.mark.parametrize("name", REAL_FILES)
-def test_no_ok_view_of_a_real_file_has_a_line_off_the_models_edges_and_silhouettes(shared_cad, tmp_path, name):
+def test_no_ok_view_of_a_real_file_has_a_line_off_the_models_edges_and_silhouettes(real_cad, tmp_path, name):
     """What a reader sees: the written rows' canvas lines against the model's projected edges and silhouettes."""
     method = "poly" if name in MESH_DRAWN else "exact"
-    result = draw_model("m", str(shared_cad / name), str(tmp_path), render_config(), None, method)
+    result = draw_model("m", str(real_cad / name), str(tmp_path), render_config(), None, method)
     model = result["model"]
     framing = Framing(200, model["scale"], tuple(model["center"]))
-    _, outline, _ = _outline(str(shared_cad / name))
+    _, outline, _ = _outline(str(real_cad / name))
     ok = [row for row in result["views"] if row["status"] == "ok"]
     assert len(ok) == 11, [(row["view"], row.get("error")) for row in result["views"] if row["status"] != "ok"]
     for row in ok:

@@ -124,18 +124,18 @@ def mesh_nodes(shape, deflection: float) -> np.ndarray:
 
 
 @pytest.fixture(scope="module")
-def real_drawings(shared_cad, tmp_path_factory):
+def real_drawings(real_cad, tmp_path_factory):
     out = tmp_path_factory.mktemp("real_extent")
-    return {name: draw_model("m", str(shared_cad / name), str(out), render_config(), None, "exact")
+    return {name: draw_model("m", str(real_cad / name), str(out), render_config(), None, "exact")
             for name in REAL_FILES}
 
 
 @pytest.mark.parametrize("name", REAL_FILES)
-def test_every_ok_view_of_a_real_file_reaches_the_shapes_projected_extent(real_drawings, shared_cad, name):
+def test_every_ok_view_of_a_real_file_reaches_the_shapes_projected_extent(real_drawings, real_cad, name):
     result = real_drawings[name]
     model = result["model"]
     framing = Framing(200, model["scale"], tuple(model["center"]))
-    shape = cad.read_shape(shared_cad / name)
+    shape = cad.read_shape(real_cad / name)
     px = 1.0 / model["scale"]  # one canvas pixel in model units
     reference = np.concatenate([mesh_nodes(shape, 0.2 * px), edge_samples(shape, 0.05 * px)])
     ok = [row for row in result["views"] if row["status"] == "ok"]

@@ -70,7 +70,7 @@ def test_an_atomic_write_to_a_long_legal_name_succeeds(public_tmp):
     assert [p.name for p in public_tmp.iterdir()] == [target.name]
 
 
-def test_a_path_longer_than_the_system_allows_is_the_files_failed_row_not_a_machine_fault(public_tmp, shared_cad):
+def test_a_path_longer_than_the_system_allows_is_the_files_failed_row_not_a_machine_fault(public_tmp, real_cad):
     folder = _deep_folder(public_tmp, 60, 72)  # 60 x 73 characters: past PATH_MAX (4,096)
     cfg = load_config(None, ['models.source="files"', f'models.files.root="{public_tmp}"',
                              f'out="{public_tmp / "out"}"'])
@@ -81,12 +81,12 @@ def test_a_path_longer_than_the_system_allows_is_the_files_failed_row_not_a_mach
 
 
 def test_a_deep_path_and_a_240_character_name_go_through_the_whole_job_and_a_rerun_has_nothing_to_do(
-        public_tmp, shared_cad):
+        public_tmp, real_cad):
     root = public_tmp / "cad"
     root.mkdir()
     deep = _deep_folder(root, 60, 8)  # 60 folders, the path within PATH_MAX: the file is read and drawn
-    shutil.copy(shared_cad / DEEP_FILE, deep / DEEP_FILE)
-    shutil.copy(shared_cad / LONG_FILE, root / LONG_NAME)
+    shutil.copy(real_cad / DEEP_FILE, deep / DEEP_FILE)
+    shutil.copy(real_cad / LONG_FILE, root / LONG_NAME)
     out = public_tmp / "out"
     args = ("run", "--out", str(out), "--no-progress", "--set", 'models.source="files"',
             "--set", f'models.files.root="{root}"', *SMALL_JOB)
@@ -105,8 +105,8 @@ def test_a_deep_path_and_a_240_character_name_go_through_the_whole_job_and_a_rer
     assert "nothing to do" in second.stderr
 
 
-def test_a_folder_too_deep_to_list_is_one_short_failed_row(public_tmp, shared_cad):
-    _deep_folder(public_tmp, 60, 72, shared_cad / DEEP_FILE)
+def test_a_folder_too_deep_to_list_is_one_short_failed_row(public_tmp, real_cad):
+    _deep_folder(public_tmp, 60, 72, real_cad / DEEP_FILE)
     items = discover(public_tmp, [".stp"], max_mb=50)
     assert len(items) == 1 and items[0].error and not items[0].sha256
     assert "File name too long" in items[0].error and "/.../" in items[0].error

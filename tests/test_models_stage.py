@@ -39,14 +39,14 @@ def _run_models(out: Path, *overrides: str) -> dict[str, dict]:
     return _rows(out)
 
 
-def test_each_file_type_loads_and_bad_files_become_failed_rows(tmp_path, shared_cad):
+def test_each_file_type_loads_and_bad_files_become_failed_rows(tmp_path, real_cad):
     folder = tmp_path / "cad"
     folder.mkdir()
     for name in GOOD_FILES:
-        shutil.copy(shared_cad / name, folder / name)
-    shutil.copy(shared_cad / "io1-ug-214.stp", folder / "zz-io1-copy.step")  # same bytes: kept once
+        shutil.copy(real_cad / name, folder / name)
+    shutil.copy(real_cad / "io1-ug-214.stp", folder / "zz-io1-copy.step")  # same bytes: kept once
     (folder / "empty.step").write_bytes(b"")
-    data = (shared_cad / "bm2_ec_lever-A.stp").read_bytes()
+    data = (real_cad / "bm2_ec_lever-A.stp").read_bytes()
     (folder / "truncated.step").write_bytes(data[: len(data) // 3])
     (folder / "notes.step").write_text("these are my notes, not a STEP file\n")
     (folder / "gone.step").symlink_to(folder / "does-not-exist.step")
@@ -70,11 +70,11 @@ def test_each_file_type_loads_and_bad_files_become_failed_rows(tmp_path, shared_
         assert "\n" not in r["error"]
 
 
-def test_size_limit_skips_with_reason(tmp_path, shared_cad):
+def test_size_limit_skips_with_reason(tmp_path, real_cad):
     folder = tmp_path / "cad"
     folder.mkdir()
-    shutil.copy(shared_cad / "ANC101.stp", folder)
-    shutil.copy(shared_cad / "io1-ug-214.stp", folder)
+    shutil.copy(real_cad / "ANC101.stp", folder)
+    shutil.copy(real_cad / "io1-ug-214.stp", folder)
     rows = _run_models(tmp_path / "out", 'models.source="files"', f'models.files.root="{folder}"',
                        "models.files.max_mb=0.1")
     assert rows["ANC101"]["status"] == "skipped" and "max_mb" in rows["ANC101"]["error"]

@@ -30,15 +30,15 @@ def public_tmp():
     shutil.rmtree(folder, ignore_errors=True)
 
 
-def _odd_folder(base: Path, shared_cad: Path) -> Path:
+def _odd_folder(base: Path, real_cad: Path) -> Path:
     """Valid files from shared/cad beside a link loop, a dangling link, a FIFO, a device, links reaching
     files and folders twice, a link to a folder outside, and a folder no ordinary user can read."""
     folder = base / "cad"
     (folder / "sub").mkdir(parents=True)
     (base / "outside").mkdir()
-    shutil.copy(shared_cad / VALID[0], folder / VALID[0])
-    shutil.copy(shared_cad / VALID[1], folder / "sub" / VALID[1])
-    shutil.copy(shared_cad / "ANC101.stp", base / "outside" / "ANC101.stp")
+    shutil.copy(real_cad / VALID[0], folder / VALID[0])
+    shutil.copy(real_cad / VALID[1], folder / "sub" / VALID[1])
+    shutil.copy(real_cad / "ANC101.stp", base / "outside" / "ANC101.stp")
     (folder / "a.step").symlink_to("b.step")
     (folder / "b.step").symlink_to("a.step")
     (folder / "dangling.step").symlink_to("nowhere.step")
@@ -49,7 +49,7 @@ def _odd_folder(base: Path, shared_cad: Path) -> Path:
     (folder / "self").symlink_to(".")
     (folder / "outside").symlink_to("../outside")
     (folder / "locked").mkdir()
-    shutil.copy(shared_cad / "red_cube_blue_cylinder.step", folder / "locked" / "hidden.step")
+    shutil.copy(real_cad / "red_cube_blue_cylinder.step", folder / "locked" / "hidden.step")
     (folder / "locked").chmod(0)
     for p in (base, base / "outside", folder, folder / "sub"):
         p.chmod(0o755)
@@ -59,8 +59,8 @@ def _odd_folder(base: Path, shared_cad: Path) -> Path:
     return folder
 
 
-def test_a_folder_of_odd_entries_beside_valid_files_gives_one_row_each_and_exit_0(public_tmp, shared_cad):
-    folder = _odd_folder(public_tmp, shared_cad)
+def test_a_folder_of_odd_entries_beside_valid_files_gives_one_row_each_and_exit_0(public_tmp, real_cad):
+    folder = _odd_folder(public_tmp, real_cad)
     out = public_tmp / "out"
     proc = spare_gen_cli("run", "--stages", "models", "--out", str(out), "--no-progress",
                          "--set", 'models.source="files"', "--set", f'models.files.root="{folder}"',
@@ -92,9 +92,9 @@ def test_a_folder_of_odd_entries_beside_valid_files_gives_one_row_each_and_exit_
     assert all("\n" not in (r["error"] or "") for r in rows.values())
 
 
-def test_an_unreadable_subfolder_is_a_failed_row_for_an_ordinary_user(public_tmp, shared_cad):
+def test_an_unreadable_subfolder_is_a_failed_row_for_an_ordinary_user(public_tmp, real_cad):
     """Root reads any folder, so the listing runs as the ordinary user ``nobody`` (setpriv)."""
-    folder = _odd_folder(public_tmp, shared_cad)
+    folder = _odd_folder(public_tmp, real_cad)
     script = (
         "from spare_gen.stages.models.driver import model_units\n"
         "from spare_gen.config import load_config\n"
@@ -112,11 +112,11 @@ def test_an_unreadable_subfolder_is_a_failed_row_for_an_ordinary_user(public_tmp
     assert lines["io1-ug-214"] == ""
 
 
-def test_a_file_that_vanishes_after_the_listing_is_a_failed_row(public_tmp, shared_cad):
+def test_a_file_that_vanishes_after_the_listing_is_a_failed_row(public_tmp, real_cad):
     folder = public_tmp / "cad"
     folder.mkdir()
     for name in VALID:
-        shutil.copy(shared_cad / name, folder / name)
+        shutil.copy(real_cad / name, folder / name)
     cfg = load_config(None, ['models.source="files"', f'models.files.root="{folder}"', f'out="{public_tmp / "o"}"'])
     units = {u["model_id"]: u for u in model_units(cfg)}
     (folder / VALID[0]).unlink()  # gone between the listing and the read

@@ -10,7 +10,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from tests.conftest import REPO, SHARED_CAD
+from tests.conftest import REPO, REAL_CAD
 
 TINY = ["--set", "models.csg.count=48", "--set", "questions.counts.three_view_to_isometric=0",
         *[arg for task in ("isometric_to_pose", "pose_to_isometric", "isometric_view_generation",
@@ -52,7 +52,7 @@ def test_the_cad_pool_script_builds_a_pool_from_a_folder_of_cad_files(tmp_path):
     cad = tmp_path / "cad"
     cad.mkdir()
     for name in ("bug3883_xr2-ct-214_l-bracket.stp", "nist_ctc_01.brep"):
-        (cad / name).symlink_to(SHARED_CAD / name)
+        (cad / name).symlink_to(REAL_CAD / name)
     out = tmp_path / "pool"
     done = _script("pool_from_cad_for_rating.py", str(cad), "--out", str(out), "--models", "2")
     assert done.returncode == 0, done.stderr[-3000:]

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -26,20 +25,10 @@ from spare_gen.wireframes.corruptions import SEVERITIES, get_corruption_names
 from spare_gen.wireframe import Wireframe
 from spare_gen.stages.pool.variants import make_variants
 
-REPO = Path(__file__).resolve().parents[1]
+from tests.conftest import REAL_CAD, REPO
 
 
-def shared_cad_dir() -> Path:
-    """``../shared/cad`` next to the repository, or next to the main checkout when run from a git worktree."""
-    common = subprocess.run(["git", "rev-parse", "--git-common-dir"], cwd=REPO, capture_output=True, text=True)
-    for root in (REPO.parent, (REPO / common.stdout.strip()).resolve().parent.parent):
-        if (root / "shared" / "cad").is_dir():
-            return root / "shared" / "cad"
-    raise FileNotFoundError(f"real CAD test files expected in {REPO.parent / 'shared' / 'cad'}")
-
-
-SHARED_CAD = shared_cad_dir()
-CAD_FILES = sorted(p.name for p in SHARED_CAD.iterdir() if p.suffix.lower() != ".md")
+CAD_FILES = sorted(p.name for p in REAL_CAD.iterdir() if p.suffix.lower() != ".md")
 # The default config's CSG models are made per index (interleaved primitive counts), so the first 12
 # give the default pool's 4 ground truths without building all 240.
 DEFAULT_POOL_MODELS = "models.csg.count=12"
@@ -59,7 +48,7 @@ def assert_calibrated(checks, where: str) -> dict[str, bool]:
 @pytest.mark.parametrize("name", CAD_FILES)
 def test_severities_are_calibrated_on_real_cad(name):
     assert len(CAD_FILES) >= 11
-    gt = brep_wireframe(cad.read_shape(SHARED_CAD / name)).wireframe
+    gt = brep_wireframe(cad.read_shape(REAL_CAD / name)).wireframe
     variants = make_variants(gt, name, 0)
     assert all(v.ok for v in variants), [v.error for v in variants]
     checks = check_variants(gt, [(v.kind, v.severity, v.wireframe) for v in variants], 384, 0.02, 0.02)

@@ -158,7 +158,7 @@ SHARED_FILES = ("bug3883_xr2-ct-214_l-bracket.stp", "io1-ug-214.stp", "nist_ctc_
 
 
 @pytest.fixture(scope="module")
-def ground_truths(shared_cad) -> dict:
+def ground_truths(real_cad) -> dict:
     """16 random CSG ground truths (as the models stage makes them) and 6 real parts."""
     gts, i = {}, 0
     while len(gts) < 16:
@@ -171,7 +171,7 @@ def ground_truths(shared_cad) -> dict:
         except (cad.CsgError, ValueError):  # failed boolean, or only spheres / tori: no feature edges
             continue
     for name in SHARED_FILES:
-        gts[name] = brep_wireframe(cad.read_shape(shared_cad / name)).wireframe
+        gts[name] = brep_wireframe(cad.read_shape(real_cad / name)).wireframe
     return gts
 
 

@@ -77,8 +77,8 @@ def test_default_config_gives_the_same_bytes_on_one_worker_and_on_a_remote_clust
 
 
 @pytest.mark.slow
-def test_shared_cad_files_give_the_same_bytes_twice(tmp_path, shared_cad, shared_cluster):
-    common = ['models.source="files"', f'models.files.root="{shared_cad}"', "render.exact_timeout_s=4"]
+def test_real_cad_files_give_the_same_bytes_twice(tmp_path, real_cad, shared_cluster):
+    common = ['models.source="files"', f'models.files.root="{real_cad}"', "render.exact_timeout_s=4"]
     a = _run(tmp_path / "a", *common, scheduler=shared_cluster, stages=("models", "drawings"))
     b = _run(tmp_path / "b", *common, "runner.workers=1", stages=("models", "drawings"))
     _assert_same(a, b)
@@ -104,16 +104,16 @@ def test_rerun_after_a_settings_change_matches_a_fresh_run(tmp_path, shared_clus
 
 
 @pytest.mark.slow
-def test_rerun_after_a_cad_file_is_edited_in_place_matches_a_fresh_run(tmp_path, shared_cad, shared_cluster):
+def test_rerun_after_a_cad_file_is_edited_in_place_matches_a_fresh_run(tmp_path, real_cad, shared_cluster):
     folder = tmp_path / "cad"
     folder.mkdir()
     for name in ("bug3883_xr2-ct-214_l-bracket.stp", "io1-ug-214.stp"):
-        shutil.copy(shared_cad / name, folder / name)
+        shutil.copy(real_cad / name, folder / name)
     files = ['models.source="files"', f'models.files.root="{folder}"', "pool.models=0"]
     stages = ("models", "drawings", "pool")
     reused = _run(tmp_path / "reused", *files, scheduler=shared_cluster, stages=stages)
     before = pq.read_table(reused / "views.parquet").to_pylist()
-    (folder / "io1-ug-214.stp").write_bytes((shared_cad / "ANC101.stp").read_bytes())  # edited in place
+    (folder / "io1-ug-214.stp").write_bytes((real_cad / "ANC101.stp").read_bytes())  # edited in place
     _run(reused, *files, scheduler=shared_cluster, stages=stages)
     fresh = _run(tmp_path / "fresh", *files, scheduler=shared_cluster, stages=stages)
     _assert_same(reused, fresh, ignore=RESUME_CACHE)
@@ -360,7 +360,7 @@ def public_tmp():
     shutil.rmtree(folder, ignore_errors=True)
 
 
-def test_bad_cad_inputs_become_rows_and_loose_edges_are_drawn(public_tmp, shared_cad, shared_cluster):
+def test_bad_cad_inputs_become_rows_and_loose_edges_are_drawn(public_tmp, real_cad, shared_cluster):
     from OCP.BRepBuilderAPI import BRepBuilderAPI_MakeEdge  # test-only shape building
 
     from spare_gen import cad
@@ -370,11 +370,11 @@ def test_bad_cad_inputs_become_rows_and_loose_edges_are_drawn(public_tmp, shared
     folder = public_tmp / "cad"
     folder.mkdir()
     folder.chmod(0o755)
-    text = (shared_cad / "io1-ug-214.stp").read_bytes()
+    text = (real_cad / "io1-ug-214.stp").read_bytes()
     comment = b"/* exported by a tool that writes a long licence comment before the header: " + b"x" * 60 + b" */\n"
     assert len(comment) > 100
     (folder / "commented.step").write_bytes(comment + text)
-    solids = cad.read_shape(shared_cad / "red_cube_blue_cylinder.step")
+    solids = cad.read_shape(real_cad / "red_cube_blue_cylinder.step")
     far_edge = BRepBuilderAPI_MakeEdge(gp_Pnt(0, 0, 60), gp_Pnt(40, 40, 100)).Edge()
     cad.write_brep(compound([solids, far_edge]), folder / "solids_and_edge.brep")
     assert loose_parts(cad.read_shape(folder / "solids_and_edge.brep"))

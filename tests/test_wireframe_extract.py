@@ -114,8 +114,8 @@ def test_keep_seams_adds_the_cylinder_seam_line():
 # ------------------------------------------------------------------------------------------ real files
 
 
-def test_l_bracket_file(shared_cad):
-    shape = cad.read_shape(shared_cad / "bug3883_xr2-ct-214_l-bracket.stp")
+def test_l_bracket_file(real_cad):
+    shape = cad.read_shape(real_cad / "bug3883_xr2-ct-214_l-bracket.stp")
     w = brep_wireframe(shape)
     assert_clean_graph(w)
     # a 50 x 60 x 100 box; all 28 B-rep vertices are corners; its 8 split lines (cylinder halves) are dropped
@@ -127,12 +127,12 @@ def test_l_bracket_file(shared_cad):
     assert len(w.edges) - np.count_nonzero(w.kinds == CURVE) == 42 - 8
 
 
-def test_nist_brep_and_io1_step(shared_cad):
-    nist = brep_wireframe(cad.read_shape(shared_cad / "nist_ctc_01.brep"))
+def test_nist_brep_and_io1_step(real_cad):
+    nist = brep_wireframe(cad.read_shape(real_cad / "nist_ctc_01.brep"))
     assert_clean_graph(nist)
     assert (nist.dropped["degenerate"], nist.dropped["split"]) == (4, 22)
     assert nist.scale == pytest.approx(math.sqrt(800**2 + 450**2 + 150**2), rel=1e-6)
-    io1 = brep_wireframe(cad.read_shape(shared_cad / "io1-ug-214.stp"))
+    io1 = brep_wireframe(cad.read_shape(real_cad / "io1-ug-214.stp"))
     assert_clean_graph(io1)
     assert io1.dropped["seam"] == 12
     for w in (nist, io1):
@@ -140,16 +140,16 @@ def test_nist_brep_and_io1_step(shared_cad):
         np.testing.assert_allclose(denormalise(w.vertices, w.centre, w.scale), w.to_model_units())
 
 
-def test_unsewn_faces_give_one_line_per_shared_edge(shared_cad):
+def test_unsewn_faces_give_one_line_per_shared_edge(real_cad):
     """bearing.iges: every face has its own copy of its edges; copies must merge, not double the lines."""
-    w = brep_wireframe(cad.read_shape(shared_cad / "bearing.iges"))
+    w = brep_wireframe(cad.read_shape(real_cad / "bearing.iges"))
     assert_clean_graph(w)
     nearest = np.sort(np.linalg.norm(w.vertices[:, None] - w.vertices[None], axis=2), axis=1)[:, 1]
     assert nearest.min() > 1e-6  # no two vertices left at the same place
 
 
-def test_child_function_row(shared_cad):
-    row = extract_wireframe("bracket", str(shared_cad / "bug3883_xr2-ct-214_l-bracket.stp"), 0.01)
+def test_child_function_row(real_cad):
+    row = extract_wireframe("bracket", str(real_cad / "bug3883_xr2-ct-214_l-bracket.stp"), 0.01)
     assert (row["status"], row["error"], row["model_id"]) == ("ok", "", "bracket")
     assert row["n_vertices"] == len(row["vertices"]) == len(row["vertex_kinds"])
     assert row["n_edges"] == len(row["edges"]) and row["n_corners"] == 28
