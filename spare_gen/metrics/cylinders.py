@@ -56,18 +56,8 @@ def _ball_volume(radius: float, ends: CylinderEnds) -> float:
     return 4.0 / 3.0 * np.pi * radius**3 if ends is CylinderEnds.ROUND else 0.0
 
 
-def sample_capsules(
-    segments: np.ndarray, radius: float, n: int, rng: np.random.Generator, *, with_part: bool = False
-):
-    """``n`` points uniform in the mixture of capsules, each capsule chosen in proportion to its volume.
-
-    With ``with_part`` also a bool per point: drawn in the tube part (not in a cap).
-    """
-    return _place(segments, radius, _Draws(radius, n, rng), with_part)
-
-
 class _Draws:
-    """The random numbers of :func:`sample_capsules`, drawn in its order; none depends on the segments, so one
+    """The random numbers of a capsule sample (:func:`_placed`), drawn in one order; none depends on the segments, so one
     set serves every wireframe sampled with the same generator seed, count and radius."""
 
     def __init__(self, radius: float, n: int, rng: np.random.Generator):
@@ -90,12 +80,6 @@ def _seeded_draws(seed: int, radius: float, n: int) -> _Draws:
     return _Draws(radius, n, derive_rng(seed, "cylinder_iou"))
 
 
-def _place(segments: np.ndarray, radius: float, draws: _Draws, with_part: bool):
-    """The sample points of ``segments`` from ``draws`` (see :func:`sample_capsules`)."""
-    placed = _placed(segments, radius, draws)
-    return (placed.points, placed.in_tube) if with_part else placed.points
-
-
 class _Placed(NamedTuple):
     """Sample points and where each was drawn (see :func:`_placed`)."""
 
@@ -110,9 +94,10 @@ _SURE_MARGIN = 1e-9  # x (radius + largest coordinate): far beyond the rounding 
 
 
 def _placed(segments: np.ndarray, radius: float, draws: _Draws) -> _Placed:
-    """:func:`_place`'s points with where each was drawn.
+    """``draws`` placed in the mixture of ``segments``' capsules (each capsule chosen in proportion to its volume),
+    with where each point was drawn.
 
-    ``sure`` marks the points whose own-capsule test (:func:`_containment`'s exact expressions) cannot come out
+    ``sure`` marks the points whose own-capsule test (:func:`_exact_inside`'s exact expressions) cannot come out
     otherwise than by construction: a tube point more than a margin inside the tube and away from both ends
     (inside, and its projection on the segment: flat too), a cap point more than the margin inside its half ball
     and off the end's plane (inside, projection beyond the end: not flat). The margin dwarfs the rounding of
@@ -162,30 +147,10 @@ def canonical_order(segments: np.ndarray) -> np.ndarray:
     return segs[np.lexsort(flat.T[::-1])]
 
 
-def capsule_containment(
-    points: np.ndarray,
-    segments: np.ndarray,
-    radius: float,
-    ends: CylinderEnds = CylinderEnds.ROUND,
-    *,
-    points_tree: cKDTree | None = None,
-) -> tuple[np.ndarray, np.ndarray]:
-    """All (point, segment) index pairs with the point inside the segment's capsule (or flat cylinder), once.
-
-    Candidates come from a KD-tree on anchors along the edges (:func:`_containment`); the exact
-    point-to-segment distance then decides, and every pair appears once without sorting. ``points_tree`` (a ``cKDTree`` of ``points``) saves
-    building it again when the same points are tested against several segment sets.
-    """
-    p_idx, s_idx, flat = _containment(points, segments, radius, points_tree)
-    if ends is CylinderEnds.FLAT:
-        return p_idx[flat], s_idx[flat]
-    return p_idx, s_idx
-
-
 class _Anchors:
-    """Candidate anchors of a segment set for :func:`_containment`: the midpoints of pieces at most ``spacing``
-    long and both end points of every segment, with the segment, piece and kind (piece, start, end) of each,
-    and ``reach(radius)``: how far from each anchor a point it is looked for at can be (see :func:`_containment`)."""
+    """Candidate anchors of a segment set for the containment searches: the midpoints of pieces at most ``spacing``
+    long and both end points of every segment, with the segment and piece of each, and ``reach(radius)``: how far
+    from each anchor a point it is looked for at can be."""
 
     def __init__(self, segments: np.ndarray, spacing: float):
         samples = sample_segments(segments, spacing)
@@ -195,7 +160,6 @@ class _Anchors:
         self.segment_index = np.concatenate([samples.segment_index, np.arange(n), np.arange(n)])
         self.piece_index = np.concatenate([samples.piece_index, np.zeros(2 * n, dtype=np.int64)])
         self.piece_count = samples.piece_count
-        self.kind = np.repeat(np.array([0, 1, 2], dtype=np.int8), [len(samples.points), n, n])
         self.tree = cKDTree(self.points)
         self.piece_start = np.cumsum(self.piece_count) - self.piece_count  # anchor index of each segment's piece 0
         self._reach: dict[float, np.ndarray] = {}
@@ -208,18 +172,6 @@ class _Anchors:
             exact = np.concatenate([np.sqrt(radius**2 + (0.5 * self.piece_length) ** 2), ends])
             self._reach[radius] = exact * (1.0 + 1e-9) + 1e-12
         return self._reach[radius]
-
-
-def _points_tree(points: np.ndarray) -> cKDTree:
-    """A KD-tree of sample points, quick to build; only ever asked for every pair within a distance (exact)."""
-    return cKDTree(points, balanced_tree=False, compact_nodes=False)
-
-
-def _search_radius(radius: float) -> float:
-    """How far from a point its containing segment's nearest anchor can be (anchors ``_CANDIDATE_SPACING *
-    radius`` apart along the segment), with a hair of slack for rounding."""
-    spacing = _CANDIDATE_SPACING * radius
-    return float(np.sqrt(radius**2 + (spacing / 2.0) ** 2)) * (1.0 + 1e-9) + 1e-12
 
 
 def _on_segments(points: np.ndarray, segments: np.ndarray):
@@ -239,39 +191,6 @@ def _exact_inside(points: np.ndarray, segments: np.ndarray, radius: float) -> tu
     ap, ab, num, denom, t = _on_segments(points, segments)
     inside = np.linalg.norm(ap - t[:, None] * ab, axis=-1) <= radius
     return inside, inside & (num >= 0) & (num <= denom)
-
-
-def _containment(points, segments, radius, points_tree=None, anchors=None):
-    """(point, segment) pairs with the point inside the segment's capsule, and whether it is also inside the
-    flat cylinder (its projection falls on the segment); see :func:`capsule_containment`.
-
-    Each (point, segment) pair is looked for at one anchor (:class:`_Anchors`): the end point its projection
-    is clamped to, else the midpoint of the piece holding its projection. A point inside the capsule is then
-    within ``sqrt(radius**2 + (spacing / 2)**2)`` of that anchor (``radius`` of an end point), so a search
-    that far finds every inside pair once, with fewer candidates than a search of ``radius + spacing / 2``
-    around midpoints alone; candidates farther from their anchor than its own reach (:meth:`_Anchors.reach`:
-    shorter pieces reach less far, end points only ``radius``) cannot be inside and are dropped at once. The
-    exact test (:func:`_exact_inside`) decides.
-    """
-    if len(points) == 0 or len(segments) == 0:
-        empty = np.zeros(0, dtype=np.int64)
-        return empty, empty, np.zeros(0, dtype=bool)
-    if anchors is None:
-        anchors = _Anchors(segments, _CANDIDATE_SPACING * radius)
-    if points_tree is None:
-        points_tree = _points_tree(points)
-    pairs = points_tree.sparse_distance_matrix(anchors.tree, _search_radius(radius), output_type="ndarray")
-    near = pairs["v"] <= anchors.reach(radius)[pairs["j"]]
-    p_idx, j = pairs["i"][near], pairs["j"][near]
-    s_idx = anchors.segment_index[j]
-    _, _, num, denom, t = _on_segments(points[p_idx], segments[s_idx])
-    kind = anchors.kind[j]
-    count = anchors.piece_count[s_idx]
-    piece = np.minimum((t * count).astype(np.int64), count - 1) == anchors.piece_index[j]
-    mine = np.where(num < 0, kind == 1, np.where(num > denom, kind == 2, (kind == 0) & piece))  # the pair's anchor
-    p_idx, s_idx = p_idx[mine], s_idx[mine]
-    inside, flat = _exact_inside(points[p_idx], segments[s_idx], radius)
-    return p_idx[inside], s_idx[inside], flat[inside]
 
 
 _SLACK = 1e-9  # x (radius + largest coordinate): widens candidate bounds against rounding; the exact test decides
@@ -329,7 +248,7 @@ def _close_pieces(anchors: _Anchors, segments: np.ndarray, segment_anchors: _Anc
 
 
 def _own_containment(placed: _Placed, pieces: _Pieces, segments, radius, anchors: _Anchors):
-    """:func:`_containment`'s pairs for points drawn by :func:`_placed` from these ``segments``, found from where
+    """The (point, segment) containment pairs for points drawn by :func:`_placed` from these ``segments``, found from where
     each was drawn (:class:`_Pieces`): every point with its own segment, which ``placed.sure`` settles for all but
     the points drawn next to a boundary, and the points of each piece with the other segments that pass close."""
     piece, segment, _ = _close_pieces(anchors, segments, None, radius)

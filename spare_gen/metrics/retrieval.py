@@ -46,10 +46,6 @@ class _Problem:
     exclude_self: bool
     n_relevant: np.ndarray  # (Q,) int
 
-    @property
-    def list_length(self) -> int:
-        return self.distances.shape[1] - int(self.exclude_self)
-
 
 def _prepare(distances, query_labels, target_labels, exclude_self: bool | None) -> _Problem:
     d = np.asarray(distances, dtype=np.float64)

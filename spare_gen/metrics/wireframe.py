@@ -132,10 +132,6 @@ def edge_prf(pred: Wireframe, gt: Wireframe, threshold: float = EDGE_THRESHOLD) 
     return prf(len(rows), len(ps), len(gs))
 
 
-def _edge_samples(wf: Wireframe, spacing: float):
-    return _sampled(wf, spacing)[0]
-
-
 def _sampled(wf: Wireframe, spacing: float):
     """(edge samples, KD-tree of their points or None), cached on the cleaned segments' bytes: a report
     compares many predictions with the same GT."""

@@ -20,7 +20,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 from scipy.optimize import minimize
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
@@ -43,9 +42,6 @@ class BradleyTerryFit:
     stderr: np.ndarray
     log_likelihood: float
     l2: float
-
-    def as_series(self) -> pd.Series:
-        return pd.Series(self.ability, index=list(self.items), name="bt_ability")
 
 
 def _loss_and_grad(theta: np.ndarray, m: Matchups, l2: float) -> tuple[float, np.ndarray]:

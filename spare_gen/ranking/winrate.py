@@ -30,12 +30,6 @@ class Matchups:
         """How many judgements each item took part in."""
         return np.bincount(self.a, self.games, self.n_items) + np.bincount(self.b, self.games, self.n_items)
 
-    def item_scores(self) -> np.ndarray:
-        """Points per item (wins + half the ties)."""
-        return np.bincount(self.a, self.score_a, self.n_items) + np.bincount(
-            self.b, self.games - self.score_a, self.n_items
-        )
-
 
 def matchups(judgements: pd.DataFrame, items: list[str] | tuple[str, ...] | None = None) -> Matchups:
     """Pool ``judgements`` (columns left_item, right_item, left_score) into per-pair totals.

@@ -153,10 +153,6 @@ def parse_kind(name: str | CorruptionKind) -> CorruptionKind:
     return kind
 
 
-def severity_params(name: str, severity: str) -> SeverityParams:
-    return SEVERITY_TABLE[parse_kind(name)][parse_severity(severity)]
-
-
 def model_size(wireframe: Wireframe) -> float:
     """The wireframe's scale: its bounding-box diagonal (1 for a single point)."""
     with np.errstate(over="ignore", invalid="ignore"):  # huge coordinates give inf, reported below

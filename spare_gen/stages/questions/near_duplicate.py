@@ -128,10 +128,6 @@ def duplicate_matrix(drawings: Sequence[Drawing], tolerance_px: float) -> np.nda
     return dup
 
 
-def all_distinct(drawings: Sequence[Drawing], tolerance_px: float) -> bool:
-    return not duplicate_matrix(drawings, tolerance_px).any()
-
-
 def distinct_triples(dup: np.ndarray, query: int) -> list[tuple[int, int, int]]:
     """Index triples (sorted) of drawings distinct from ``query`` and from each other, in lexicographic order."""
     others = [i for i in range(len(dup)) if i != query and not dup[query, i]]
