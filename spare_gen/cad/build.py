@@ -16,10 +16,20 @@ from OCP.BRepPrimAPI import (
 )
 from OCP.gp import gp_Ax1, gp_Ax2, gp_Dir, gp_Pnt, gp_Trsf, gp_Vec
 from OCP.BRep import BRep_Builder
-from OCP.TopAbs import TopAbs_EDGE, TopAbs_FACE, TopAbs_SOLID, TopAbs_ShapeEnum
-from OCP.TopExp import TopExp_Explorer
-from OCP.TopoDS import TopoDS_Compound, TopoDS_Shape
+from OCP.TopAbs import (
+    TopAbs_COMPOUND,
+    TopAbs_EDGE,
+    TopAbs_FACE,
+    TopAbs_SOLID,
+    TopAbs_ShapeEnum,
+    TopAbs_VERTEX,
+    TopAbs_WIRE,
+)
+from OCP.TopExp import TopExp, TopExp_Explorer
+from OCP.TopoDS import TopoDS_Compound, TopoDS_Iterator, TopoDS_Shape
 
+from spare_gen.cad.compat import EdgeFaceMap
+from spare_gen.cad.props import volume
 from spare_gen.config.schema import ROTATION_AXES, Primitive
 
 
@@ -114,6 +124,42 @@ def loose_parts(shape: TopoDS_Shape) -> list[TopoDS_Shape]:
     return _explore(shape, TopAbs_FACE, TopAbs_SOLID) + _explore(shape, TopAbs_EDGE, TopAbs_FACE)
 
 
+def loose_edge_count(shape: TopoDS_Shape) -> int:
+    """How many distinct edges of ``shape`` bound no face (datum axes, construction lines, wires of a file)."""
+    if not _explore(shape, TopAbs_EDGE, TopAbs_FACE):  # the fast answer for shapes made of faces only
+        return 0
+    faces_of = EdgeFaceMap()
+    TopExp.MapShapesAndUniqueAncestors_s(shape, TopAbs_EDGE, TopAbs_FACE, faces_of)
+    return sum(faces_of.FindFromIndex(i).Extent() == 0 for i in range(1, faces_of.Extent() + 1))
+
+
+def _faces_only(shape: TopoDS_Shape) -> TopoDS_Shape | None:
+    """``shape`` without the wires, edges and vertices that lie outside its faces (None if nothing else is left)."""
+    kind = shape.ShapeType()
+    if kind in (TopAbs_WIRE, TopAbs_EDGE, TopAbs_VERTEX):
+        return None
+    if kind != TopAbs_COMPOUND:
+        return shape  # a solid, compsolid, shell or face: every edge in it bounds a face
+    children, it = [], TopoDS_Iterator(shape)
+    while it.More():
+        children.append(_faces_only(it.Value()))
+        it.Next()
+    kept = [c for c in children if c is not None]
+    return compound(kept) if kept else None
+
+
+def without_loose_edges(shape: TopoDS_Shape) -> tuple[TopoDS_Shape, int]:
+    """``shape`` without its loose edges (edges that bound no face), and how many there were.
+
+    The shape itself when it has none; a shape that is nothing but edges is returned as it is (nothing else to draw).
+    """
+    count = loose_edge_count(shape)
+    if not count:
+        return shape, 0
+    kept = _faces_only(shape)
+    return (shape if kept is None else kept), count
+
+
 def compound(parts: list[TopoDS_Shape]) -> TopoDS_Compound:
     result, builder = TopoDS_Compound(), BRep_Builder()
     builder.MakeCompound(result)
@@ -122,19 +168,44 @@ def compound(parts: list[TopoDS_Shape]) -> TopoDS_Compound:
     return result
 
 
+FUSED_VOLUME_RTOL = 1e-3  # the fused volume may fall this fraction outside [largest solid, sum of the solids]
+
+
+def outward(parts: list[TopoDS_Shape]) -> tuple[list[TopoDS_Shape], list[float]]:
+    """Each solid with its faces pointing outwards (one of negative volume, turned inside out, reversed), and the
+    solids' volumes (positive)."""
+    volumes = [volume(p) for p in parts]
+    return [p.Reversed() if v < 0 else p for p, v in zip(parts, volumes)], [abs(v) for v in volumes]
+
+
+def fused_volume_fits(fused: float, volumes: list[float]) -> bool:
+    """Whether a union of solids of these ``volumes`` may have volume ``fused``: at least the largest, at most the
+    sum (within FUSED_VOLUME_RTOL). A boolean that loses solids, or turns the result inside out, gives less."""
+    slack = FUSED_VOLUME_RTOL * sum(volumes)
+    return max(volumes) - slack <= fused <= sum(volumes) + slack
+
+
 def fuse_all(shape: TopoDS_Shape) -> TopoDS_Shape:
     """Fuse overlapping solids into one (before HLR), keeping loose faces and edges beside them.
 
-    Single-solid or solid-less shapes are returned as they are.
+    Single-solid or solid-less shapes are returned as they are. Solids turned inside out (negative volume) are
+    reversed first: fused as they are, each would count as everything outside it. A fusion that fails, or whose
+    volume cannot be the union's (``fused_volume_fits``: OCCT's booleans on an invalid B-rep were seen to keep one
+    flat fragment of 40 solids in 4 groups), gives the solids unfused instead, all of them, each facing outwards.
     """
     parts = solids(shape)
     if len(parts) < 2:
         return shape
+    given = parts
+    parts, volumes = outward(given)
+    loose = loose_parts(shape)
+    unfused = shape if all(p is q for p, q in zip(parts, given)) else compound(parts + loose)
     result = parts[0]
     for other in parts[1:]:
         fuse = BRepAlgoAPI_Fuse(result, other)
         if not fuse.IsDone():
-            return shape
+            return unfused
         result = fuse.Shape()
-    loose = loose_parts(shape)
+    if not fused_volume_fits(volume(result), volumes):
+        return unfused
     return compound([result, *loose]) if loose else result

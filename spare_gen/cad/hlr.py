@@ -94,9 +94,10 @@ class HlrModel:
 
     def __init__(self, shape: TopoDS_Shape, method: HlrMethod | str = HlrMethod.EXACT,
                  deflection: float = RenderConfig.model_fields["deflection"].default,
-                 smooth_edges: bool = True):
+                 smooth_edges: bool = True, loose_edges: bool = False):
         """``deflection`` is the curve discretisation tolerance as a fraction of the bounding-box diagonal;
-        ``smooth_edges=False`` draws sharp and silhouette edges only (no G1 edges such as fillet boundaries)."""
+        ``smooth_edges=False`` draws sharp and silhouette edges only (no G1 edges such as fillet boundaries);
+        ``loose_edges=True`` draws edges that bound no face too (left out by default, counted in ``loose_edges``)."""
         self.method = HlrMethod(method)
         if self.method is HlrMethod.AUTO:
             raise ValueError("HlrModel runs one algorithm, exact or poly (auto, exact then poly, is the caller's)")
@@ -104,7 +105,8 @@ class HlrModel:
         keep = [n for n in VISIBLE_COMPOUNDS + HIDDEN_COMPOUNDS if smooth_edges or n not in SMOOTH_COMPOUNDS]
         self.visible_names = [n for n in VISIBLE_COMPOUNDS if n in keep]
         self.hidden_names = [n for n in HIDDEN_COMPOUNDS if n in keep]
-        self.prepared = prepare_shape(shape, split_seams=self.method is HlrMethod.EXACT)
+        self.prepared = prepare_shape(shape, split_seams=self.method is HlrMethod.EXACT, loose_edges=loose_edges)
+        self.loose_edges = self.prepared.loose_edges
         self.bbox = quick_bbox(self.prepared.base)
         self.diagonal = float(math.dist(self.bbox[:3], self.bbox[3:]))
         self.tolerance = deflection * self.diagonal if self.diagonal > 0 else 1e-6
@@ -116,6 +118,20 @@ class HlrModel:
     def edge_points(self) -> np.ndarray:
         """(n, 3) points along the model's drawn edge classes within the curve tolerance (what every view must reach)."""
         return edge_samples(self.prepared.base, self.tolerance, self.smooth_edges)
+
+    @cached_property
+    def model_points(self) -> np.ndarray:
+        """(n, 3) points on the model as given (its solids before fusing, loose edges left out): its drawn edge
+        classes sampled within the curve tolerance and the nodes of its curved faces' mesh. Every view of the model
+        reaches at least as far as these do (they lie on it), silhouettes of curved faces included. The same samples
+        as ``edge_points`` and ``outline``'s folds when nothing was fused or left out (no extra cost)."""
+        faces = self.prepared.faces
+        if faces is self.prepared.base:
+            _, folds = self.outline
+            return np.concatenate([self.edge_points, folds.ends.reshape(-1, 3)])
+        BRepMesh_IncrementalMesh(faces, self.tolerance, False, MESH_ANGULAR_DEFLECTION, False)
+        return np.concatenate([edge_samples(faces, self.tolerance, self.smooth_edges),
+                               mesh_folds(faces).ends.reshape(-1, 3)])
 
     @cached_property
     def outline(self) -> tuple[list[np.ndarray], Folds]:

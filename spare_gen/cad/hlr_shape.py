@@ -22,7 +22,7 @@ from OCP.TopExp import TopExp, TopExp_Explorer
 from OCP.TopLoc import TopLoc_Location
 from OCP.TopoDS import TopoDS_Shape
 
-from spare_gen.cad.build import fuse_all
+from spare_gen.cad.build import fuse_all, without_loose_edges
 from spare_gen.cad.compat import EdgeFaceMap, indexed_subshapes, to_edge, to_face
 from spare_gen.cad.sampling import sample_curve
 
@@ -42,10 +42,14 @@ SEAM_SAFE_SURFACES = frozenset(
 
 @dataclass(frozen=True)
 class PreparedShape:
-    """``base``: fused, continuity encoded. ``exact``: the same with risky closed faces split (or ``base``)."""
+    """``base``: fused, continuity encoded. ``exact``: the same with risky closed faces split (or ``base``).
+    ``faces``: the shape as given without its loose edges, before fusing (the solid every view must show).
+    ``loose_edges``: how many edges of the shape as given bound no face (drawn only when kept)."""
 
     base: TopoDS_Shape
     exact: TopoDS_Shape
+    faces: TopoDS_Shape
+    loose_edges: int = 0
 
     @property
     def split(self) -> bool:
@@ -87,19 +91,23 @@ def split_closed_faces(shape: TopoDS_Shape) -> TopoDS_Shape | None:
     return result
 
 
-def prepare_shape(shape: TopoDS_Shape, split_seams: bool = True) -> PreparedShape:
-    """Fuse overlapping solids, encode edge continuity, and split risky closed faces for exact HLR.
+def prepare_shape(shape: TopoDS_Shape, split_seams: bool = True, loose_edges: bool = False) -> PreparedShape:
+    """Leave out loose edges (unless ``loose_edges``), fuse overlapping solids, encode edge continuity, and split
+    risky closed faces for exact HLR.
 
-    With continuity encoded, HLR tells seams and splits inside one smooth surface (RgN, not drawn)
-    from tangent edges (Rg1, drawn) and creases (sharp, drawn).
+    Loose edges (edges that bound no face: datum axes, construction lines as Pro/E and CATIA exports hold) are no
+    part of the solid a drawing shows; kept, they are drawn where visible and frame the drawing. With continuity
+    encoded, HLR tells seams and splits inside one smooth surface (RgN, not drawn) from tangent edges (Rg1, drawn)
+    and creases (sharp, drawn).
     """
-    base = fuse_all(shape)
+    faces, loose = without_loose_edges(shape)
+    base = fuse_all(shape if loose_edges else faces)
     BRepLib.EncodeRegularity_s(base, REGULARITY_ANGLE)
     exact = split_closed_faces(base) if split_seams and has_risky_seam(base) else None
     if exact is None:
-        return PreparedShape(base, base)
+        return PreparedShape(base, base, faces, loose)
     BRepLib.EncodeRegularity_s(exact, REGULARITY_ANGLE)
-    return PreparedShape(base, exact)
+    return PreparedShape(base, exact, faces, loose)
 
 
 def has_edges(shape: TopoDS_Shape) -> bool:

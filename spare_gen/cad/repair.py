@@ -15,6 +15,7 @@ from OCP.TopAbs import TopAbs_EDGE, TopAbs_FACE, TopAbs_SOLID
 from OCP.TopExp import TopExp_Explorer
 from OCP.TopoDS import TopoDS_Compound, TopoDS_Shape
 
+from spare_gen.cad.build import loose_parts
 from spare_gen.cad.compat import indexed_subshapes, to_face
 from spare_gen.cad.props import volume
 
@@ -58,7 +59,8 @@ def rebuild_edgeless_faces(shape: TopoDS_Shape) -> tuple[TopoDS_Shape, int]:
 
 
 def outward_solids(shape: TopoDS_Shape) -> tuple[TopoDS_Shape, int]:
-    """``shape`` with each solid of negative volume (faces pointing inwards) reversed; and how many were."""
+    """``shape`` with each solid of negative volume (faces pointing inwards) reversed, its loose faces and edges kept
+    beside them; and how many were."""
     solids = indexed_subshapes(shape, TopAbs_SOLID)
     inverted = [s for s in solids if volume(s) < 0]
     if not inverted:
@@ -69,4 +71,6 @@ def outward_solids(shape: TopoDS_Shape) -> tuple[TopoDS_Shape, int]:
     builder.MakeCompound(compound)
     for solid in solids:
         builder.Add(compound, solid.Reversed() if any(solid.IsSame(s) for s in inverted) else solid)
+    for part in loose_parts(shape):  # faces outside every solid, edges outside every face: no part of a solid
+        builder.Add(compound, part)
     return compound, len(inverted)

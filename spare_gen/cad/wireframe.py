@@ -15,7 +15,9 @@ Which B-rep edges become wireframe lines:
   (an edge between two patches of one surface: ``BRepLib.EncodeRegularity`` marks it CN). Seams and
   split lines are bookkeeping of the parametrisation, not feature lines: a CAD wireframe or line
   drawing does not show them, and which of them a file has depends on the exporter. Tangent (G1)
-  edges, e.g. fillet boundaries, are kept: CAD drawings show them. Zero-length edges are dropped.
+  edges, e.g. fillet boundaries, are kept: CAD drawings show them. Zero-length edges are dropped;
+* loose edges (edges that bound no face: datum axes, construction lines) are kept like any other edge: the
+  wireframe is the B-rep's edges. The drawings leave them out unless ``render.loose_edges``.
 
 B-rep vertices are merged by shape identity (``IsSame``) here, and by distance afterwards (non-sewn
 faces of STEP exports repeat their vertices); vertices on no kept edge (a cone's apex) are dropped,

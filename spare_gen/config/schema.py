@@ -257,7 +257,7 @@ SPARE3D_HIDDEN_WIDTH = 1.0
 
 
 class RenderConfig(_Section):
-    LATER_OPTIONS: ClassVar[frozenset[str]] = frozenset({"line_width_rule"})
+    LATER_OPTIONS: ClassVar[frozenset[str]] = frozenset({"line_width_rule", "loose_edges"})
 
     enabled: bool = True
     size: Annotated[int, Field(ge=32, le=4096)] = 200
@@ -277,6 +277,11 @@ class RenderConfig(_Section):
                     "configs/spare3d_csg_original.toml",
     )
     hidden_style: HiddenStyle = HiddenStyle.RED
+    loose_edges: bool = Field(
+        False, description="draw the edges that bound no face (datum axes, construction lines of Pro/E and CATIA "
+                           "exports) and frame the drawing with them; off: they are left out of the drawing and its "
+                           "framing, and counted in drawings.parquet (n_loose_edges)",
+    )
     hlr: HlrMethod = HlrMethod.AUTO
     exact_timeout_s: Annotated[float, Field(gt=0, le=3600)] = Field(
         20.0, description="per-model CPU-time budget for exact HLR before the mesh fallback"

@@ -4,13 +4,17 @@
 Per-model work (reading, fusing, loading into HLR) happens once; then each view is HLR + render.
 Every view's lines are checked on both sides (``view_problem``). Too far: against the model's projected
 bounding box (``plausible_lines``): exact HLR has been seen to return a point 10,000x outside an 11-unit
-part, which would shrink the whole frame to a dot. Too short: against the projection of the model's own
-edges, sampled in 3D (``shortfall``): a drawing whose lines stop more than SHORTFALL_PX short of them on
-any side has lost lines. Such a view is redrawn with the mesh algorithm; if that fails too, the view is
-``failed`` with both reasons. Off the model: every drawn line must lie within STRAY_PX of the projection of some
-edge or silhouette of the model (``stray.Outline``). Test hooks (``spare_gen.runner.testhooks``): ``broken_hlr``
+part, which would shrink the whole frame to a dot. Well short: against the model's own projected box (``box_fill``:
+the box of the solids as given, before they are fused; an IGES file of 40 solids in 4 groups was once drawn as one
+flat fragment 1/4.5 of it): lines spanning under BOX_FILL of it on either image axis do not show the model. Too
+short: against the projection of the model's own edges, sampled in 3D (``shortfall``): a drawing whose lines stop
+more than SHORTFALL_PX short of them on any side has lost lines. Such a view is redrawn with the mesh algorithm; if
+that fails too, the view is ``failed`` with both reasons. Off the model: every drawn line must lie within STRAY_PX
+of the projection of some edge or silhouette of the model (``stray.Outline``). Test hooks (``spare_gen.runner.testhooks``): ``broken_hlr``
 plants such a far point in exact results, ``missing_hlr_line`` cuts the last tenth of the view's width off them,
-``stray_hlr_line`` (fired by tests in-process) adds the projected box's diagonal.
+``stray_hlr_line`` (fired by tests in-process) adds the projected box's diagonal, ``fragment_hlr`` (in-process, both
+methods) shrinks every view to FRAGMENT_FRACTION of its size. Edges that bound no face are left out of the drawing
+and its framing unless ``render.loose_edges`` (``cad.hlr.HlrModel``); the drawings row counts them.
 """
 
 from __future__ import annotations
@@ -46,9 +50,15 @@ from spare_gen.runner.isolation import Status
 MIXED = "mixed"  # some views exact, some from the mesh fallback
 BOX_MARGIN = 0.25  # lines may reach this fraction of the projected box's larger side beyond it (box x 1.5)
 SHORTFALL_PX = 2.0  # lines may stop this many canvas px short of the projected model edges on any side
+# a view's lines must span this fraction of the model's own projected box (the 2D box of its solids as given, before
+# fusing: edges and curved faces' mesh nodes, projected) on both image axes. Every ok view of 40 CSG models and the
+# real test files spans at least 0.995 of it; the reported fragment spanned 1/4.5
+BOX_FILL = 0.9
+BOX_FILL_MIN_PX = 4.0  # an axis on which the model's projected box is narrower than this (canvas px) is not checked
 FAR_LINES = "lines reach far outside the model's projected bounding box"
 NO_EDGES = "the model's faces carry no edges: nothing to draw"
 MISSING_FRACTION = 0.1  # test hook missing_hlr_line: this fraction of the view's width loses its lines
+FRAGMENT_FRACTION = 1 / 4.5  # test hook fragment_hlr: the drawing's size, a fraction of the model's (as reported)
 
 
 def model_poses(random_views: int, rng: np.random.Generator | None) -> list[Pose]:
@@ -95,12 +105,31 @@ def shortfall(lines: ViewLines, reach: np.ndarray | None) -> float:
     return float(max(0.0, *(pts.min(axis=0) - reach[0]), *(reach[1] - pts.max(axis=0))))
 
 
+def box_fill(lines: ViewLines, own_box: np.ndarray, px_per_unit: float) -> np.ndarray:
+    """(2,) the lines' 2D extent over ``own_box``'s (the model's own projected box: ``HlrModel.model_points``
+    projected), per image axis; 1 on an axis where the box is under BOX_FILL_MIN_PX wide (a face seen edge-on:
+    nothing to fall short of)."""
+    size = own_box[1] - own_box[0]
+    points = lines.visible + lines.hidden
+    if points:
+        pts = np.concatenate(points)
+        drawn = pts.max(axis=0) - pts.min(axis=0)
+    else:
+        drawn = np.zeros(2)
+    return np.where(size * px_per_unit < BOX_FILL_MIN_PX, 1.0, drawn / np.maximum(size, 1e-300))
+
+
 def view_problem(lines: ViewLines, box: np.ndarray, reach: np.ndarray | None, px_per_unit: float,
-                 outline: Outline | None = None, pose: Pose | None = None) -> str:
-    """Why this view's lines cannot be right ("" if they may be): too far out, short of the model's edges, or (given
-    the model's ``outline`` and the view's ``pose``) off every projected edge and silhouette of the model."""
+                 outline: Outline | None = None, pose: Pose | None = None, own_box: np.ndarray | None = None) -> str:
+    """Why this view's lines cannot be right ("" if they may be): too far out, well short of the model's own
+    projected box (``own_box``, of the solids as given: see ``BOX_FILL``), short of the model's edges, or (given the
+    model's ``outline`` and the view's ``pose``) off every projected edge and silhouette of the model."""
     if not plausible_lines(lines, box):
         return FAR_LINES
+    fill = np.ones(2) if own_box is None else box_fill(lines, own_box, px_per_unit)
+    if fill.min() < BOX_FILL:
+        return (f"lines span {100 * fill[0]:.0f} % x {100 * fill[1]:.0f} % (width x height) of the model's projected "
+                f"box, under {100 * BOX_FILL:.0f} %")
     short = shortfall(lines, reach) * px_per_unit
     if short > SHORTFALL_PX:
         return f"lines stop {short:.1f} px short of the model's projected edges"
@@ -137,7 +166,22 @@ def _plant_stray_segment(lines: ViewLines, box: np.ndarray) -> ViewLines:
     return ViewLines(lines.visible + [box.copy()], lines.hidden, lines.method)
 
 
-def _exact_with_hooks(lines: ViewLines, box: np.ndarray) -> ViewLines:
+def _plant_fragment(lines: ViewLines) -> ViewLines:
+    """Test hook ``fragment_hlr``: the defect seen on a real IGES file (40 solids in 4 groups), a drawing of one
+    fragment of the model, FRAGMENT_FRACTION of its size: every line shrunk towards the lines' lower left corner."""
+    points = lines.visible + lines.hidden
+    if not points:
+        return lines
+    corner = np.concatenate(points).min(axis=0)
+
+    def shrink(group: list[np.ndarray]) -> list[np.ndarray]:
+        return [corner + FRAGMENT_FRACTION * (line - corner) for line in group]
+    return ViewLines(shrink(lines.visible), shrink(lines.hidden), lines.method)
+
+
+def _with_hooks(lines: ViewLines, box: np.ndarray) -> ViewLines:
+    if testhooks.active("fragment_hlr"):  # either method: the fragment is the shape's, not one algorithm's
+        lines = _plant_fragment(lines)
     if lines.method is HlrMethod.EXACT and testhooks.active("stray_hlr_line"):
         lines = _plant_stray_segment(lines, box)
     if lines.method is HlrMethod.EXACT and testhooks.active("broken_hlr"):
@@ -157,16 +201,18 @@ def project_checked(hlr: HlrModel, pose: Pose, px_per_unit: float,
     if hlr.edgeless_faces:
         return None, NO_EDGES
     box = projected_box(hlr.bbox, pose)
+    own = pose.project(hlr.model_points)
+    own_box = np.stack([own.min(axis=0), own.max(axis=0)]) if len(own) else None
     edges = pose.project(hlr.edge_points if len(hlr.edge_points) or outline is None else outline.edges)
     reach = np.stack([edges.min(axis=0), edges.max(axis=0)]) if len(edges) else None  # loose edges: if no other
-    lines = _exact_with_hooks(hlr.project(pose.direction, pose.x_direction), box)
-    problem = view_problem(lines, box, reach, px_per_unit, outline, pose)
+    lines = _with_hooks(hlr.project(pose.direction, pose.x_direction), box)
+    problem = view_problem(lines, box, reach, px_per_unit, outline, pose, own_box)
     if not problem:
         return lines, ""
     reasons = [f"{lines.method.value} HLR: {problem}"]
     if lines.method is HlrMethod.EXACT:
-        lines = hlr.project_poly(pose.direction, pose.x_direction)
-        problem = view_problem(lines, box, reach, px_per_unit, outline, pose)
+        lines = _with_hooks(hlr.project_poly(pose.direction, pose.x_direction), box)
+        problem = view_problem(lines, box, reach, px_per_unit, outline, pose, own_box)
         if not problem:
             return lines, ""
         reasons.append(f"{lines.method.value} HLR: {problem}")
@@ -210,7 +256,7 @@ def draw_model(model_id: str, shape_path: str, out_dir: str, render: RenderConfi
     rule = drawing_rule(render)
     shape = read_shape(shape_path)
     viewbox_box = brep_bounding_box(shape) if rule.box is BoxRule.BREP else None
-    hlr = HlrModel(shape, method, render.deflection, smooth_edges=rule.smooth_edges)
+    hlr = HlrModel(shape, method, render.deflection, smooth_edges=rule.smooth_edges, loose_edges=render.loose_edges)
     poses = model_poses(render.random_views, rng)
     projected, problems, seconds = {}, {}, {}
     px_per_unit = estimated_scale(hlr, render.size, render.margin, rule, viewbox_box)
@@ -242,7 +288,7 @@ def draw_model(model_id: str, shape_path: str, out_dir: str, render: RenderConfi
         model_id=model_id, status=Status.FAILED if failed else Status.OK,
         error="; ".join(f"view {name}: {problems[name]}" for name in failed),
         hlr_method=method, fallback_reason=fallback,
-        scale=framing.scale, center=list(framing.center), bbox=list(bbox),
+        scale=framing.scale, center=list(framing.center), bbox=list(bbox), n_loose_edges=hlr.loose_edges,
         **model_flags([v for v in views if v["status"] == Status.OK], style.size, render.tiny_fraction),
     )
     model = replace(model, usable=is_usable(model.as_dict())).as_dict()

@@ -61,6 +61,8 @@ DrawingRow = row_type("DrawingRow", [
     ("duplicate_of", str, column(pa.string())),
     ("front_png_sha256", str, column(pa.string())),
     ("usable", bool, column(pa.bool_())),  # ok and not blank, tiny or duplicate
+    # edges of the model that bound no face (datum axes, construction lines): not drawn unless render.loose_edges
+    ("n_loose_edges", int, column(pa.int32())),
 ], "One row of drawings.parquet: a model's drawing status, framing and quality flags.")
 DRAWINGS_SCHEMA = arrow_schema(DrawingRow)
 
