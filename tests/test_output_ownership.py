@@ -141,8 +141,8 @@ def test_validate_catches_every_kind_of_file_it_used_to_miss(pooled, tmp_path):
         "stray at the top": (lambda d: (d / "extra.bin").write_bytes(b"x"), "stray: extra.bin is not spare_gen's"),
         "stray in the pool": (lambda d: (d / "pool" / "csg_000000" / "mine.png").write_bytes(b"x"),
                               "stray: pool/csg_000000/mine.png is not spare_gen's"),
-        "stray in a table": (lambda d: (d / "views.parquet" / "notes.txt").write_bytes(b"x"),
-                             "stray: views.parquet/notes.txt is not spare_gen's"),
+        "stray in a table": (lambda d: (d / "views.parquet" / "_notes.txt").write_bytes(b"x"),
+                             "stray: views.parquet/_notes.txt is not spare_gen's"),
     }
     for name, (damage, expected) in cases.items():
         problems = damaged(name.replace(" ", "_"), damage)
@@ -155,7 +155,7 @@ def test_validate_catches_every_kind_of_file_it_used_to_miss(pooled, tmp_path):
 def test_a_rerun_keeps_a_users_file_inside_a_table_folder_and_rewrites_a_deleted_card(pooled, tmp_path):
     out = tmp_path / "out"
     shutil.copytree(pooled, out, symlinks=True)
-    (out / "views.parquet" / "notes.txt").write_text("mine\n")
+    (out / "views.parquet" / "_notes.txt").write_text("mine\n")
     card = (out / "README.md").read_bytes()
     (out / "README.md").unlink()
     proc = spare_gen_cli("run", "-c", str(REPO / "configs" / "default.toml"), "--out", str(out), *QUIET,
@@ -163,6 +163,6 @@ def test_a_rerun_keeps_a_users_file_inside_a_table_folder_and_rewrites_a_deleted
                          cwd=tmp_path)
     assert proc.returncode == 0 and "nothing to do" not in proc.stderr, proc.stderr
     assert (out / "README.md").read_bytes() == card
-    assert (out / "views.parquet" / "notes.txt").read_text() == "mine\n"
+    assert (out / "views.parquet" / "_notes.txt").read_text() == "mine\n"
     assert len(shards.parts(out / "views.parquet")) == 1
-    assert f"1 file(s) in {out} are not spare_gen's: kept (e.g. views.parquet/notes.txt)" in proc.stderr
+    assert f"1 file(s) in {out} are not spare_gen's: kept (e.g. views.parquet/_notes.txt)" in proc.stderr
