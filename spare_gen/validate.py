@@ -39,9 +39,12 @@ def validate(out: str | Path, progress: bool = False) -> list[str]:
     if manifest.get(PROVENANCE_KEY) != provenance_hash(manifest):
         problems.append(f"files: {inventory.MANIFEST_FILE} was edited since the run wrote it: its config, seed, "
                         f"versions or citation no longer match the {PROVENANCE_KEY} it records")
+    if "files" not in manifest:
+        problems.append(f"files: {inventory.MANIFEST_FILE} records no hashes of the files no table hashes (the card, "
+                        "previews, pool pictures): written by an older spare_gen; rerun the same command to record them")
     _say(f"checking {len(manifest.get('tables', {}))} tables and the hash of every file they name ...", progress)
     try:
-        problems += inventory.check(out, manifest.get("tables", {}), show=progress, files=manifest.get("files"))
+        problems += inventory.check(out, manifest.get("tables", {}), show=progress, files=manifest.get("files", {}))
     except (OSError, ValueError) as exc:
         return [f"files: cannot read the tables of {out}: {type(exc).__name__}: {exc}"]
     if (out / QUESTIONS_DIR / SUMMARY_NAME).is_file():

@@ -151,9 +151,8 @@ def unrecorded_hashes(out: Path, mine: set[str]) -> dict[str, str]:
 def check(out: Path, recorded: dict[str, str], show: bool = False, files: dict[str, str] | None = None) -> list[str]:
     """Problems: a table changed since the run recorded it, a referenced file (or packed drawing) missing or
     changed, a file ``files`` records (dataset.json's hashes of the files no table hashes) missing or changed,
-    and every file that is none of these (not spare_gen's: listed, never removed). ``files`` None: an older
-    dataset.json without that record (one problem saying so). ``show``: progress per file on stderr (a bar on a
-    terminal, periodic lines in a log)."""
+    and every file that is none of these (not spare_gen's: listed, never removed). ``files`` None: the tables and
+    the files they name only. ``show``: progress per file on stderr (a bar on a terminal, periodic lines in a log)."""
     out = Path(out)
     problems = []
     present = set(tables(out))
@@ -182,9 +181,7 @@ def check(out: Path, recorded: dict[str, str], show: bool = False, files: dict[s
         elif digest and sha256_file(full) != digest:
             problems.append(f"files: {rel} (named in {where}) changed: sha256 differs from the table")
     bar.close()
-    if files is None:
-        problems.append(f"files: {MANIFEST_FILE} records no hashes of the files no table hashes (the card, "
-                        "previews, pool pictures): written by an older spare_gen; rerun the same command to record them")
+    if files is None:  # the tables and what they name only
         return problems
     for rel, digest in sorted(files.items()):
         full = out / rel
