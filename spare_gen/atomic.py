@@ -1,17 +1,20 @@
 """Atomic file writes: a temporary name in the same folder, then ``os.replace``.
 
-A reader (or a resumed run) never sees a half-written file under its final name.
+A reader (or a resumed run) never sees a half-written file under its final name. ``noting_writes`` collects the
+final path of every write this process makes meanwhile: how a run proves which files of its output folder it
+wrote itself (``spare_gen.store.ownership``).
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import itertools
 import json
 import os
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 
 NAME_HASH_CHARS = 16  # hex digits of SHA-256 that stand for the cut-off part of a long name
@@ -29,6 +32,28 @@ def bounded_name(name: str, limit: int) -> str:
     digest = hashlib.sha256(name.encode()).hexdigest()[:NAME_HASH_CHARS]
     head = name.encode()[:limit - NAME_HASH_CHARS - 1].decode(errors="ignore")
     return f"{head}-{digest}"
+
+
+_noted: list[str] | None = None  # final paths written while ``noting_writes`` is active
+
+
+@contextlib.contextmanager
+def noting_writes() -> Iterator[list[str]]:
+    """The list of the final path (as given) of every atomic write this process makes inside the block; an outer
+    block gets the inner block's paths too."""
+    global _noted
+    outer, _noted = _noted, []
+    try:
+        yield _noted
+    finally:
+        inner, _noted = _noted, outer
+        if outer is not None:
+            outer.extend(inner)
+
+
+def _note(path: str | os.PathLike) -> None:
+    if _noted is not None:
+        _noted.append(os.fspath(path))
 
 
 def _tmp_path(path: Path) -> Path:
@@ -78,6 +103,7 @@ def write_bytes(path: str | os.PathLike, data: bytes) -> Path:
         with open(fd, "wb") as fh:
             fh.write(data)
         os.replace(tmp, target)
+        _note(target)
     except BaseException:
         try:
             os.unlink(tmp)
@@ -104,6 +130,7 @@ def write_parquet(path: str | os.PathLike, table) -> Path:
     try:
         pq.write_table(table, tmp, compression="zstd")
         os.replace(tmp, path)
+        _note(path)
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
@@ -117,6 +144,7 @@ def with_tmp_path(path: str | os.PathLike, writer) -> Path:
     try:
         writer(tmp)
         os.replace(tmp, path)
+        _note(path)
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise

@@ -3,7 +3,10 @@
 dataset.json's own record (config, seed, versions, citation, table hashes) is checked against the provenance
 hash it stores (an edited seed is caught); tables are checked against the SHA-256 values dataset.json recorded
 when the run finished (an edit to views.parquet is caught), and every file any table names must exist with the hash that table records
-(a deleted drawing no question uses is caught too). Question rules: ``spare_gen.stages.questions.validate``.
+(a deleted drawing no question uses is caught too). Every other file the run wrote (the card, preview sheets, pool
+pictures, reports/audit.json) must match the hash dataset.json records for it (``files``), and a file that none of
+these name is listed as not spare_gen's (kept; exit 1); what later commands write (``inventory.LATER_DIRS``) aside.
+Question rules: ``spare_gen.stages.questions.validate``.
 """
 
 from __future__ import annotations
@@ -36,9 +39,12 @@ def validate(out: str | Path, progress: bool = False) -> list[str]:
     if manifest.get(PROVENANCE_KEY) != provenance_hash(manifest):
         problems.append(f"files: {inventory.MANIFEST_FILE} was edited since the run wrote it: its config, seed, "
                         f"versions or citation no longer match the {PROVENANCE_KEY} it records")
+    if "files" not in manifest:
+        problems.append(f"files: {inventory.MANIFEST_FILE} records no hashes of the files no table hashes (the card, "
+                        "previews, pool pictures): written by an older spare_gen; rerun the same command to record them")
     _say(f"checking {len(manifest.get('tables', {}))} tables and the hash of every file they name ...", progress)
     try:
-        problems += inventory.check(out, manifest.get("tables", {}), show=progress)
+        problems += inventory.check(out, manifest.get("tables", {}), show=progress, files=manifest.get("files", {}))
     except (OSError, ValueError) as exc:
         return [f"files: cannot read the tables of {out}: {type(exc).__name__}: {exc}"]
     if (out / QUESTIONS_DIR / SUMMARY_NAME).is_file():
@@ -56,6 +62,6 @@ def main(out: Path) -> int:
         print(f"spare-gen validate: {len(problems)} problem(s) in {out}", file=sys.stderr)
         return 1
     manifest = read_manifest(Path(out))
-    n_files = len(inventory.referenced_files(Path(out)))
+    n_files = len(set(inventory.referenced_files(Path(out))) | set(manifest.get("files", {})))
     print(f"OK: {out}: {len(manifest['tables'])} tables and {n_files} files as recorded; all rules hold")
     return 0

@@ -19,7 +19,7 @@ import pyarrow.parquet as pq
 import pytest
 from PIL import Image
 
-from spare_gen.store import inventory, packed, shards
+from spare_gen.store import inventory, ownership, packed, shards
 from spare_gen.config.schema import TaskName
 
 REPO = Path(__file__).resolve().parents[1]
@@ -144,17 +144,19 @@ def test_hugging_face_datasets_decodes_png_image_as_an_image(runs, tmp_path):
     assert row["svg_text"].startswith("<svg") or "<svg" in row["svg_text"][:200]
 
 
-def test_a_stale_drawing_file_is_removed_and_never_read(runs):
+def test_a_stale_drawing_file_is_removed_only_if_spare_gen_wrote_it_and_is_never_read(runs):
     out = runs["parquet"]
     rel = next(r for r in shards.read(out / "views.parquet", ["png"]).column("png").to_pylist() if r)
     packed_png = packed.drawing_bytes(out, rel)
     stale = out / rel
     stale.parent.mkdir(parents=True, exist_ok=True)
-    stale.write_bytes(b"left by an earlier run with render.store = files")
+    stale.write_bytes(b"a file at a packed drawing's path")
     assert packed.drawing_bytes(out, rel) == packed_png  # the table wins over a stale file
+    assert rel not in inventory.unreferenced(out)  # no record says spare_gen wrote it: not its to remove
+    assert inventory.remove_unreferenced(out) == [] and stale.exists()
+    ownership.record(out, [rel])  # as a run with render.store = "files" records the drawings its units wrote
     assert rel in inventory.unreferenced(out)
-    inventory.remove_unreferenced(out)
-    assert not stale.exists()
+    assert inventory.remove_unreferenced(out) == [rel] and not stale.exists()
 
 
 def test_the_training_feed_reads_packed_drawings_as_it_reads_files(runs, tmp_path):

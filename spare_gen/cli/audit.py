@@ -6,11 +6,14 @@ import argparse
 import sys
 from pathlib import Path
 
-from spare_gen.audit.probes import EXIT_ERROR, audit_and_record, exit_code
+from spare_gen.audit.probes import EXIT_ERROR, REPORT_NAME, audit_and_record, exit_code
 from spare_gen.audit.text import format_report, summary, warnings
 from spare_gen.card.compose import write_audit_section
+from spare_gen.card.dataset import CARD_NAME
 from spare_gen.cli.common import DATASET_INPUT, add_worker_arguments
 from spare_gen.runner.cluster import open_client
+from spare_gen.store.inventory import REPORTS_DIR
+from spare_gen.store.manifest import rehash_files
 
 EPILOG = DATASET_INPUT + """
 
@@ -43,6 +46,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"spare-gen audit: error: {exc}", file=sys.stderr)
         return EXIT_ERROR
     card_path = write_audit_section(out, report)
+    rehash_files(out, [f"{REPORTS_DIR}/{REPORT_NAME}", CARD_NAME])  # dataset.json's hashes, which validate checks
     print(format_report(report))
     for w in warnings(report):
         print(f"spare-gen audit: WARNING: {w}", file=sys.stderr)

@@ -1,9 +1,11 @@
 """The main job: regenerate a dataset (models, drawings, question sets, and the corrupted pool if enabled).
 
 ``spare-gen run`` runs the enabled stages in order; ``spare-gen pool`` is the same job with the models and
-pool stages. Before any work the output folder must be writable and not in use by another run (a lock held for
-the whole run); after the stages, files that no table references any more (left by a run with other settings)
-are removed, and dataset.json records every table's hash for ``spare-gen validate``.
+pool stages. Before any work the output folder must be a folder that can be meant (not empty, not the root, no
+control character), writable and not in use by another run (a lock held for the whole run). After the stages,
+files spare_gen wrote that no table references any more (left by a run with other settings) are removed and listed
+(all of them in run.json); a file it did not write (``spare_gen.store.ownership``) is kept and listed once.
+dataset.json records every table's hash, and the hash of every other file the run wrote, for ``spare-gen validate``.
 """
 
 from __future__ import annotations
@@ -14,17 +16,21 @@ import sys
 import time
 from pathlib import Path
 
+from spare_gen.atomic import noting_writes
 from spare_gen.card.compose import write_card
 from spare_gen.config.schema import Config
-from spare_gen.store.inventory import RUN_FILE, remove_unreferenced
+from spare_gen.store import ownership
+from spare_gen.store.inventory import RUN_FILE, foreign, owned, remove_unreferenced
 from spare_gen.jobs.stages import POOL_STAGES, STAGE_NAMES, pool_models_only, wanted
 from spare_gen.store.manifest import complete_for, now, stage_summaries, write_manifest, write_run_record
 from spare_gen.stages.models.driver import models_unchanged
-from spare_gen.store.preflight import check_output_folder, output_lock
+from spare_gen.store.preflight import check_output_folder, check_output_path, output_lock
 from spare_gen.runner.cluster import open_cluster
 from spare_gen.runner.stage import MachineFailure
 
 __all__ = ["POOL_STAGES", "STAGE_NAMES", "nothing_to_do", "run"]
+
+SHOWN = 3  # removed files named in the run's line (run.json lists them all)
 
 
 def say(msg: str) -> None:
@@ -37,6 +43,7 @@ def run(config: Config, *, stages: tuple[str, ...] = STAGE_NAMES, announce: str 
     ``announce`` (e.g. the config it uses) is printed first once the run starts: after the checks that stop it
     with one line (predictions folder, output folder, scheduler). ``client``: a Dask client the caller owns (a
     notebook's, a benchmark's) to run on instead of the configured cluster; it stays open after the run."""
+    check_output_path(config.out)  # an empty out (the current folder), the root: one line, before anything
     out = Path(config.out)
     if "pool" in stages and config.pool.enabled and config.pool.predictions \
             and not Path(config.pool.predictions).is_dir():  # before any work
@@ -69,33 +76,50 @@ def _run_locked(config: Config, out: Path, stages: tuple[str, ...], announce: st
     summaries = stage_summaries(out)  # keep what earlier runs recorded for stages not run now
     write_manifest(out, config, summaries, complete=False)
     write_run_record(out, config, started, None, None, "running", stages=_names(config, stages))
-    outcome = "interrupted"
+    outcome, removed = "interrupted", []
     try:
-        with contextlib.ExitStack() as stack:
-            stack.push(client_cm)
-            _run_stages(client, config, out, stages, summaries)
-            write_card(out, config, client)  # once, from every stage's outputs (questions, audit, pool)
-        stale = remove_unreferenced(out)
-        if stale:
-            say(f"removed {len(stale)} file(s) no table names (left by an earlier run with other settings), "
-                f"e.g. {stale[0]}")
-        write_manifest(out, config, summaries, complete=True)
+        with ownership.noting_removals() as removed:
+            with contextlib.ExitStack() as stack, noting_writes() as written:
+                stack.push(client_cm)
+                _run_stages(client, config, out, stages, summaries, written)
+                write_card(out, config, client)  # once, from every stage's outputs (questions, audit, pool)
+            _clean_up(out, written, removed)
+        write_manifest(out, config, summaries, complete=True, mine=owned(out))
         outcome = "complete"
     except BaseException as exc:
         outcome = f"stopped: {type(exc).__name__}"
         raise
     finally:
-        _record_run(out, config, started, round(time.monotonic() - t0, 3), outcome, _names(config, stages))
+        _record_run(out, config, started, round(time.monotonic() - t0, 3), outcome, _names(config, stages), removed)
     say(f"done in {time.monotonic() - t0:.1f} s; output in {out}")
     return summaries
 
 
+def _clean_up(out: Path, written: list[str], removed: list[str]) -> None:
+    """Remove the files spare_gen wrote that no table names any more (never one this run wrote, nor one a table of
+    any stage still names), record what it owns now, and say what went (the stages' removals too: a task no longer
+    asked for) and what is not its own."""
+    ours = ownership.relative(out, written)
+    ownership.record(out, ours)  # the card, previews, reports: written by this process
+    owned_now = owned(out)
+    ownership.record(out, owned_now)  # the tables and every file they name are spare_gen's from now on
+    remove_unreferenced(out, keep=ours)  # adds to ``removed`` (ownership.noting_removals)
+    if removed:
+        say(f"removed {len(removed)} file(s) spare_gen wrote that no table names any more (left by an earlier run "
+            f"with other settings; all listed in {RUN_FILE}), e.g. {', '.join(removed[:SHOWN])}")
+    mine = ownership.record(out, (), prune=True)
+    others = foreign(out, owned(out, mine))
+    if others:
+        say(f"{len(others)} file(s) in {out} are not spare_gen's: kept (e.g. {others[0]}); `spare-gen validate` "
+            f"lists them all")
+
+
 def _record_run(out: Path, config: Config, started: str, seconds: float, outcome: str,
-                stages: tuple[str, ...]) -> None:
+                stages: tuple[str, ...], removed: list[str] = ()) -> None:
     """run.json, best effort: after a failure (a full disk, say) a failed write must not replace that failure's
     one line and exit code; after a complete run it is a machine failure (the run is not recorded complete)."""
     try:
-        write_run_record(out, config, started, now(), seconds, outcome, stages=stages)
+        write_run_record(out, config, started, now(), seconds, outcome, stages=stages, removed=list(removed))
     except OSError as exc:
         if outcome == "complete":
             raise MachineFailure(f"the run finished but its record {out / RUN_FILE} could not be written "
@@ -118,9 +142,13 @@ def _names(config: Config, stages: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(s.name for s in wanted(config, stages) if not s.follows)
 
 
-def _run_stages(client, config: Config, out: Path, stages: tuple[str, ...], summaries: dict) -> None:
+def _run_stages(client, config: Config, out: Path, stages: tuple[str, ...], summaries: dict,
+                written: list[str]) -> None:
+    """Each stage in order; after each, what this process wrote goes to the ownership ledger (a later run that
+    finds it interrupted can still prove those files its own)."""
     for stage in wanted(config, stages):
         summary = stage.run(client, config, out, stages)
         summaries[summary.stage] = summary.text
         say(summary.text)
+        ownership.record(out, written)
         write_manifest(out, config, summaries, complete=False)

@@ -11,7 +11,7 @@ Resume: a shard whose part already exists with every unit's fingerprint unchange
 another shard, a unit whose fingerprint is unchanged (and whose files exist) is not run again but its
 rows are copied from the part that holds them. Parts are named by a hash of what they hold, so no part
 is overwritten while another shard may still read it; parts no shard of this run wrote are removed at
-the end. A unit still failing because of the machine after the retries is left out of its part (and
+the end, after the files every index lists are added to the ownership ledger (``spare_gen.store.ownership``). A unit still failing because of the machine after the retries is left out of its part (and
 recorded nowhere); the stage then raises ``MachineFailure`` and the next run retries just those units.
 """
 
@@ -27,7 +27,7 @@ from typing import Callable
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from spare_gen.store import shards
+from spare_gen.store import ownership, shards
 from spare_gen.atomic import write_json, write_parquet
 from spare_gen.console import progress
 from spare_gen.store.shards import rows_to_table
@@ -92,6 +92,19 @@ def _load_indexes(out_dir: str, stage: str, tables: tuple[TableOut, ...]) -> dic
         for uid, entry in index.get("units", {}).items():
             known[uid] = {**entry, "part": part}
     return known
+
+
+def _indexed_files(out_dir: str, stage: str) -> list[str]:
+    """Every file any unit of any index of the stage on disk lists (complete part or not)."""
+    found = []
+    folder = unit_dir(out_dir, stage)
+    for path in sorted(folder.glob(f"{shards.PART_PREFIX}*.json")) if folder.is_dir() else ():
+        try:
+            units = json.loads(path.read_text()).get("units", {})
+        except (OSError, json.JSONDecodeError, AttributeError):
+            continue
+        found.extend(rel for entry in units.values() for rel in entry.get("files", ()))
+    return found
 
 
 def _reusable(entry: dict | None, fingerprint: str, out_dir: str) -> bool:
@@ -249,6 +262,8 @@ def run_sharded_stage(
         finally:
             bar.close()
     keep = set(parts.values())
+    # every file a unit of this stage recorded, before the stale indexes go: the proof that spare_gen wrote them
+    ownership.record(out_dir, _indexed_files(out_dir, stage))
     for t in tables:
         shards.keep_only(shards.prepare_folder(Path(out_dir) / t.name), keep)
     for folder in (unit_dir(out_dir, stage), Path(out_dir) / TIMINGS_DIR / stage):

@@ -35,6 +35,7 @@ from typing import Any, Callable
 from spare_gen.atomic import bounded_name, write_bytes, write_json
 from spare_gen.console import progress
 from spare_gen.filehash import sha256_file
+from spare_gen.store import ownership
 from spare_gen.store.inventory import is_file_column
 from spare_gen.store.packed import is_packed
 from spare_gen.runner import testhooks
@@ -263,7 +264,7 @@ def output_files(result) -> list[str]:
 def load_done(out_dir: str | os.PathLike, stage: str, fingerprints: dict[str, str]) -> dict[str, dict]:
     """Finished units of this stage whose fingerprint is unchanged and whose output files all exist.
 
-    A unit whose files were removed (the clean-up after a run removes files no table names) runs again.
+    A unit whose files were removed (the clean-up after a run removes files it wrote that no table names) runs again.
     """
     done = {}
     for uid, fingerprint in fingerprints.items():
@@ -462,6 +463,8 @@ def run_stage(
         finally:
             bar.close()
             _write_timings(out_dir, stage, timings)
+    # what the units wrote into the output folder: the proof that spare_gen wrote it (spare_gen.store.ownership)
+    ownership.record(out_dir, [rel for res in results.values() for rel in output_files(res)])
     if failed_machine:
         raise machine_failure(stage, {uid: str(res.get("error")) for uid, res in failed_machine.items()})
     return [results[uid] for uid in sorted(results)]

@@ -19,6 +19,7 @@ import pyarrow.parquet as pq
 
 from spare_gen.console import progress
 from spare_gen.filehash import sha256_file
+from spare_gen.store import ownership
 from spare_gen.store.packed import packed_bytes, packed_paths
 
 MANIFEST_FILE = "dataset.json"
@@ -27,8 +28,12 @@ BOOKKEEPING = (".units", "timings", RUN_FILE)  # resume state and timings: not d
 REPORTS_DIR = "reports"  # analyses made from a dataset later (audit, metric report, rankings): not its tables
 FILE_COLUMN_NAMES = ("path", "svg", "png")
 FILE_COLUMN_SUFFIXES = ("_path", "_svg", "_png", "_step", "_json")
-# Folders whose files exist only because a table references them: anything else there is stale.
+# Folders whose files exist only because a table references them: a file spare_gen wrote there that no table names
+# is stale (removed after a run); a file it did not write is kept, wherever it is.
 MANAGED_DIRS = ("models", "drawings", "questions", "pool")
+# Folders that commands run on a finished dataset write into (reports, rater answers, HTML pages, exports): not the
+# run's, so neither checked by validate nor listed as not spare_gen's (reports/audit.json, written by the run, is).
+LATER_DIRS = (REPORTS_DIR, "annotations", "show", "exports")
 
 
 def _is_bookkeeping(rel: str) -> bool:
@@ -98,34 +103,56 @@ def table_hashes(out: Path) -> dict[str, str]:
     return {rel: sha256_file(Path(out) / rel) for rel in tables(out)}
 
 
+def in_later_dir(rel: str) -> bool:
+    return rel.split("/", 1)[0] in LATER_DIRS
+
+
+def owned(out: Path, ledger: set[str] | None = None) -> set[str]:
+    """The files of ``out`` that are spare_gen's: the tables, every file a table names, dataset.json and what the
+    ownership ledger records (``spare_gen.store.ownership``)."""
+    return ({*tables(out), *referenced_files(out), MANIFEST_FILE}
+            | (ownership.read(out) if ledger is None else ledger))
+
+
+def foreign(out: Path, mine: set[str]) -> list[str]:
+    """The dataset files of ``out`` (bookkeeping aside) that are not in ``mine`` and not in the folders later
+    commands write (``LATER_DIRS``): not spare_gen's, never removed."""
+    return [rel for rel in dataset_files(out) if rel not in mine and not in_later_dir(rel)]
+
+
 def unreferenced(out: Path) -> list[str]:
-    """Files in MANAGED_DIRS that no table references and that are not tables themselves (left by other runs).
+    """Files in MANAGED_DIRS that spare_gen wrote (the ownership ledger names them) but no table references any
+    more and that are not tables themselves (left by other runs); a file no record names is never listed.
 
     A file at the path of a packed drawing is stale too: the table holds that drawing's bytes."""
-    owned = set(referenced_files(out)) - packed_paths(out)
+    named = set(referenced_files(out)) - packed_paths(out)
+    mine = ownership.read(out)
     return [rel for rel in dataset_files(out)
-            if rel.split("/", 1)[0] in MANAGED_DIRS and rel not in owned
+            if rel.split("/", 1)[0] in MANAGED_DIRS and rel in mine and rel not in named
             and not rel.endswith((".parquet", ".json", ".md", ".csv"))]
 
 
-def remove_unreferenced(out: Path) -> list[str]:
-    """Delete the files ``unreferenced`` lists (then empty folders); return them."""
-    stale = unreferenced(out)
-    for rel in stale:
-        (Path(out) / rel).unlink(missing_ok=True)
-    for top in MANAGED_DIRS:
-        for root, _, _ in os.walk(Path(out) / top, topdown=False):
-            if Path(root) != Path(out) / top:
-                try:
-                    Path(root).rmdir()  # only succeeds on an empty folder
-                except OSError:
-                    pass
-    return stale
+def remove_unreferenced(out: Path, keep: set[str] = frozenset()) -> list[str]:
+    """Delete the files ``unreferenced`` lists (``keep`` aside: what this run wrote), then folders they leave
+    empty; return them."""
+    return ownership.remove(out, [rel for rel in unreferenced(out) if rel not in keep])
 
 
-def check(out: Path, recorded: dict[str, str], show: bool = False) -> list[str]:
-    """Problems: a table changed since the run recorded it, or a referenced file (or packed drawing) missing or
-    changed. ``show``: progress per file on stderr (a bar on a terminal, periodic lines in a log)."""
+def unrecorded_hashes(out: Path, mine: set[str]) -> dict[str, str]:
+    """{path: sha256} of every file of ``mine`` present in ``out`` that no table hash covers: not a table, not
+    named by a table with its hash (pool pictures, preview sheets, the card, the audit report). dataset.json
+    records them (``files``) for validate."""
+    refs = referenced_files(out)
+    covered = {*tables(out), MANIFEST_FILE, *(rel for rel, (digest, _) in refs.items() if digest)}
+    return {rel: sha256_file(Path(out) / rel) for rel in dataset_files(out)
+            if rel in mine and rel not in covered}
+
+
+def check(out: Path, recorded: dict[str, str], show: bool = False, files: dict[str, str] | None = None) -> list[str]:
+    """Problems: a table changed since the run recorded it, a referenced file (or packed drawing) missing or
+    changed, a file ``files`` records (dataset.json's hashes of the files no table hashes) missing or changed,
+    and every file that is none of these (not spare_gen's: listed, never removed). ``files`` None: the tables and
+    the files they name only. ``show``: progress per file on stderr (a bar on a terminal, periodic lines in a log)."""
     out = Path(out)
     problems = []
     present = set(tables(out))
@@ -154,4 +181,15 @@ def check(out: Path, recorded: dict[str, str], show: bool = False) -> list[str]:
         elif digest and sha256_file(full) != digest:
             problems.append(f"files: {rel} (named in {where}) changed: sha256 differs from the table")
     bar.close()
+    if files is None:  # the tables and what they name only
+        return problems
+    for rel, digest in sorted(files.items()):
+        full = out / rel
+        if not full.is_file():
+            problems.append(f"files: {rel} (recorded in {MANIFEST_FILE}) does not exist")
+        elif sha256_file(full) != digest:
+            problems.append(f"files: {rel} changed: sha256 differs from {MANIFEST_FILE}")
+    for rel in foreign(out, {*present, *recorded, *dict(named), *files, MANIFEST_FILE}):
+        problems.append(f"stray: {rel} is not spare_gen's: no table names it and {MANIFEST_FILE} does not record "
+                        "it (kept; remove it or move it out of the dataset)")
     return problems

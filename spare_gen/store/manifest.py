@@ -1,7 +1,8 @@
 """The dataset's own record (dataset.json, deterministic) and the run's record (run.json, times and place).
 
 ``dataset.json`` holds what decides the dataset's bytes: the config less where and how it ran, the
-versions of every package that shapes output, the stage summaries and the SHA-256 of every table. Two
+versions of every package that shapes output, the stage summaries, the SHA-256 of every table and of every other
+file the run wrote that no table hashes (``files``: the card, preview sheets, pool pictures, the audit report). Two
 runs of one config give the same dataset.json. Where, when, on how many workers and how long go to
 ``run.json``, which is bookkeeping, like ``.units/`` and ``timings/``.
 """
@@ -16,7 +17,8 @@ from pathlib import Path
 
 from spare_gen.atomic import write_json
 from spare_gen.config.schema import Config
-from spare_gen.store.inventory import MANIFEST_FILE, RUN_FILE, referenced_files, table_hashes
+from spare_gen.filehash import sha256_file
+from spare_gen.store.inventory import MANIFEST_FILE, RUN_FILE, referenced_files, table_hashes, unrecorded_hashes
 from spare_gen.store.packed import packed_paths
 from spare_gen.versions import package_versions
 
@@ -76,12 +78,15 @@ def complete_for(out: Path, config: Config, stages: tuple[str, ...]) -> bool:
         return False
     if record.get("tables") != table_hashes(Path(out)):
         return False
+    if not all((Path(out) / rel).is_file() for rel in record.get("files", {})):  # e.g. a deleted card
+        return False
     packed = packed_paths(Path(out))
     return all(rel in packed or (Path(out) / rel).is_file() for rel in referenced_files(Path(out)))
 
 
-def write_manifest(out: Path, config: Config, stages: dict, complete: bool) -> Path:
-    """dataset.json: config, versions, stage summaries and, once the run is complete, every table's hash."""
+def write_manifest(out: Path, config: Config, stages: dict, complete: bool, mine: set[str] = frozenset()) -> Path:
+    """dataset.json: config, versions, stage summaries and, once the run is complete, every table's hash and the
+    hash of every file of ``mine`` (the files the run can prove it wrote) that no table hashes."""
     record = {
         "config": dataset_config(config),
         "seed": config.seed,
@@ -89,8 +94,24 @@ def write_manifest(out: Path, config: Config, stages: dict, complete: bool) -> P
         "stages": dict(sorted(stages.items())),
         "complete": complete,
         "tables": table_hashes(Path(out)) if complete else {},
+        "files": unrecorded_hashes(Path(out), set(mine)) if complete else {},
     }
     return write_json(Path(out) / MANIFEST_FILE, {**record, PROVENANCE_KEY: provenance_hash(record)})
+
+
+def rehash_files(out: Path, rels: list[str]) -> None:
+    """After a command rewrote files a complete run recorded (``spare-gen audit``: the card and reports/audit.json),
+    record their new hashes in dataset.json (its provenance hash with them); nothing for an incomplete record."""
+    record = read_manifest(out)
+    if not record.get("complete") or "files" not in record:
+        return
+    files = dict(record["files"])
+    for rel in rels:
+        if (Path(out) / rel).is_file():
+            files[rel] = sha256_file(Path(out) / rel)
+    record = {k: v for k, v in record.items() if k != PROVENANCE_KEY}
+    record["files"] = dict(sorted(files.items()))
+    write_json(Path(out) / MANIFEST_FILE, {**record, PROVENANCE_KEY: provenance_hash(record)})
 
 
 def provenance_hash(record: dict) -> str:
@@ -100,8 +121,10 @@ def provenance_hash(record: dict) -> str:
 
 
 def write_run_record(out: Path, config: Config, started: str, finished: str | None, seconds: float | None,
-                     outcome: str, workers: int | None = None, stages: tuple[str, ...] = ()) -> Path:
-    """run.json; ``stages``: the stages this run ran (their summaries in dataset.json may be older runs')."""
+                     outcome: str, workers: int | None = None, stages: tuple[str, ...] = (),
+                     removed: list[str] = ()) -> Path:
+    """run.json; ``stages``: the stages this run ran (their summaries in dataset.json may be older runs');
+    ``removed``: every file the run's clean-up removed."""
     return write_json(Path(out) / RUN_FILE, {
         "out": str(Path(out).resolve()),
         "runner": config.runner.model_dump(mode="json"),
@@ -112,4 +135,5 @@ def write_run_record(out: Path, config: Config, started: str, finished: str | No
         "seconds": seconds,
         "outcome": outcome,
         "stages": list(stages),
+        "removed": list(removed),
     })

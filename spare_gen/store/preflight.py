@@ -19,6 +19,19 @@ class UnusableOutput(ValueError):
     """The output folder cannot take the run's files (one line naming the folder and the reason)."""
 
 
+def check_output_path(out: str) -> None:
+    """Refuse an output folder that cannot be meant: empty (it would be the current folder), the file system's
+    root, or a name with a control character (a pasted newline, an escape); UnusableOutput, before any work."""
+    text = os.fspath(out)
+    if not text.strip():
+        raise UnusableOutput(f"output folder {text!r}: empty; name a folder (out = \"...\" or --out DIR)")
+    bad = next((c for c in text if ord(c) < 32 or ord(c) == 127), None)
+    if bad is not None:
+        raise UnusableOutput(f"output folder {text!r}: contains the control character {bad!r}")
+    if Path(text).resolve() == Path(Path(text).resolve().anchor):
+        raise UnusableOutput(f"output folder {text!r}: is the file system's root; name a folder inside it")
+
+
 def check_output_folder(out: Path, min_free_mb: int = MIN_FREE_MB) -> None:
     """Create ``out`` if needed and prove a file can be written there; raise UnusableOutput otherwise."""
     out = Path(out)

@@ -12,7 +12,6 @@ starting with ``.`` (temporary names) are ignored by all three.
 from __future__ import annotations
 
 import hashlib
-import shutil
 from pathlib import Path
 
 import pyarrow as pa
@@ -87,15 +86,15 @@ def prepare_folder(table: str | Path) -> Path:
 
 
 def keep_only(table: str | Path, names: set[str]) -> list[str]:
-    """Remove every part (and stray temporary file) whose name is not in ``names``; return what went."""
+    """Remove every part (and temporary file left by a killed write) whose name is not in ``names``; return what
+    went. Anything else in the folder (not a name spare_gen writes there) is left alone."""
     table = Path(table)
     gone = []
     if table.is_dir():
         for p in sorted(table.iterdir()):
-            if p.name not in names:
-                if p.is_dir():
-                    shutil.rmtree(p, ignore_errors=True)
-                else:
-                    p.unlink(missing_ok=True)
+            ours = (p.name.startswith(PART_PREFIX) and p.name.endswith(".parquet")) or \
+                   (p.name.startswith(".") and p.name.endswith(".tmp"))
+            if p.name not in names and ours and p.is_file() and not p.is_symlink():
+                p.unlink(missing_ok=True)
                 gone.append(p.name)
     return gone

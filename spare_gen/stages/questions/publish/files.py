@@ -19,6 +19,7 @@ from typing import Iterable
 
 from spare_gen.atomic import write_bytes
 from spare_gen.filehash import sha256_file
+from spare_gen.store import ownership
 from spare_gen.store.packed import drawing_bytes, packed_bytes
 from spare_gen.stages.questions.schema import CUTS_DIR, STAGED_CUTS_DIR, content_name, question_files_dir, settle
 from spare_gen.stages.questions.tasks import path_columns
@@ -62,13 +63,14 @@ def publish_answer_files(out: Path, task: str, rows: list[dict], columns: tuple[
     return published
 
 
-def remove_unlisted(out: Path, task: str, keep: set[str]) -> None:
-    """Delete files of the task's copy folder that no question names (left by an earlier run)."""
+def remove_unlisted(out: Path, task: str, keep: set[str]) -> list[str]:
+    """Delete the files of the task's copy folder that no question names and that spare_gen wrote (left by an
+    earlier run; ``spare_gen.store.ownership``); return them."""
     folder = Path(out) / question_files_dir(task)
-    if folder.is_dir():
-        for path in folder.iterdir():
-            if f"{question_files_dir(task)}/{path.name}" not in keep:
-                path.unlink()
+    if not folder.is_dir():
+        return []
+    return ownership.remove(out, [f"{question_files_dir(task)}/{path.name}" for path in sorted(folder.iterdir())
+                                  if f"{question_files_dir(task)}/{path.name}" not in keep])
 
 
 def row_paths(row: dict, task) -> list[str]:

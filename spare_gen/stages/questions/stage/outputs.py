@@ -8,7 +8,6 @@ and writes the small tables."""
 
 from __future__ import annotations
 
-import shutil
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,6 +16,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from spare_gen.atomic import write_parquet
+from spare_gen.store import ownership
 from spare_gen.config.schema import Config, TaskName
 from spare_gen.stages.questions.layout import SPLITS
 from spare_gen.stages.questions.publish.files import (
@@ -131,8 +131,9 @@ def write_splits(client, out: Path, config: Config, fills: dict[TaskName, TaskFi
     where = Path(out).resolve()  # as the workers see it
     splits: dict[TaskName, dict[str, list[Accepted]]] = {}
     for task in TASKS:
-        if planned[task.value] == 0:
-            shutil.rmtree(out / QUESTIONS_DIR / task.value, ignore_errors=True)
+        if planned[task.value] == 0:  # a task no longer asked for: the files spare_gen wrote for it go
+            folder = out / QUESTIONS_DIR / task.value
+            ownership.remove(out, [p.relative_to(out).as_posix() for p in sorted(folder.rglob("*")) if p.is_file()])
             continue
         splits[task] = {split: [a for (t, s, _), acc in fills[task].accepted.items() if s == split for a in acc]
                         for split in SPLITS}
@@ -148,6 +149,7 @@ def write_splits(client, out: Path, config: Config, fills: dict[TaskName, TaskFi
             output = future.result()
             sources.update(output.sources)  # in task and split order: a later copy of the same name wins, as before
             written[task.value][split] = output
+        ownership.record(out, sources)  # the copies the row writers made: spare_gen's
         remove_unlisted(out, task.value, set(sources))
     return written
 
