@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
+import shutil
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -193,3 +196,71 @@ def test_any_set_strings_give_a_resolved_config_or_one_config_error_line(assignm
         assert "\n" not in str(exc) and len(str(exc)) < 2000, str(exc)
     else:
         assert isinstance(config, Config)
+
+
+def _every_file(root: Path) -> dict[str, tuple[str, int]]:
+    """Every file under ``root``, bookkeeping included: (sha256, mtime in ns)."""
+    return {p.relative_to(root).as_posix(): (hashlib.sha256(p.read_bytes()).hexdigest(), p.stat().st_mtime_ns)
+            for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+ONE_TASK = ["--set", "questions.counts={point_cloud_generation = 2, three_view_to_isometric = 0, "
+                     "isometric_to_pose = 0, pose_to_isometric = 0, isometric_view_generation = 0}"]
+QUICK = ["--no-progress", "--workers", "1", "--set", "runner.dashboard=false", "--set", "pool.enabled=false"]
+
+
+def test_a_count_no_input_can_meet_is_refused_before_any_work_and_a_finished_dataset_keeps_every_file(tmp_path):
+    out = tmp_path / "out"
+    small = ["run", "--out", str(out), *QUICK, "--set", "models.csg.count=4", "--set", "questions.allow_fewer=true"]
+    first = spare_gen_cli(*small, *ONE_TASK)
+    assert first.returncode == 0, first.stderr
+    questions = sorted(p.relative_to(out).as_posix() for p in (out / "questions").rglob("*.parquet"))
+    assert "questions/point_cloud_generation/train.parquet" in questions
+    before = _every_file(out)
+    huge = "questions.counts.isometric_to_pose=4611686018427387904"  # with allow_fewer this once emptied the dataset
+    proc = spare_gen_cli(*small, *ONE_TASK, "--set", huge)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
+    assert proc.stderr.splitlines() == [
+        "spare-gen: config error: questions.counts.isometric_to_pose = 4611686018427387904 cannot be met: the inputs "
+        "give at most 4 questions in all tasks together (models.csg.count = 4; each model serves one question, "
+        "questions.model_reuse = 'once'); lower the counts, give more models or set questions.model_reuse = "
+        "'per_task'"]
+    assert _every_file(out) == before  # nothing written, nothing removed, not even the run record
+    # 10**12 once gave 15 questions; within one task with reuse it is the same line, per task
+    proc = spare_gen_cli(*small, *ONE_TASK, "--set", "questions.counts.isometric_to_pose=1000000000000",
+                         "--set", 'questions.model_reuse="per_task"')
+    assert proc.returncode == 2 and len(proc.stderr.splitlines()) == 1, proc.stderr
+    assert "questions.counts.isometric_to_pose = 1000000000000 cannot be met: the inputs give at most 4 questions " \
+           "per task (models.csg.count = 4;" in proc.stderr
+    # counts that are each within the bound but together are not
+    proc = spare_gen_cli(*small, "--set", "questions.counts={point_cloud_generation = 3, three_view_to_isometric = 2, "
+                         "isometric_to_pose = 0, pose_to_isometric = 0, isometric_view_generation = 0}")
+    assert proc.returncode == 2 and len(proc.stderr.splitlines()) == 1, proc.stderr
+    assert "questions.counts = {three_view_to_isometric = 2, point_cloud_generation = 3} (5 in all) cannot be met: " \
+           "the inputs give at most 4 questions in all tasks together" in proc.stderr
+    assert _every_file(out) == before
+    # an integer past 64 bits is refused by the config itself, for every command
+    proc = spare_gen_cli("config", "--set", f"questions.counts.isometric_to_pose={2**64}")
+    assert proc.returncode == 2 and len(proc.stderr.splitlines()) == 1
+    assert f"questions.counts.isometric_to_pose = {2**64}: input should be less than or equal to {2**63 - 1}" \
+        in proc.stderr
+
+
+def test_a_files_source_bounds_the_counts_by_the_files_it_lists_and_its_limit(tmp_path, real_cad):
+    out = tmp_path / "out"
+    files = ["run", "--out", str(out), *QUICK, "--set", 'models.source="files"',
+             "--set", f'models.files.root="{real_cad}"']
+    proc = spare_gen_cli(*files, "--set", "models.files.limit=3", *ONE_TASK,
+                         "--set", "questions.counts.pose_to_isometric=2")
+    assert proc.returncode == 2 and len(proc.stderr.splitlines()) == 1, proc.stderr
+    cad_files = len([p for p in real_cad.iterdir() if p.suffix != ".md"])
+    assert f"(4 in all) cannot be met: the inputs give at most 3 questions in all tasks together (models.files.root " \
+           f"{str(real_cad)!r} holds {cad_files} CAD file(s), models.files.limit = 3;" in proc.stderr
+    one = tmp_path / "one"
+    one.mkdir()
+    shutil.copy(real_cad / "io1-ug-214.stp", one / "io1-ug-214.stp")
+    proc = spare_gen_cli("run", "--out", str(out), *QUICK, "--set", 'models.source="files"',
+                         "--set", f'models.files.root="{one}"', "--set", "questions.counts.pose_to_isometric=100",
+                         "--stages", "models")
+    assert proc.returncode == 0, proc.stderr  # no question stage in this run: its counts do not matter
+    assert (out / "models.parquet").is_dir() and not (out / "questions").exists()

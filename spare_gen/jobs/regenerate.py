@@ -20,6 +20,7 @@ from spare_gen.store.inventory import RUN_FILE, remove_unreferenced
 from spare_gen.jobs.stages import POOL_STAGES, STAGE_NAMES, pool_models_only, wanted
 from spare_gen.store.manifest import complete_for, now, stage_summaries, write_manifest, write_run_record
 from spare_gen.stages.models.driver import models_unchanged
+from spare_gen.stages.questions.stage.plan import check_counts
 from spare_gen.store.preflight import check_output_folder, output_lock
 from spare_gen.runner.cluster import open_cluster
 from spare_gen.runner.stage import MachineFailure
@@ -38,6 +39,8 @@ def run(config: Config, *, stages: tuple[str, ...] = STAGE_NAMES, announce: str 
     with one line (predictions folder, output folder, scheduler). ``client``: a Dask client the caller owns (a
     notebook's, a benchmark's) to run on instead of the configured cluster; it stays open after the run."""
     out = Path(config.out)
+    if "questions" in _names(config, stages):  # counts no run could meet: one line (exit 2), nothing touched
+        check_counts(config)
     if "pool" in stages and config.pool.enabled and config.pool.predictions \
             and not Path(config.pool.predictions).is_dir():  # before any work
         raise FileNotFoundError(f"pool.predictions: folder {config.pool.predictions!r} does not exist")
