@@ -35,6 +35,31 @@ def _plain(value):
     return value.value if isinstance(value, Enum) else value
 
 
+def escaped_text(value: Any) -> Any:
+    """``value`` as a table or JSON file can store it: text that is UTF-8 (every ordinary name) unchanged; in text
+    that is not, each undecodable byte of a file name (the surrogate ``os.fsdecode`` gives it) written ``\\xNN`` and
+    any other lone surrogate ``\\uNNNN``, so a file named with the bytes ``caf\\xe9.step`` reads ``caf\\xe9.step``.
+    Lists, tuples and dicts are escaped item by item; other values are returned as they are."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return "".join(_escaped_char(c) for c in value)
+        return value
+    if isinstance(value, (list, tuple)):
+        return type(value)(escaped_text(v) for v in value)
+    if isinstance(value, dict):
+        return {escaped_text(k): escaped_text(v) for k, v in value.items()}
+    return value
+
+
+def _escaped_char(c: str) -> str:
+    code = ord(c)
+    if 0xDC80 <= code <= 0xDCFF:  # os.fsdecode's stand-in for the byte code - 0xDC00
+        return f"\\x{code - 0xDC00:02x}"
+    return f"\\u{code:04x}" if 0xD800 <= code <= 0xDFFF else c
+
+
 Columns = list[tuple[str, Any, Any]]  # (name, python type, column(...))
 
 

@@ -24,8 +24,11 @@ from tests.conftest import spare_gen_cli
 DEEP_FILE = "io1-ug-214.stp"
 LONG_FILE = "bug3883_xr2-ct-214_l-bracket.stp"
 LONG_NAME = "L" * 236 + ".stp"  # 240 characters: legal (255 is the limit), but no room for suffixes
+# two file models: at most two questions in all (each model serves one), one in each of two tasks
 SMALL_JOB = ["--set", "runner.dashboard=false", "--set", "runner.workers=1", "--set", "questions.allow_fewer=true",
-             "--set", "pool.models=2", "--set", "render.exact_timeout_s=4"]
+             "--set", "pool.models=2", "--set", "render.exact_timeout_s=4",
+             "--set", "questions.counts={three_view_to_isometric = 1, isometric_to_pose = 0, pose_to_isometric = 0, "
+                      "isometric_view_generation = 1, point_cloud_generation = 0}"]
 
 
 @pytest.fixture

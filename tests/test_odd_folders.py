@@ -123,3 +123,55 @@ def test_a_file_that_vanishes_after_the_listing_is_a_failed_row(public_tmp, real
     row = model_task(units["io1-ug-214"], ModelSettings.from_config(cfg, public_tmp / "o"))
     assert row["status"] == "failed"
     assert row["error"] == f"CadReadError: {folder / VALID[0]}: file does not exist"
+
+
+def _not_utf8_folder(base: Path, real_cad: Path) -> Path:
+    """Real files whose names are bytes that are not UTF-8 (a Latin-1 é, a stray 0xff), beside a valid name: a STEP
+    and a BREP that read, a file that is not CAD, and a folder whose name is not UTF-8 either."""
+    folder = base / "cad"
+    folder.mkdir()
+    raw = os.fsencode(folder)
+    shutil.copy(real_cad / "io1-ug-214.stp", folder / "ok.step")
+    shutil.copy(real_cad / "bug3883_xr2-ct-214_l-bracket.stp", os.fsdecode(raw + b"/caf\xe9.step"))
+    os.mkdir(raw + b"/d\xe9")
+    shutil.copy(real_cad / "sheet_metal_54.brep", os.fsdecode(raw + b"/d\xe9/sheet\xe9.brep"))
+    with open(raw + b"/bad\xff.step", "wb") as fh:
+        fh.write(b"not a STEP file\n")
+    return folder
+
+
+def test_file_names_that_are_not_utf8_are_rows_with_the_name_escaped_and_the_run_and_its_rerun_exit_0(tmp_path,
+                                                                                                      real_cad):
+    folder = _not_utf8_folder(tmp_path, real_cad)
+    out = tmp_path / "out"
+    args = ("run", "--stages", "models", "--out", str(out), "--no-progress", "--set", 'models.source="files"',
+            "--set", f'models.files.root="{folder}"', "--set", "runner.dashboard=false", "--set", "runner.workers=1")
+    proc = spare_gen_cli(*args)
+    assert proc.returncode == 0, proc.stderr
+    assert "Traceback" not in proc.stderr and "because of the machine" not in proc.stderr
+    rows = {r["model_id"]: r for r in pq.read_table(out / "models.parquet").to_pylist()}
+    assert {mid: (r["status"], r["source_path"]) for mid, r in rows.items()} == {
+        "ok": ("ok", f"{folder}/ok.step"),  # an ordinary name: unchanged
+        "caf": ("ok", f"{folder}/caf\\xe9.step"),  # read through OCCT although OCCT cannot open that name
+        "d___sheet": ("ok", f"{folder}/d\\xe9/sheet\\xe9.brep"),
+        "bad": ("failed", f"{folder}/bad\\xff.step"),
+    }
+    assert rows["bad"]["error"] == ("CadReadError: bad\\xff.step: not a STEP file (no ISO-10303-21 header in the "
+                                    "first 8192 bytes)")
+    assert rows["caf"]["n_faces"] > 0 and (out / rows["caf"]["brep_path"]).is_file()
+    assert "models: failed 1, ok 3" in proc.stderr
+    rerun = spare_gen_cli(*args)
+    assert rerun.returncode == 0, rerun.stderr
+    assert "nothing to do" in rerun.stderr
+
+
+def test_a_list_file_naming_a_file_whose_name_is_not_utf8_lists_it(tmp_path, real_cad):
+    folder = _not_utf8_folder(tmp_path, real_cad)
+    listing = tmp_path / "files.txt"
+    listing.write_bytes(b"# the two names that are not UTF-8\ncaf\xe9.step\nd\xe9/sheet\xe9.brep\n")
+    cfg = load_config(None, ['models.source="files"', f'models.files.root="{folder}"',
+                             f'models.files.list_file="{listing}"'])
+    units = {u["model_id"]: u for u in model_units(cfg)}
+    assert sorted(units) == ["caf", "d___sheet"]
+    assert all(u["sha256"] and not u.get("error") for u in units.values())
+    assert os.fsencode(units["caf"]["source_path"]).endswith(b"/caf\xe9.step")

@@ -27,12 +27,11 @@ from PIL import Image
 from drawings_shapes import BOX, HOLED_BOX, L_BLOCK, prim, program, render_config, scaled, write_model
 from spare_gen import cad
 from spare_gen.cad.props import bounding_box, brep_bounding_box
-from spare_gen.config import load_config
+from spare_gen.config import ConfigError, load_config
 from spare_gen.config.schema import BoxRule, TaskName
 from spare_gen.stages.drawings.child import draw_model
 from spare_gen.jobs.regenerate import run
 from spare_gen.stages.questions.layout import SPLITS
-from spare_gen.stages.questions.select import NotEnoughModels
 from spare_gen.stages.questions.rejections import QuestionRejection
 from spare_gen.stages.questions.tasks import question_settings
 from spare_gen.stages.questions.tasks.isometric_to_pose import symmetric_models, three_view_difference
@@ -40,7 +39,7 @@ from spare_gen.stages.questions.tasks.three_view_to_isometric.child import make_
 from spare_gen.stages.questions.tasks.three_view_to_isometric.cutters_spare3d import spare3d_cutter
 from spare_gen.stages.questions.validate import validate
 from spare_gen.rng import derive_rng
-from tests.conftest import REPO, spare_gen_cli
+from tests.conftest import REPO, differing_files, spare_gen_cli
 
 STROKE, HIDDEN_STROKE = 0.7, 0.35  # the original's line widths, model units (I2P_CSG.py, P2I.py, Three2I.py)
 CANVAS, FACTOR = 200, 1.7  # SPARE3D-CSG: 200 px canvas, viewBox side 1.7 x the largest B-rep box edge
@@ -197,11 +196,14 @@ def test_model_reuse_gives_every_task_its_full_count_from_the_same_models(reused
     assert all(len(s) == 1 for s in splits.values())  # splits stay model-disjoint across the dataset
     assert validate(out) == []
     assert "at most one question per task" in (out / "README.md").read_text()
-    once = tmp_path / "once"  # the same counts with each model used once: 24 questions do not fit 8 models
+    once = tmp_path / "once"  # the same counts with each model used once: 24 questions do not fit 8 files
     shutil.copytree(out, once)
-    with pytest.raises(NotEnoughModels, match="need 24 usable models, 8 are usable"):
+    before = differing_files(out, once)
+    with pytest.raises(ConfigError, match=r"\(24 in all\) cannot be met: the inputs give at most 8 questions in all "
+                                          r"tasks together \(models.files.root .* holds 8 CAD file\(s\)"):
         run(load_config(None, [*overrides[1:], f'out="{once}"', 'questions.model_reuse="once"']),
             stages=("questions",))
+    assert differing_files(out, once) == before == []  # refused before any work
 
 
 def test_validate_catches_a_reused_model_in_another_split_of_another_task(reused, tmp_path):

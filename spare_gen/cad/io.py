@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 import re
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 from OCP.BRep import BRep_Builder
@@ -43,8 +46,26 @@ def _is_null(shape: TopoDS_Shape) -> bool:
     return shape is None or shape.IsNull()
 
 
+@contextlib.contextmanager
+def occt_path(path: Path) -> Iterator[str]:
+    """A name OCCT opens ``path`` by: the path itself, or, for a name that is not UTF-8 (bytes such as
+    ``caf\\xe9.step``: OCCT takes a path as UTF-8 text, and Python hands such a name on with surrogates that no text
+    encoding holds), a link to it with a plain name in a temporary folder, removed afterwards."""
+    text = str(path)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        with tempfile.TemporaryDirectory(prefix="spare_gen-read-") as folder:
+            link = os.path.join(folder, "model" + path.suffix.lower())
+            os.symlink(os.path.abspath(path), link)
+            yield link
+        return
+    yield text
+
+
 def _read_xde(reader, path: Path, kind: str) -> TopoDS_Shape:
-    status = reader.ReadFile(str(path))
+    with occt_path(path) as name:
+        status = reader.ReadFile(name)
     if status != IFSelect_RetDone:
         raise CadReadError(f"{path.name}: not a readable {kind} file (reader status {int(status)})")
     if reader.NbRootsForTransfer() == 0:
@@ -90,7 +111,8 @@ def read_shape(path: str | os.PathLike) -> TopoDS_Shape:
         return _read_xde(IGESControl_Reader(), path, "IGES")
     if suffix in BREP_SUFFIXES:
         shape = TopoDS_Shape()
-        ok = BRepTools.Read_s(shape, str(path), BRep_Builder())
+        with occt_path(path) as name:
+            ok = BRepTools.Read_s(shape, name, BRep_Builder())
         if not ok or _is_null(shape):
             raise CadReadError(f"{path.name}: not a readable BREP file")
         return shape

@@ -22,6 +22,7 @@ DEFAULT_CONFIG_FILE = Path(str(files("spare_gen.config") / "default.toml"))
 
 # No key of the schema nests deeper than a few levels; a deeper value is a mistake (and would exhaust the stack).
 MAX_DEPTH = 32
+SHOWN_CHARS = 80  # an over-long --set argument in a one-line error keeps its start and end within this many characters
 
 
 class ConfigError(ValueError):
@@ -52,33 +53,64 @@ def _nested_toml(text: str, where: str) -> dict:
     return data
 
 
+def _shown(text: str) -> str:
+    """``text`` quoted for a one-line error (``ascii``: undecodable bytes and control characters escaped); a long one
+    keeps its two ends."""
+    if len(text) > SHOWN_CHARS:
+        keep = (SHOWN_CHARS - 5) // 2
+        text = f"{text[:keep]} ... {text[-keep:]}"
+    return ascii(text)
+
+
+def _digits_error(exc: ValueError) -> str:
+    """tomllib's error for an integer of more digits than Python converts, without its advice to the programmer."""
+    return " ".join(str(exc).split(";")[0].split()).replace("Exceeds", "an integer exceeds", 1)
+
+
 def _parse_value(text: str, key: str) -> Any:
     """A TOML literal (``256``, ``true``, ``[2, 3]``, ``"x"``) or, failing that, a plain string."""
     try:
         return _nested_toml(f"v = {text}", f"--set {key}=...")["v"]
+    except ConfigError:
+        raise
     except tomllib.TOMLDecodeError:
         return text
+    except ValueError as exc:  # an integer of more digits than Python converts (sys.get_int_max_str_digits)
+        raise ConfigError(f"--set {_shown(f'{key}={text}')}: {_digits_error(exc)}") from None
 
 
 def apply_override(data: dict, assignment: str) -> None:
     if any(c in assignment for c in "\n\r\x00"):
         raise ConfigError(f"--set {assignment!r}: a value must be on one line (it holds a line break or NUL)")
+    try:
+        assignment.encode("utf-8")
+    except UnicodeEncodeError as exc:  # bytes of the command line that are not UTF-8 (os.fsdecode's surrogates)
+        raise ConfigError(f"--set {_shown(assignment)}: not UTF-8 text (character {exc.start} is "
+                          f"{ascii(assignment[exc.start])}, an undecodable byte); config keys and values are stored "
+                          "as UTF-8") from None
     if "=" not in assignment:
         raise ConfigError(f"--set {assignment!r}: expected KEY=VALUE, e.g. render.size=256")
     key, _, value = assignment.partition("=")
     parts = [p for p in key.strip().split(".") if p]
     if not parts:
         raise ConfigError(f"--set {assignment!r}: empty key")
+    if len(parts) > MAX_DEPTH:
+        raise ConfigError(f"--set {_shown(assignment)}: the key has {len(parts)} levels, more than {MAX_DEPTH} "
+                          "(no key of the config nests that deep)")
     node = data
     for p in parts[:-1]:
         node = node.setdefault(p, {})
         if not isinstance(node, dict):
             raise ConfigError(f"--set {assignment!r}: {p!r} is not a section")
     node[parts[-1]] = _parse_value(value.strip(), key.strip())
+    if _depth(data) > MAX_DEPTH:  # a deep key holding a deep value (each alone within the limit)
+        raise ConfigError(f"--set {_shown(assignment)}: its key and value nest more than {MAX_DEPTH} deep")
 
 
 def _model_at(loc: tuple) -> type[BaseModel] | None:
-    """The schema section that holds the key at ``loc`` (for listing allowed keys)."""
+    """The schema section that holds the key at ``loc`` (for listing allowed keys); None for the root's own rules."""
+    if not loc:
+        return None
     model: Any = Config
     for part in loc[:-1]:
         if not (isinstance(model, type) and issubclass(model, BaseModel)) or part not in model.model_fields:
@@ -88,7 +120,7 @@ def _model_at(loc: tuple) -> type[BaseModel] | None:
 
 
 def _allowed(model: type[BaseModel] | None, loc: tuple) -> str:
-    if model is None or loc[-1] not in model.model_fields:
+    if model is None or not loc or loc[-1] not in model.model_fields:
         return ""
     ann = model.model_fields[loc[-1]].annotation
     if isinstance(ann, type) and issubclass(ann, Enum):
@@ -121,7 +153,9 @@ def _blame(loc: tuple, source: str, overrides: list[str]) -> str:
 
 def format_error(err: ValidationError, source: str, overrides: list[str] | None = None) -> str:
     first = err.errors()[0]
-    loc = tuple(str(p) for p in first["loc"] if str(p) != "[key]")
+    loc = tuple(str(p) for p in first["loc"])
+    if loc[-1:] == ("[key]",) and first["type"] != "extra_forbidden":  # pydantic's mark of a bad dict key, not a key
+        loc = loc[:-1]
     key = ".".join(loc)
     source = _blame(loc, source, overrides or [])
     if first["type"] == "extra_forbidden":
@@ -133,8 +167,11 @@ def format_error(err: ValidationError, source: str, overrides: list[str] | None 
     else:
         value = first.get("input")
         text = first["msg"].removeprefix("Value error, ")
-        shown = f"{key}" if isinstance(value, dict) else f"{key} = {value!r}"  # a section: its rule names the keys
-        msg = f"{shown}: {text[0].lower()}{text[1:]}{_allowed(_model_at(loc), loc)}"
+        text = f"{text[:1].lower()}{text[1:]}{_allowed(_model_at(loc), loc)}"
+        if not loc:  # a rule of the whole config (it names its keys) or a value that is not JSON at all
+            msg = text
+        else:  # a section: its rule names the keys
+            msg = f"{key}: {text}" if isinstance(value, dict) else f"{key} = {value!r}: {text}"
     more = f" (and {len(err.errors()) - 1} more)" if len(err.errors()) > 1 else ""
     return f"config error in {source}: {msg}{more}"
 
@@ -153,8 +190,12 @@ def load_config(path: str | Path | None = None, overrides: list[str] | None = No
             raise ConfigError(f"config error in {source}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
         try:
             data = _nested_toml(text, source)
+        except ConfigError:
+            raise
         except tomllib.TOMLDecodeError as exc:
             raise ConfigError(f"config error in {source}: not valid TOML ({' '.join(str(exc).split())})") from None
+        except ValueError as exc:  # an integer of more digits than Python converts (sys.get_int_max_str_digits)
+            raise ConfigError(f"config error in {source}: {_digits_error(exc)}") from None
     for assignment in overrides or []:
         apply_override(data, assignment)
     try:

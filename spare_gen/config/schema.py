@@ -17,6 +17,9 @@ EVERY_OPTION = {EVERY_OPTION_KEY: True}  # model_dump context: keep LATER_OPTION
 
 # The wireframe metrics' match tolerances (fractions of the GT bounding-box diagonal), declared here, the lowest
 # layer, so the pool settings and spare_gen.metrics.wireframe share one value.
+# The largest integer a count or seed may be: what a 64-bit column (Arrow, numpy) holds. Counts the inputs cannot meet
+# are refused below that when a run starts (spare_gen.stages.questions.stage.plan.check_counts).
+INT64_MAX = 2**63 - 1
 CORNER_THRESHOLD = 0.02  # a predicted corner matches a GT corner at most this far away
 EDGE_THRESHOLD = 0.02  # a predicted edge matches a GT edge within this segment-to-segment Hausdorff distance
 
@@ -184,7 +187,8 @@ class FilesConfig(_Section):
     list_file: str = Field("", description="optional text file with one CAD path per line (relative to root or the list)")
     suffixes: list[str] = Field(default_factory=lambda: [".step", ".stp", ".brep", ".brp", ".iges", ".igs"])
     max_mb: Annotated[float, Field(gt=0)] = 50.0
-    limit: Annotated[int, Field(ge=0)] = Field(0, description="use at most this many files (sorted by path); 0 = all")
+    limit: Annotated[int, Field(ge=0, le=INT64_MAX)] = Field(
+        0, description="use at most this many files (sorted by path); 0 = all")
 
 
 class ModelsConfig(_Section):
@@ -382,7 +386,7 @@ class QuestionsConfig(_Section):
     LATER_OPTIONS: ClassVar[frozenset[str]] = frozenset({"model_reuse", "cutter_box", "symmetry_filter"})
 
     enabled: bool = True
-    counts: dict[TaskName, Annotated[int, Field(ge=0)]] = Field(
+    counts: dict[TaskName, Annotated[int, Field(ge=0, le=INT64_MAX)]] = Field(
         default_factory=lambda: {t: 3 for t in TaskName}, description="questions per task (all splits)"
     )
     split: tuple[float, float, float] = (0.8, 0.1, 0.1)
@@ -461,14 +465,15 @@ class HouseWireframe(str, Enum):
 
 class PoolConfig(_Section):
     enabled: bool = True
-    models: Annotated[int, Field(ge=0)] = Field(4, description="ground truths in the pool (0 = every usable model)")
+    models: Annotated[int, Field(ge=0, le=INT64_MAX)] = Field(
+        4, description="ground truths in the pool (0 = every usable model)")
     deflection: Annotated[float, Field(gt=0, le=0.2)] = Field(
         0.01, description="curved-edge discretisation tolerance, fraction of the bounding-box diagonal"
     )
     corner_threshold: Annotated[float, Field(gt=0)] = CORNER_THRESHOLD
     edge_threshold: Annotated[float, Field(gt=0)] = EDGE_THRESHOLD
     image_size: Annotated[int, Field(ge=64, le=4096)] = 384
-    max_pairs_per_model: Annotated[int, Field(ge=0)] = Field(0, description="0 = all pairs")
+    max_pairs_per_model: Annotated[int, Field(ge=0, le=INT64_MAX)] = Field(0, description="0 = all pairs")
     repeat_fraction: Annotated[float, Field(ge=0, le=0.5)] = 0.05
     predictions: str = Field("", description="folder of methods' predicted wireframes, <method>/<model_id>.json|.obj "
                              "(spare_gen.wireframes.predictions); empty = corruptions only")
@@ -516,7 +521,7 @@ class DebugConfig(_Section):
 
 
 class Config(_Section):
-    seed: Annotated[int, Field(ge=0, le=2**63 - 1)] = 0
+    seed: Annotated[int, Field(ge=0, le=INT64_MAX)] = 0
     out: str = "outputs/default"
     runner: RunnerConfig = Field(default_factory=RunnerConfig)
     models: ModelsConfig = Field(default_factory=ModelsConfig)

@@ -33,6 +33,7 @@ from spare_gen.console import progress
 from spare_gen.store.shards import rows_to_table
 from spare_gen.config.schema import DebugConfig
 from spare_gen.runner.contract import RunOptions, StageSettings
+from spare_gen.rows import escaped_text
 from spare_gen.runner.isolation import Status
 from spare_gen.runner.stage import (
     MACHINE_RETRIES,
@@ -163,7 +164,9 @@ def execute_shard(task: Task, sealed: Sealed, settings: StageSettings, tables: t
         if result.get("status") == Status.TRANSIENT:
             transient[uid] = str(result.get("error"))
             continue
-        stored, timings[uid] = _split_timing(result)
+        # text a table and its index can hold (a file name's undecodable bytes escaped; ordinary text unchanged)
+        stored, timings[uid] = _split_timing({k: escaped_text(v) if isinstance(v, str) else v
+                                              for k, v in result.items()})
         for t in tables:
             pieces[t.name].append(rows_to_table(t.rows(stored), t.schema))
         entries[uid] = {"fingerprint": fingerprints[uid], "status": stored.get("status"),

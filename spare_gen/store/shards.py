@@ -17,13 +17,20 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from spare_gen.rows import escaped_text
+
 PART_PREFIX = "part-"
 PART_GLOB = f"{PART_PREFIX}*.parquet"
 
 
 def rows_to_table(rows: list[dict], schema: pa.Schema) -> pa.Table:
-    """Rows (dicts, extra keys ignored, missing keys null) to a table of exactly ``schema``."""
-    return pa.table({f.name: [r.get(f.name) for r in rows] for f in schema}, schema=schema)
+    """Rows (dicts, extra keys ignored, missing keys null) to a table of exactly ``schema``; text Arrow cannot hold
+    (the undecodable bytes of a file name) is stored escaped (``rows.escaped_text``)."""
+    columns = {f.name: [r.get(f.name) for r in rows] for f in schema}
+    try:
+        return pa.table(columns, schema=schema)
+    except UnicodeEncodeError:  # the rare slow path: every ordinary row is UTF-8 already
+        return pa.table({name: escaped_text(values) for name, values in columns.items()}, schema=schema)
 
 
 def part_name(index: int, contents: str) -> str:

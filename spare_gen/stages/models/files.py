@@ -132,7 +132,9 @@ def list_entries(root: str | Path, suffixes: list[str],
         if not lf.is_file():
             raise FileNotFoundError(f"models.files.list_file: file {str(lf)!r} does not exist")
         base = Path(root) if root else lf.parent
-        lines = [ln.strip() for ln in lf.read_text().splitlines() if ln.strip() and not ln.startswith("#")]
+        # a listed name need not be UTF-8 (the bytes of a file name, as os.fsdecode reads them): it becomes a row
+        text = lf.read_bytes().decode("utf-8", "surrogateescape")
+        lines = [ln.strip() for ln in text.splitlines() if ln.strip() and not ln.startswith("#")]
         return base, sorted(p if p.is_absolute() else base / p for p in map(Path, lines)), []
     root = Path(root)
     if not root.is_dir():
@@ -211,7 +213,7 @@ def discover(
         mid = model_id_for(p, root)
         digest = _digest(p) if not error and size <= max_mb * 1e6 else ""
         if mid in seen_id:
-            mid = f"{mid}_{(digest or hashlib.sha256(str(p).encode()).hexdigest())[:8]}"
+            mid = f"{mid}_{(digest or hashlib.sha256(os.fsencode(p)).hexdigest())[:8]}"
         seen_id.add(mid)
         real = real_path(p)
         item = FileItem(mid, p, size, digest, error=error, real_path=real)
@@ -230,7 +232,7 @@ def discover(
     for path, status, reason in odd:
         mid = model_id_for(path, root) if path != root else _safe_id(path.name)
         if mid in seen_id:
-            mid = f"{mid}_{hashlib.sha256(str(path).encode()).hexdigest()[:8]}"
+            mid = f"{mid}_{hashlib.sha256(os.fsencode(path)).hexdigest()[:8]}"
         seen_id.add(mid)
         item = FileItem(mid, path, 0, "", real_path=real_path(path))
         if status is Status.SKIPPED:
