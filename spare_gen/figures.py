@@ -14,8 +14,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 import matplotlib
+import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from PIL import Image
 
 DPI = 150  # PNG pixels per inch: a 7.2 in wide chart is 1080 px, sharp on the card and in the docs
 SUFFIXES = (".png", ".svg", ".pdf")  # what every chart is written as, with the same stem
@@ -46,8 +48,7 @@ STYLE = {
     "pdf.fonttype": 42,  # TrueType in the PDF: text stays selectable and editable
     "path.simplify": False,
 }
-METADATA = {  # nothing that changes between runs, machines or matplotlib versions
-    ".png": {"Software": None},
+METADATA = {  # nothing that changes between runs, machines or matplotlib versions (the PNG carries none)
     ".svg": {"Date": None, "Creator": None},
     ".pdf": {"CreationDate": None, "ModDate": None, "Producer": None, "Creator": None},
 }
@@ -69,12 +70,19 @@ def new_figure(width: float, height: float) -> Figure:
 
 
 def render(fig: Figure, suffix: str) -> bytes:
-    """The bytes of ``fig`` as ``suffix`` (one of :data:`SUFFIXES`)."""
-    if suffix not in METADATA:
+    """The bytes of ``fig`` as ``suffix`` (one of :data:`SUFFIXES`). The PNG is RGB (the chart is opaque), written by
+    Pillow from the Agg pixels with its resolution and nothing else."""
+    if suffix not in SUFFIXES:
         raise ValueError(f"figure format {suffix!r}: expected one of {', '.join(SUFFIXES)}")
     buf = io.BytesIO()
     with style():
-        fig.savefig(buf, format=suffix[1:], dpi=DPI, metadata=METADATA[suffix], facecolor="white")
+        if suffix == ".png":
+            fig.set_facecolor("white")
+            fig.canvas.draw()
+            rgb = np.asarray(fig.canvas.buffer_rgba())[..., :3]
+            Image.fromarray(np.ascontiguousarray(rgb), "RGB").save(buf, format="PNG", dpi=(DPI, DPI), optimize=False)
+        else:
+            fig.savefig(buf, format=suffix[1:], dpi=DPI, metadata=METADATA[suffix], facecolor="white")
     return buf.getvalue()
 
 

@@ -16,7 +16,7 @@ from matplotlib.ticker import MaxNLocator
 from spare_gen import figures
 from spare_gen.figures import BLUE, GREEN, GREY, ORANGE, PINK, SKY
 
-WIDTH, HEIGHT = 9.0, 4.0  # inches
+WIDTH, HEIGHT = 1350, 600  # PNG pixels (9 x 4 inches at figures.DPI)
 SMOOTH_WINDOW = 10
 FEW_STEPS = 30  # up to this many steps each step's loss is also marked with a dot
 EPOCH_LINES = 20  # up to this many epochs their ends are marked on the loss panel
@@ -48,7 +48,7 @@ def curve_figure(step_loss: list[float], epoch_steps: list[int], train_acc: list
                  chance: float, title: str, test_acc: Sequence[float] = ()) -> Figure:
     """The chart as a matplotlib Figure: loss per step (left panel), accuracy per epoch end (right panel)."""
     with figures.style():
-        fig = figures.new_figure(WIDTH, HEIGHT)
+        fig = figures.new_figure(WIDTH / figures.DPI, HEIGHT / figures.DPI)
         loss_ax, acc_ax = fig.subplots(1, 2, width_ratios=(1.15, 1))
         fig.suptitle(title, fontsize=10, x=0.01, ha="left")
 
