@@ -6,8 +6,9 @@
 Without ``--dataset`` it first generates the data with ``--config`` (default ``configs/spare3d_csg_original.toml``,
 the original's choices; ``--set`` overrides any key) into ``--out``. Then it trains the chosen Figure 6 cells with
 their recipes (``spare-gen train-baseline``'s), isometric-to-pose also with F, R and T blanked (blank paper, no
-ink), and writes ``figure6.md`` (table), ``figure6.png`` (bar chart), ``figure6.json`` and each cell's run under
-``DATASET/figure6/`` (or ``--dest``). Each task's splits are decoded once, on the GPU when there is one.
+ink), and writes ``figure6.md`` (table), ``figure6.png`` (bar chart; ``.svg`` and ``.pdf`` beside it), ``figure6.json``
+and each cell's run under ``DATASET/figure6/`` (or ``--dest``). Each task's splits are decoded once, on the GPU when
+there is one.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import json
 from pathlib import Path
 
 from spare_gen.atomic import write_bytes, write_json, write_text
-from spare_gen.baseline.figure6 import cell_of, chart_png, markdown
+from spare_gen.baseline.figure6 import cell_of, chart_files, markdown
 from spare_gen.baseline.options import FIGURE6, Arch, Formulation, TrainOptions
 from spare_gen.cli.common import script_main
 from spare_gen.config.schema import TaskName
@@ -103,7 +104,8 @@ def main() -> int:
     table = markdown(results)
     title = f"SPARE3D Figure 6 on {out.name}: {results[0].device}"
     write_text(dest / "figure6.md", f"# SPARE3D Figure 6 on `{out}`\n\n{table}")
-    write_bytes(dest / "figure6.png", chart_png(results, title))
+    for suffix, data in chart_files(results, title).items():
+        write_bytes(dest / f"figure6{suffix}", data)
     write_json(dest / "figure6.json", [{"cell": c.label, "train": c.train.to_dict(), "test": c.test.to_dict(),
                                         "paper_test": c.paper_test, "samples_per_second": c.samples_per_second,
                                         "device": c.device, "epochs": c.epochs, "size": c.size} for c in results])

@@ -20,6 +20,8 @@ from spare_gen.stages.questions.near_duplicate import Drawing, near_duplicate
 from spare_gen.stages.questions.publish.files import row_paths, sha256_file
 from spare_gen.stages.questions.select import split_sizes
 from spare_gen.stages.questions.layout import SPLITS, pose_view
+from spare_gen.stages.questions.publish.preview import CAPTION
+from spare_gen.stages.questions.sheet_cells import CELL, CUBE_POSE, PAD, pose_cube_image
 from spare_gen.validate import main as validate_main
 from spare_gen.stages.questions.validate import validate
 
@@ -186,6 +188,34 @@ def test_card_and_contact_sheets(dataset):
         sheet = np.asarray(Image.open(dataset / "preview" / f"{task}.png").convert("RGB")).astype(int)
         green = (sheet[..., 1] > 150) & (sheet[..., 0] < 40) & (sheet[..., 2] < 40)
         assert green.sum() > 4 * 160, task  # at least one full green frame
+
+
+def _sheet_cell(sheet: np.ndarray, row: int, col: int) -> np.ndarray:
+    """Cell (row, col) of a contact sheet, its inner part (a green frame covers 2 px of the rim)."""
+    top = PAD + row * (CAPTION * 2 + CELL + PAD) + 2 * CAPTION
+    left = PAD + col * (CELL + PAD)
+    return sheet[top + 2:top + CELL - 2, left + 2:left + CELL - 2]
+
+
+def test_the_pose_sheets_draw_each_pose_on_the_pose_cube_not_a_blank_box(dataset):
+    blue = np.array(CUBE_POSE)
+    with Image.open(dataset / "preview" / "isometric_to_pose.png") as im:
+        i2p = np.asarray(im.convert("RGB")).astype(int)
+    n_rows = (i2p.shape[0] - PAD) // (CAPTION * 2 + CELL + PAD)
+    assert n_rows == 3
+    for r in range(n_rows):
+        choices = [_sheet_cell(i2p, r, 4 + k) for k in range(4)]
+        for k, (cell, p) in enumerate(zip(choices, (1, 2, 3, 4))):  # the default choice poses
+            cube = np.asarray(pose_cube_image((p,))).astype(int)[2:-2, 2:-2]
+            assert np.array_equal(cell, cube), (r, k)
+            assert (np.abs(cell - blue).sum(axis=2) < 60).sum() > 400  # the filled pose dot, not a white box
+            assert (cell < 200).all(axis=2).sum() > 300  # the cube's edges
+        assert all(not np.array_equal(a, b) for i, a in enumerate(choices) for b in choices[i + 1:])
+    with Image.open(dataset / "preview" / "pose_to_isometric.png") as im:
+        p2i = np.asarray(im.convert("RGB")).astype(int)
+    cubes = {p: np.asarray(pose_cube_image((p,))).astype(int)[2:-2, 2:-2] for p in range(1, 9)}
+    for r in range(3):  # the query pose (input, after F, R, T) is one of the 8 cubes
+        assert any(np.array_equal(_sheet_cell(p2i, r, 3), c) for c in cubes.values()), r
 
 
 def test_validate_passes_on_a_fresh_dataset(dataset, capsys):

@@ -68,7 +68,8 @@ def test_run_writes_reports_and_ranks_the_truly_best_type_first(pool):
     out, csv = pool
     result = run(out, csv, higher_is_better=METRICS)
     reports = out / "reports"
-    names = ("ranking.md", "ranking.parquet", "rater_reliability.parquet", "metric_agreement.parquet", "ranking.png")
+    names = ("ranking.md", "ranking.parquet", "rater_reliability.parquet", "metric_agreement.parquet", "ranking.png",
+             "ranking.svg", "ranking.pdf")
     for name in names:
         assert (reports / name).is_file(), name
     assert result["top_item"] == "remove/low" and result["n_items"] == 12 and result["n_raters"] == 4
@@ -77,6 +78,7 @@ def test_run_writes_reports_and_ranks_the_truly_best_type_first(pool):
     assert list(ranking["item"].iloc[[0, -1]]) == ["remove/low", "deform/high"]
     assert list(ranking["rank"]) == list(range(1, 13))
     assert ranking["bt_ability"].is_monotonic_decreasing
+    assert ((ranking["win_rate_low"] < ranking["win_rate"]) & (ranking["win_rate"] < ranking["win_rate_high"])).all()
 
     reliability = pd.read_parquet(reports / "rater_reliability.parquet").set_index("rater_id")
     assert reliability.loc["ace", ["sanity_accuracy", "self_consistency"]].tolist() == [1.0, 1.0]
@@ -92,7 +94,7 @@ def test_run_writes_reports_and_ranks_the_truly_best_type_first(pool):
     assert per_rater.loc[("wed", "d"), "agreement"] < per_rater.loc[("wed", "ace"), "agreement"]
 
     markdown = (reports / "ranking.md").read_text()
-    assert "| 1 | remove/low |" in markdown and "## Rater reliability" in markdown
+    assert "| 1 | remove/low |" in markdown and "## Rater reliability" in markdown and "| 95 % low | 95 % high |" in markdown
     assert "| corner_f1 | higher |" in markdown and "| wed | lower |" in markdown
     with Image.open(reports / "ranking.png") as image:
         assert image.format == "PNG" and image.width > 400 and image.height > 12 * 20

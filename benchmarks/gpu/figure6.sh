@@ -16,7 +16,11 @@
 #   pip download --no-deps --only-binary=:all: --python-version 3.12 --implementation cp \
 #     --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 \
 #     -d outputs/gpu/whl pydantic==2.14.4 pydantic_core==2.50.5 annotated_types==0.8.0 typing_inspection==0.4.5 \
-#     typing_extensions==4.16.0 aggdraw==1.4.1   # aggdraw only for code before train-baseline stopped importing it
+#     typing_extensions==4.16.0 aggdraw==1.4.1 \
+#     matplotlib==3.11.2 contourpy==1.3.3 cycler==0.12.1 fonttools==4.68.0 kiwisolver==1.5.1 pyparsing==3.3.3 \
+#     python-dateutil==4.0.0 tzdata==2026.6 packaging==26.4
+# (aggdraw only for code before train-baseline stopped importing it; matplotlib and its needs draw curve.png and
+# figure6.png since the charts moved to matplotlib)
 set -uo pipefail
 MODE=${1:-smoke}; EPOCHS=${2:-1}; shift 2 2>/dev/null || shift $#
 GROUPS_=${*:-i2p}

@@ -1,23 +1,27 @@
-"""SPARE3D's Figure 6 beside our runs: a Markdown table and a bar chart (Pillow), from train-baseline histories.
+"""SPARE3D's Figure 6 beside our runs: a Markdown table and a bar chart (matplotlib), from train-baseline histories.
 
 Torch-free: it reads what :func:`spare_gen.baseline.train.train` returned (``history.json``'s content).
 """
 
 from __future__ import annotations
 
-import io
 from dataclasses import dataclass
 
-from PIL import Image, ImageDraw, ImageFont
+from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+from matplotlib.patches import Patch
+from matplotlib.ticker import FixedLocator, PercentFormatter
 
+from spare_gen import figures
 from spare_gen.baseline.options import Arch, Formulation, recipe
 from spare_gen.config.schema import TaskName
+from spare_gen.data.human import human_reference
 from spare_gen.data.stats import Accuracy, wilson
+from spare_gen.figures import BLUE, GREEN, GREY, INK, VERMILION
 from spare_gen.stages.questions.tasks import TASK_SPECS
 
 ARCH_TITLES = {Arch.RESNET50: "ResNet-50", Arch.VGG16: "VGG-16", Arch.BAGNET33: "BagNet-33", Arch.SMALL: "small CNN"}
-ARCH_COLOURS = {Arch.RESNET50: (0, 114, 178), Arch.VGG16: (213, 94, 0), Arch.BAGNET33: (0, 158, 115),
-                Arch.SMALL: (120, 120, 120)}  # Okabe-Ito
+ARCH_COLOURS = {Arch.RESNET50: BLUE, Arch.VGG16: VERMILION, Arch.BAGNET33: GREEN, Arch.SMALL: GREY}  # Okabe-Ito
 CHANCE = 0.25
 
 
@@ -75,69 +79,89 @@ def markdown(cells: list[Cell]) -> str:
     return "\n".join(lines) + "\n"
 
 
-WIDTH, HEIGHT = 980, 420
-LEFT, RIGHT, TOP, BOTTOM = 56, 56, 60, 60
-FONT = 12
-INK, GRID, CHANCE_INK = (33, 33, 33), (220, 220, 220), (150, 150, 150)
+GROUP_WIDTH = 0.8  # of one group's slot on the x axis
+HUMAN_STYLES = {"untrained_average": ("people, untrained: average (paper)", (0, (1, 1.5))),
+                "trained_max": ("people, trained: best (paper)", (0, (6, 2, 1, 2)))}
 
 
-def _pale(colour: tuple[int, int, int]) -> tuple[int, int, int]:
-    return tuple(int(255 - 0.35 * (255 - v)) for v in colour)
+def _group_label(task: TaskName, formulation: Formulation, blank: bool) -> str:
+    return f"{TASK_SPECS[task].spare3d.title}\n{formulation.value}" + ("\nF, R, T blank" if blank else "")
 
 
-def chart_png(cells: list[Cell], title: str) -> bytes:
-    """Bars like the paper's Figure 6: one group per (task, formulation, views), one pair of bars per
-    architecture (ours solid with its 95 % interval, the paper's pale beside it), a dashed chance line."""
-    font = ImageFont.load_default(size=FONT)
-    image = Image.new("RGB", (WIDTH, HEIGHT), (255, 255, 255))
-    draw = ImageDraw.Draw(image)
-    x0, x1, y0, y1 = LEFT, WIDTH - RIGHT, TOP, HEIGHT - BOTTOM
+def chart_figure(cells: list[Cell], title: str) -> Figure:
+    """Bars like the paper's Figure 6: one group per (task, formulation, views), one pair of bars per architecture
+    (this run solid, with its 95 % Wilson interval; the SPARE3D paper's value pale and hatched beside it), the
+    paper's human accuracies on the task as lines across the group, and chance dashed."""
     groups: dict[tuple, list[Cell]] = {}
     for c in cells:
         groups.setdefault((c.task, c.formulation, c.blank_views), []).append(c)
+    with figures.style():
+        fig = figures.new_figure(max(6.0, 1.6 + 2.1 * len(groups)), 4.2)
+        ax = fig.subplots()
+        fig.suptitle(title, fontsize=10, x=0.01, ha="left")
+        archs_seen: list[Arch] = []
+        humans_seen: set[str] = set()
+        for g, ((task, formulation, blank), members) in enumerate(groups.items()):
+            bar = GROUP_WIDTH / (2 * len(members))
+            start = g - GROUP_WIDTH / 2
+            for i, c in enumerate(members):
+                colour = ARCH_COLOURS[c.arch]
+                archs_seen += [c.arch] if c.arch not in archs_seen else []
+                ours_x, paper_x = start + (2 * i + 0.5) * bar, start + (2 * i + 1.5) * bar
+                if c.test.total:
+                    err = [[c.test.value - c.test.low], [c.test.high - c.test.value]]
+                    ax.bar(ours_x, c.test.value, bar * 0.95, color=colour, yerr=err, ecolor=INK, capsize=3,
+                           error_kw={"linewidth": 1.0})
+                    ax.annotate(f"{100 * c.test.value:.0f}", (ours_x, c.test.high), xytext=(0, 2),
+                                textcoords="offset points", ha="center", va="bottom", fontsize=7)
+                if c.paper_test is not None:
+                    p = c.paper_test / 100
+                    ax.bar(paper_x, p, bar * 0.95, color=_pale_hex(colour), edgecolor=colour, hatch="///",
+                           linewidth=0.8)
+                    ax.annotate(f"{c.paper_test:.0f}", (paper_x, p), xytext=(0, 2), textcoords="offset points",
+                                ha="center", va="bottom", fontsize=7, color=GREY)
+            reference = human_reference(task)
+            if reference is not None and not blank:
+                for key, (label, dash) in HUMAN_STYLES.items():
+                    humans_seen.add(key)
+                    ax.hlines(getattr(reference, key), g - GROUP_WIDTH / 2 - 0.05, g + GROUP_WIDTH / 2 + 0.05,
+                              colors=INK, linestyles=dash, linewidth=1.2, zorder=3)
+        ax.axhline(CHANCE, color=GREY, linestyle=(0, (5, 3)), linewidth=1.0, zorder=1)
+        ax.annotate(f"chance\n{100 * CHANCE:g} %", xy=(1.0, CHANCE), xycoords=("axes fraction", "data"),
+                    xytext=(4, 0), textcoords="offset points", ha="left", va="center", color=GREY,
+                    annotation_clip=False)
+        ax.set_xticks(range(len(groups)), [_group_label(*key) for key in groups])
+        ax.tick_params(axis="x", length=0)
+        ax.grid(False, axis="x")
+        ax.set_xlim(-0.6, max(len(groups), 1) - 0.4)
+        ax.set_ylim(0, 1.0)
+        ax.yaxis.set_major_locator(FixedLocator([0, 0.2, 0.4, 0.6, 0.8, 1.0]))
+        ax.yaxis.set_major_formatter(PercentFormatter(1.0, decimals=0, symbol=" %"))
+        ax.set_ylabel("test accuracy")
+        handles = []
+        for arch in (Arch.RESNET50, Arch.VGG16, Arch.BAGNET33, Arch.SMALL):  # Figure 6's order
+            if arch in archs_seen:
+                handles.append(Patch(facecolor=ARCH_COLOURS[arch], label=f"{ARCH_TITLES[arch]}, this run (95 % CI)"))
+        for arch in (Arch.RESNET50, Arch.VGG16, Arch.BAGNET33, Arch.SMALL):
+            if arch in archs_seen and any(c.arch is arch and c.paper_test is not None for c in cells):
+                handles.append(Patch(facecolor=_pale_hex(ARCH_COLOURS[arch]), edgecolor=ARCH_COLOURS[arch],
+                                     hatch="///", label=f"{ARCH_TITLES[arch]}, SPARE3D paper"))
+        handles += [Line2D([], [], color=INK, linestyle=dash, linewidth=1.2, label=label)
+                    for key, (label, dash) in HUMAN_STYLES.items() if key in humans_seen]
+        ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.06, 1.0), fontsize=7.5)
+    return fig
 
-    def y_at(v: float) -> float:
-        return y1 - (y1 - y0) * v
 
-    for t in (0.0, 0.25, 0.5, 0.75, 1.0):
-        draw.line([(x0, y_at(t)), (x1, y_at(t))], fill=GRID)
-        draw.text((x0 - 6, y_at(t)), f"{100 * t:.0f} %", fill=INK, font=font, anchor="rm")
-    for x in range(x0, x1, 12):  # dashed chance line
-        draw.line([(x, y_at(CHANCE)), (min(x + 6, x1), y_at(CHANCE))], fill=CHANCE_INK)
-    draw.text((x1 + 4, y_at(CHANCE)), "chance", fill=CHANCE_INK, font=font, anchor="lm")
-    slot = (x1 - x0) / max(len(groups), 1)
-    for g, ((task, formulation, blank), members) in enumerate(groups.items()):
-        bar = min(22.0, slot * 0.8 / (2 * len(members)))
-        start = x0 + g * slot + (slot - 2 * bar * len(members)) / 2
-        for i, c in enumerate(members):
-            left = start + 2 * bar * i
-            colour = ARCH_COLOURS[c.arch]
-            if c.test.total:
-                draw.rectangle([left, y_at(c.test.value), left + bar - 1, y1], fill=colour)
-                mid = left + bar / 2
-                draw.line([(mid, y_at(c.test.low)), (mid, y_at(c.test.high))], fill=INK, width=1)
-                for v in (c.test.low, c.test.high):
-                    draw.line([(mid - 3, y_at(v)), (mid + 3, y_at(v))], fill=INK)
-                draw.text((mid, y_at(c.test.high) - 3), f"{100 * c.test.value:.0f}", fill=INK, font=font,
-                          anchor="mb")
-            if c.paper_test is not None:
-                p = c.paper_test / 100
-                draw.rectangle([left + bar, y_at(p), left + 2 * bar - 2, y1], fill=_pale(colour), outline=colour)
-        centre = x0 + (g + 0.5) * slot
-        draw.text((centre, y1 + 6), TASK_SPECS[task].spare3d.title, fill=INK, font=font, anchor="ma")
-        draw.text((centre, y1 + 8 + FONT), formulation.value + (", views blank" if blank else ""), fill=INK,
-                  font=font, anchor="ma")
-    draw.rectangle([x0, y0, x1, y1], outline=INK)
-    draw.text((x0, 10), title, fill=INK, font=font)
-    x = x0
-    for arch in (Arch.RESNET50, Arch.VGG16, Arch.BAGNET33, Arch.SMALL):  # Figure 6's order
-        if any(c.arch is arch for c in cells):
-            draw.rectangle([x, 32, x + 12, 44], fill=ARCH_COLOURS[arch])
-            draw.rectangle([x + 14, 32, x + 26, 44], fill=_pale(ARCH_COLOURS[arch]), outline=ARCH_COLOURS[arch])
-            draw.text((x + 30, 38), ARCH_TITLES[arch], fill=INK, font=font, anchor="lm")
-            x += 40 + draw.textlength(ARCH_TITLES[arch], font=font) + 16
-    draw.text((x1, 38), "test accuracy. solid: this run (95 % interval); pale: SPARE3D paper (SPARE3D-CSG)", fill=INK,
-              font=font, anchor="rm")
-    buf = io.BytesIO()
-    image.save(buf, format="PNG")
-    return buf.getvalue()
+def chart_files(cells: list[Cell], title: str) -> dict[str, bytes]:
+    """``{".png": ..., ".svg": ..., ".pdf": ...}`` of :func:`chart_figure`."""
+    return figures.render_all(chart_figure(cells, title))
+
+
+def chart_png(cells: list[Cell], title: str) -> bytes:
+    """PNG bytes of :func:`chart_figure`."""
+    return figures.render(chart_figure(cells, title), ".png")
+
+
+def _pale_hex(colour: str) -> str:
+    rgb = [int(colour[i:i + 2], 16) for i in (1, 3, 5)]
+    return "#" + "".join(f"{int(255 - 0.35 * (255 - v)):02x}" for v in rgb)

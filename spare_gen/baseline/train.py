@@ -7,7 +7,8 @@ question, its decoded cache reused across runs) into uint8 tensors on the traini
 one), so an epoch costs indexing, not PNG decoding; images become float in [0, 1] only there.
 
 Writes to ``<out>/baselines/<task>/`` (or ``--dest``): ``predictions_test.csv`` (``question_id,answer``, what
-``spare-gen evaluate`` reads), ``curve.png`` (training loss per step, train/val/test accuracy per epoch),
+``spare-gen evaluate`` reads), ``curve.png`` (training loss per step, train/val/test accuracy per epoch; ``curve.svg``
+and ``curve.pdf`` beside it),
 ``history.json`` (the numbers behind the curve, the options, samples per second, the test report) and ``model.pt``
 (best weights). Every random choice (initial weights, batch order) is seeded from
 ``derive_seed(seed, "baseline", task, ...)``.
@@ -29,7 +30,7 @@ from torch.utils.data import DataLoader
 
 from spare_gen import console
 from spare_gen.atomic import write_bytes, write_json, write_text
-from spare_gen.baseline.curve import curve_png
+from spare_gen.baseline.curve import curve_files
 from spare_gen.baseline.nets import make_model
 from spare_gen.baseline.options import MARGIN, Arch, Formulation, TrainOptions
 from spare_gen.config.schema import TaskName
@@ -237,8 +238,9 @@ def train(out: str | Path, task: TaskName | str, options: TrainOptions, *, dest:
     title = (f"{task.value}, {options.formulation.value}, {describe(options.arch)}"
              f"{', views blank' if options.blank_views else ''}: best epoch {best_epoch}, "
              f"test {report['overall']['accuracy']:.3f}")
-    write_bytes(dest / CURVE_NAME, curve_png(history["step_loss"], history["epoch_steps"], history["train_accuracy"],
-                                             history["val_accuracy"], chance, title, history["test_accuracy"]))
+    for suffix, data in curve_files(history["step_loss"], history["epoch_steps"], history["train_accuracy"],
+                                    history["val_accuracy"], chance, title, history["test_accuracy"]).items():
+        write_bytes((dest / CURVE_NAME).with_suffix(suffix), data)  # curve.png, and .svg and .pdf for papers
     buf = io.BytesIO()
     torch.save(model.state_dict(), buf)
     write_bytes(dest / WEIGHTS_NAME, buf.getvalue())

@@ -5,7 +5,8 @@ Reads ``<out>/pairs.parquet``, ``<out>/corruptions.parquet`` and the annotation 
 rater reliability, metric agreement, rater groups, majority error, adequacy, metric correlation),
 ``ranking.parquet``, ``rater_reliability.parquet``, ``metric_agreement.parquet``, ``rater_agreement.parquet``,
 ``rater_clusters.parquet``, ``cluster_rankings.parquet``, ``majority_error.parquet``, ``adequacy.parquet``,
-``metric_correlation.parquet`` and ``ranking.png``. Every file is written atomically.
+``metric_correlation.parquet`` and the chart ``ranking.png`` (with ``ranking.svg`` and ``ranking.pdf`` beside it).
+Every file is written atomically.
 
 Repeat judgements (answers on 'repeat' pairs, or rows with is_repeat = 1) count once: they feed only the
 raters' self-consistency. When ``reports/learned_scores.parquet`` or ``reports/learned_image_scores.parquet``
@@ -36,7 +37,7 @@ from spare_gen.ranking import (
     metric_directions,
     rank_items,
     ranking_markdown,
-    ranking_png,
+    ranking_files,
     rater_reliability,
 )
 from spare_gen.ranking.bradley_terry import DEFAULT_L2, comparison_components
@@ -235,6 +236,8 @@ REPORT_FILES = {
     "rater_reliability": "rater_reliability.parquet",
     "metric_agreement": "metric_agreement.parquet",
     "ranking_png": "ranking.png",
+    "ranking_svg": "ranking.svg",  # the chart again, as vector graphics for papers
+    "ranking_pdf": "ranking.pdf",
     "rater_agreement": "rater_agreement.parquet",
     "rater_clusters": "rater_clusters.parquet",
     "cluster_rankings": "cluster_rankings.parquet",
@@ -270,7 +273,8 @@ def report(reports: Path, inputs: RankInputs, fit: RankFit, caller_directions: b
     kind_of = dict(zip(variants["corruption_id"], variants["kind"].astype(str))) if item == Item.VARIANT.value else None
     title = (f"Ranking of corruption {item}s from {len(judgements)} judgements by "
              f"{judgements['rater_id'].nunique()} {source}")
-    atomic.write_bytes(paths["ranking_png"], ranking_png(table, title=title, kind_of=kind_of))
+    for suffix, data in ranking_files(table, title=title, kind_of=kind_of).items():
+        atomic.write_bytes(paths[f"ranking_{suffix[1:]}"], data)
     if not quiet:
         top = ", ".join(str(i) for i in table["item"].head(3))
         groups = fit.clusters.value_counts().sort_index()

@@ -31,12 +31,12 @@ from spare_gen.ranking.judgements import (
     validate_annotations,
     validate_pairs,
 )
-from spare_gen.ranking.plot import ranking_png
+from spare_gen.ranking.plot import ranking_figure, ranking_files, ranking_png
 from spare_gen.ranking.reliability import rater_reliability
 from spare_gen.ranking.report import ranking_markdown
 from spare_gen.ranking.simulate import simulate_judgements
 from spare_gen.ranking.table import Ranking, rank_items
-from spare_gen.ranking.winrate import Matchups, matchups, win_rates
+from spare_gen.ranking.winrate import Matchups, matchups, win_rate_interval, win_rates
 
 __all__ = [
     "BradleyTerryFit",
@@ -63,6 +63,8 @@ __all__ = [
     "metric_preference",
     "rank_items",
     "ranking_markdown",
+    "ranking_figure",
+    "ranking_files",
     "ranking_png",
     "rater_item_rates",
     "rater_reliability",
@@ -70,5 +72,6 @@ __all__ = [
     "validate_annotations",
     "validate_pairs",
     "win_probability",
+    "win_rate_interval",
     "win_rates",
 ]

@@ -1,39 +1,98 @@
-"""A horizontal bar chart of the ranking (win rate per item, best on top) drawn with Pillow.
+"""The ranking chart: win rate per item as horizontal bars, best on top, with each win rate's 95 % interval.
 
-Pillow is already a dependency; a bar chart needs only rectangles and text, so matplotlib is not
-worth adding. The layout is measured from the text extents, so labels never overlap the bars.
+Drawn with matplotlib (:mod:`spare_gen.figures`): a PNG for the report, SVG and PDF beside it for papers. Bars are
+coloured by corruption kind (the registry's colour-blind safe colours); the interval is the table's
+``win_rate_low`` .. ``win_rate_high`` (Wilson, ties as half wins: :func:`spare_gen.ranking.winrate.win_rate_interval`)
+when the table has those columns; the Elo score is printed beside each bar.
 """
 
 from __future__ import annotations
 
-import io
 from collections.abc import Mapping
 
+import numpy as np
 import pandas as pd
-from PIL import Image, ImageDraw, ImageFont
+from matplotlib.figure import Figure
+from matplotlib.patches import Patch
+from matplotlib.ticker import MultipleLocator
 
-from spare_gen.wireframes.corruptions import KIND_COLOURS
+from spare_gen import figures
+from spare_gen.figures import GREY, INK
 from spare_gen.ranking.judgements import KIND_ORDER, TYPE_SEPARATOR
+from spare_gen.wireframes.corruptions import KIND_COLOURS
 
 MAX_ROWS = 60
-FONT_SIZE = 14
-ROW_HEIGHT = 24
-BAR_WIDTH = 420
-MARGIN = 16
-BACKGROUND = (255, 255, 255)
-INK = (33, 33, 33)
-GRID = (200, 200, 200)
+ROW_HEIGHT = 0.24  # inches per item
 OTHER_COLOUR = (120, 120, 120)
 
 
-def _font(size: int) -> ImageFont.ImageFont:
-    """Pillow's bundled scalable font (no system fonts needed, same pixels everywhere)."""
-    return ImageFont.load_default(size=size)
-
-
-def _colour(item: str, kind_of: Mapping[str, str] | None) -> tuple[int, int, int]:
+def _kind(item: str, kind_of: Mapping[str, str] | None) -> str:
     kind = kind_of.get(item, "") if kind_of is not None else item.split(TYPE_SEPARATOR, 1)[0]
-    return KIND_COLOURS.get(kind, OTHER_COLOUR) if kind in KIND_ORDER else OTHER_COLOUR
+    return kind if kind in KIND_ORDER else ""
+
+
+def _hex(rgb: tuple[int, int, int]) -> str:
+    return "#" + "".join(f"{int(v):02x}" for v in rgb)
+
+
+def _colour(kind: str) -> str:
+    return _hex(KIND_COLOURS.get(kind, OTHER_COLOUR) if kind else OTHER_COLOUR)
+
+
+def ranking_figure(
+    table: pd.DataFrame,
+    *,
+    title: str = "Ranking by human judgements",
+    kind_of: Mapping[str, str] | None = None,
+) -> Figure:
+    """The chart of ``table`` (columns item, win_rate, elo, optionally win_rate_low/win_rate_high; best first).
+
+    Bars are coloured by corruption kind: ``kind_of`` maps item -> kind, else the kind is read from a
+    'kind/severity' label.
+    """
+    shown = table.head(MAX_ROWS)
+    if len(table) > MAX_ROWS:
+        title = f"{title} (top {MAX_ROWS} of {len(table)})"
+    labels = [str(i) for i in shown["item"]]
+    rates = shown["win_rate"].to_numpy(float)
+    kinds = [_kind(label, kind_of) for label in labels]
+    has_interval = {"win_rate_low", "win_rate_high"} <= set(shown.columns)
+    with figures.style():
+        fig = figures.new_figure(7.2, 1.5 + ROW_HEIGHT * max(len(shown), 2))
+        ax = fig.subplots()
+        ax.set_title(title, loc="left")
+        y = np.arange(len(shown))
+        ax.barh(y, np.nan_to_num(rates), height=0.7, color=[_colour(k) for k in kinds], zorder=2)
+        if has_interval:
+            low, high = shown["win_rate_low"].to_numpy(float), shown["win_rate_high"].to_numpy(float)
+            ok = np.isfinite(low) & np.isfinite(high) & np.isfinite(rates)
+            ax.errorbar(rates[ok], y[ok], xerr=[rates[ok] - low[ok], high[ok] - rates[ok]], fmt="none",
+                        ecolor=INK, elinewidth=0.9, capsize=2.5, zorder=3)
+        for row, (rate, elo) in enumerate(zip(rates, shown["elo"].to_numpy(float))):
+            text = "no games" if not np.isfinite(rate) else f"{rate:.2f}   Elo {elo:.0f}"
+            ax.annotate(text, xy=(1.0, row), xycoords=("axes fraction", "data"), xytext=(6, 0),
+                        textcoords="offset points", ha="left", va="center", fontsize=8, annotation_clip=False)
+        ax.axvline(0.5, color=GREY, linewidth=0.9, zorder=1)
+        ax.set_yticks(y, labels)
+        ax.tick_params(axis="y", length=0)
+        ax.set_ylim(len(shown) - 0.5, -0.5)  # best on top
+        ax.set_xlim(0, 1)
+        ax.xaxis.set_major_locator(MultipleLocator(0.25))
+        ax.grid(False, axis="y")
+        ax.set_xlabel("win rate (win 1, tie 0.5, loss 0)" + (" with its 95 % interval" if has_interval else ""))
+        present = [k for k in KIND_ORDER if k in kinds]
+        if present:
+            handles = [Patch(facecolor=_colour(k), label=k) for k in present]
+            if "" in kinds:
+                handles.append(Patch(facecolor=_colour(""), label="other"))
+            fig.legend(handles=handles, loc="outside lower center", ncols=min(len(handles), 6))
+    return fig
+
+
+def ranking_files(table: pd.DataFrame, *, title: str = "Ranking by human judgements",
+                  kind_of: Mapping[str, str] | None = None) -> dict[str, bytes]:
+    """``{".png": ..., ".svg": ..., ".pdf": ...}`` of :func:`ranking_figure`."""
+    return figures.render_all(ranking_figure(table, title=title, kind_of=kind_of))
 
 
 def ranking_png(
@@ -42,42 +101,5 @@ def ranking_png(
     title: str = "Ranking by human judgements",
     kind_of: Mapping[str, str] | None = None,
 ) -> bytes:
-    """PNG bytes of ``table`` (columns item, win_rate, elo; best first) as win-rate bars with Elo labels.
-
-    Bars are coloured by corruption kind: ``kind_of`` maps item -> kind, else the kind is read from a
-    'kind/severity' label.
-    """
-    shown = table.head(MAX_ROWS)
-    if len(table) > MAX_ROWS:
-        title = f"{title} (top {MAX_ROWS} of {len(table)})"
-    font, title_font = _font(FONT_SIZE), _font(FONT_SIZE + 4)
-    probe = ImageDraw.Draw(Image.new("RGB", (1, 1)))
-    labels = [str(i) for i in shown["item"]]
-    values = [f"{w:.2f}  Elo {e:.0f}" for w, e in zip(shown["win_rate"].fillna(0.0), shown["elo"])]
-    label_w = max([probe.textlength(t, font=font) for t in labels] + [0])
-    value_w = max([probe.textlength(t, font=font) for t in values] + [0])
-    title_w = probe.textlength(title, font=title_font)
-    x_bar = int(MARGIN + label_w + 10)
-    width = int(max(x_bar + BAR_WIDTH + 8 + value_w + MARGIN, title_w + 2 * MARGIN))
-    y_top = MARGIN + FONT_SIZE + 4 + 14
-    height = y_top + ROW_HEIGHT * len(shown) + FONT_SIZE + 3 * MARGIN
-
-    image = Image.new("RGB", (width, height), BACKGROUND)
-    draw = ImageDraw.Draw(image)
-    draw.text((MARGIN, MARGIN), title, fill=INK, font=title_font)
-    y_axis = y_top + ROW_HEIGHT * len(shown)
-    for tick in (0.0, 0.25, 0.5, 0.75, 1.0):  # grid and axis labels
-        x = x_bar + round(tick * BAR_WIDTH)
-        draw.line([(x, y_top - 4), (x, y_axis)], fill=INK if tick == 0.5 else GRID, width=1)
-        draw.text((x, y_axis + 4), f"{tick:g}", fill=INK, font=font, anchor="ma")
-    axis_title = "win rate (tie = half a win)"
-    draw.text((x_bar + BAR_WIDTH // 2, y_axis + 8 + FONT_SIZE), axis_title, fill=INK, font=font, anchor="ma")
-    for row, (label, value, rate) in enumerate(zip(labels, values, shown["win_rate"].fillna(0.0))):
-        y_mid = y_top + row * ROW_HEIGHT + ROW_HEIGHT // 2
-        x_end = x_bar + round(float(rate) * BAR_WIDTH)
-        draw.rectangle([(x_bar, y_mid - 8), (max(x_end, x_bar + 1), y_mid + 8)], fill=_colour(label, kind_of))
-        draw.text((x_bar - 10, y_mid), label, fill=INK, font=font, anchor="rm")
-        draw.text((x_bar + BAR_WIDTH + 8, y_mid), value, fill=INK, font=font, anchor="lm")
-    buffer = io.BytesIO()
-    image.save(buffer, format="PNG", optimize=False)
-    return buffer.getvalue()
+    """PNG bytes of :func:`ranking_figure`."""
+    return figures.render(ranking_figure(table, title=title, kind_of=kind_of), ".png")

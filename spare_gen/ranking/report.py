@@ -32,6 +32,8 @@ RANKING_HEADERS = {
     "rank": ("#", None),
     "item": ("Item", None),
     "win_rate": ("Empirical win rate", ".2f"),
+    "win_rate_low": ("95 % low", ".2f"),
+    "win_rate_high": ("95 % high", ".2f"),
     "implied_win_rate_bt": ("Implied win rate (BT)", ".2f"),
     "implied_win_rate_elo": ("Implied win rate (Elo)", ".2f"),
     "bt_ability": ("BT ability", ".2f"),

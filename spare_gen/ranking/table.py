@@ -27,6 +27,8 @@ RANKING_COLUMNS = (
     "ties",
     "losses",
     "win_rate",
+    "win_rate_low",
+    "win_rate_high",
     "implied_win_rate_bt",
     "implied_win_rate_elo",
     "bt_ability",

@@ -6,6 +6,9 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from scipy.special import ndtri
+
+CONFIDENCE = 0.95  # of the win-rate intervals
 
 
 @dataclass(frozen=True)
@@ -60,7 +63,8 @@ def matchups(judgements: pd.DataFrame, items: list[str] | tuple[str, ...] | None
 
 
 def win_rates(judgements: pd.DataFrame, items: list[str] | tuple[str, ...] | None = None) -> pd.DataFrame:
-    """Per item: games, wins, ties, losses and win_rate = (wins + ties / 2) / games (NaN if it never played)."""
+    """Per item: games, wins, ties, losses, win_rate = (wins + ties / 2) / games (NaN if it never played) and its
+    95 % interval, win_rate_low and win_rate_high (:func:`win_rate_interval`)."""
     played = judgements[judgements["left_item"] != judgements["right_item"]]
     if items is None:
         items = sorted(set(judgements["left_item"]) | set(judgements["right_item"]))
@@ -82,5 +86,21 @@ def win_rates(judgements: pd.DataFrame, items: list[str] | tuple[str, ...] | Non
     counts.insert(0, "games", counts.sum(axis=1))
     with np.errstate(invalid="ignore", divide="ignore"):
         counts["win_rate"] = (counts["wins"] + 0.5 * counts["ties"]) / counts["games"].where(counts["games"] > 0)
+    counts["win_rate_low"], counts["win_rate_high"] = win_rate_interval(counts["wins"], counts["ties"], counts["games"])
     counts.index.name = "item"
     return counts
+
+
+def win_rate_interval(wins, ties, games, confidence: float = CONFIDENCE) -> tuple[np.ndarray, np.ndarray]:
+    """The Wilson score interval of each win rate, ties counted as half a win: (low, high) arrays, NaN where an item
+    never played. A tie scores less spread than a win or a loss, so with ties the interval is on the wide side."""
+    k = np.asarray(wins, dtype=float) + 0.5 * np.asarray(ties, dtype=float)
+    n = np.asarray(games, dtype=float)
+    z = float(ndtri(0.5 + 0.5 * confidence))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p = k / n
+        centre = (n * p + z**2 / 2) / (n + z**2)
+        half = z / (n + z**2) * np.sqrt(n * p * (1 - p) + z**2 / 4)
+        low, high = np.where(k <= 0, 0.0, centre - half), np.where(k >= n, 1.0, centre + half)
+    played = n > 0
+    return np.where(played, np.clip(low, 0.0, 1.0), np.nan), np.where(played, np.clip(high, 0.0, 1.0), np.nan)

@@ -1,4 +1,4 @@
-"""Contact-sheet cells: a drawing, a point cloud or a caption, as each task module lays out its questions."""
+"""Contact-sheet cells: a drawing, a point cloud or a pose on the pose cube, as each task module lays out its questions."""
 
 from __future__ import annotations
 
@@ -7,14 +7,18 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from PIL import Image, ImageDraw
+from PIL import Image, ImageDraw, ImageFont
 
+from spare_gen.canvas.pose_cube import pose_cube
 from spare_gen.canvas.poses import pose
 from spare_gen.store.packed import drawing_bytes
 from spare_gen.stages.questions.layout import TARGET_POSE
 
 CELL = 160  # px per drawing on the sheet
 PAD = 8
+SUPERSAMPLE = 3  # the pose cube is drawn this many times larger, then scaled down: smooth lines and dots
+CUBE_SCALE = 0.3  # of the cell: the cube's unit frame in px (as the show page's cube)
+CUBE_EDGE, CUBE_FACE, CUBE_POSE = (68, 68, 68), (150, 150, 150), (31, 119, 180)  # the show page's #444, #888, #1f77b4
 
 
 @dataclass
@@ -22,7 +26,7 @@ class Cell:
     """One cell of a contact-sheet row; ``correct`` frames it in green."""
 
     caption: str
-    image: Image.Image | None = None  # None: a text-only cell
+    image: Image.Image | None = None  # None: a text-only cell (a blank box with ``text``)
     text: str = ""
     correct: bool = False
 
@@ -46,3 +50,45 @@ def points_image(points: list) -> Image.Image:
         for x, y in px:
             draw.point((float(x), float(y)), fill=(40, 40, 160))
     return image
+
+
+def _dashed(draw: ImageDraw.ImageDraw, a: tuple[float, float], b: tuple[float, float], width: int, dash: float,
+            gap: float) -> None:
+    length = float(np.hypot(b[0] - a[0], b[1] - a[1]))
+    t = 0.0
+    while t < length:
+        end = min(t + dash, length)
+        draw.line([(a[0] + (b[0] - a[0]) * t / length, a[1] + (b[1] - a[1]) * t / length),
+                   (a[0] + (b[0] - a[0]) * end / length, a[1] + (b[1] - a[1]) * end / length)],
+                  fill=CUBE_EDGE, width=width)
+        t = end + gap
+
+
+def pose_cube_image(highlight: tuple[int, ...]) -> Image.Image:
+    """A CELL x CELL picture of the pose cube with the ``highlight`` poses filled, as the ``show`` page draws it."""
+    k = SUPERSAMPLE
+    size = CELL * k
+    image = Image.new("RGB", (size, size), (255, 255, 255))
+    draw = ImageDraw.Draw(image)
+    cube = pose_cube()
+    scale, cx, cy = size * CUBE_SCALE, size / 2, size / 2 + 2 * k
+
+    def px(p: tuple[float, float]) -> tuple[float, float]:
+        return cx + scale * p[0], cy - scale * p[1]
+
+    for a, b, hidden in cube.edges:
+        if hidden:
+            _dashed(draw, px(cube.corners[a]), px(cube.corners[b]), round(1.3 * k), 4.5 * k, 3.5 * k)
+        else:
+            draw.line([px(cube.corners[a]), px(cube.corners[b])], fill=CUBE_EDGE, width=round(1.3 * k))
+    face_font, pose_font = ImageFont.load_default(size=13 * k), ImageFont.load_default(size=12 * k)
+    for name, at in cube.faces.items():
+        draw.text(px(at), name, fill=CUBE_FACE, font=face_font, anchor="mm")
+    r = 9.5 * k
+    for name, at in cube.corners.items():
+        x, y = px(at)
+        on = int(name) in highlight
+        draw.ellipse((x - r, y - r, x + r, y + r), fill=CUBE_POSE if on else (255, 255, 255), outline=CUBE_POSE,
+                     width=round(1.6 * k))
+        draw.text((x, y), name, fill=(255, 255, 255) if on else CUBE_POSE, font=pose_font, anchor="mm")
+    return image.resize((CELL, CELL), Image.LANCZOS)

@@ -39,7 +39,7 @@ from spare_gen.stages.questions.rejections import QuestionRejection
 from spare_gen.stages.questions.row_parts import Accepted, three_view_fields
 from spare_gen.stages.questions.schema import ANSWER_FIELD, ISO_PREFIX, field
 from spare_gen.stages.questions.settings import QuestionSettings
-from spare_gen.stages.questions.sheet_cells import Cell, drawing_image
+from spare_gen.stages.questions.sheet_cells import Cell, drawing_image, pose_cube_image
 from spare_gen.stages.questions.spec import LoaderKeys, Spare3dLayout, TaskSpec, UnitInput
 from spare_gen.rng import derive_seed
 
@@ -135,7 +135,7 @@ def check_row(ds: LoadedDataset, row: dict) -> list[str]:
 
 def sheet_cells(out: Path, row: dict) -> list[Cell]:
     return [Cell("input", drawing_image(out, row["iso_png"])),
-            *(Cell(f"choice {i}", text=f"pose {p}", correct=i == row["answer"])
+            *(Cell(f"choice {i}: pose {p}", pose_cube_image((p,)), correct=i == row["answer"])
               for i, p in enumerate(row["choice_poses"]))]
 
 

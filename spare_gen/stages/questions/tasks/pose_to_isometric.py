@@ -23,7 +23,7 @@ from spare_gen.stages.questions.row_parts import Accepted, arrange, three_view_f
 from spare_gen.stages.questions.schema import ANSWER_FIELD, CANDIDATE_FIELDS, CANDIDATE_PREFIX, POSE_COLUMN, field
 from spare_gen.stages.questions.select import balanced_choice
 from spare_gen.stages.questions.settings import QuestionSettings
-from spare_gen.stages.questions.sheet_cells import Cell, drawing_image
+from spare_gen.stages.questions.sheet_cells import Cell, drawing_image, pose_cube_image
 from spare_gen.stages.questions.spec import LoaderKeys, Spare3dLayout, TaskSpec, UnitInput
 from spare_gen.rng import derive_rng
 
@@ -98,7 +98,7 @@ def check_row(ds: LoadedDataset, row: dict) -> list[str]:
 
 
 def sheet_cells(out: Path, row: dict) -> list[Cell]:
-    return [Cell("input", text=f"pose {row['pose']}"),
+    return [Cell(f"input: pose {row['pose']}", pose_cube_image((int(row["pose"]),))),
             *(Cell(f"choice {i}", drawing_image(out, p), correct=i == row["answer"])
               for i, p in enumerate(row["candidate_png"]))]
 
