@@ -21,6 +21,18 @@ def _corners() -> dict[str, np.ndarray]:
     return {k: np.sign(np.asarray(POSE_TABLE[k][0], dtype=float)) for k in ISOMETRIC_VIEWS}
 
 
+def _clear_of(at: np.ndarray, dots: list[np.ndarray], gap: float = 20.0) -> tuple[float, float]:
+    """A face label's place, moved away from a corner's circle it would touch (the F face's centre falls next to
+    the hidden corner 8 in this view)."""
+    near = min(dots, key=lambda d: float(np.linalg.norm(at - d)))
+    away = at - near
+    if float(np.linalg.norm(away)) >= gap:
+        return float(at[0]), float(at[1])
+    away = away / np.linalg.norm(away) if float(np.linalg.norm(away)) > 1e-6 else np.array([-1.0, 0.0])
+    moved = near + gap * away
+    return float(moved[0]), float(moved[1])
+
+
 def pose_cube_svg(highlight: tuple[int, ...] = (), title: str = "") -> str:
     """An SVG element (string) of the pose cube with the given poses filled."""
     corners = _corners()
@@ -43,8 +55,9 @@ def pose_cube_svg(highlight: tuple[int, ...] = (), title: str = "") -> str:
             dash = ' stroke-dasharray="4 3"' if far in (a, b) else ""
             parts.append(f'<line x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}" stroke="#444" '
                          f'stroke-width="1.2"{dash}/>')
+    dots = [np.array(px(xy[k])) for k in corners]
     for name, normal in FACES.items():
-        x, y = px(VIEW.project(np.asarray(normal, dtype=float)[None] * 1.0)[0])
+        x, y = _clear_of(np.array(px(VIEW.project(np.asarray(normal, dtype=float)[None] * 1.0)[0])), dots)
         parts.append(f'<text x="{x:.1f}" y="{y + 4:.1f}" font-size="13" font-family="sans-serif" fill="#888" '
                      f'text-anchor="middle">{name}</text>')
     for k in keys:

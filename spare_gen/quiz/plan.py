@@ -4,7 +4,8 @@ SPARE3D's two protocols (Xiang et al., CVPR 2020, Sec. 4 "Human Performance"):
 
 - ``untrained``: N random test-split questions per task (the paper: 4), no feedback, no time limit.
 - ``trained``: first a training phase on train-split questions, the right answer shown after each one, until
-  ``training_questions`` per task are answered or ``training_minutes`` have passed (the paper: about 30 minutes);
+  ``training_questions`` per task are answered or the task's share of ``training_minutes`` has passed (the paper:
+  about 30 minutes in all);
   then M test-split questions per task (the paper: 100) under a per-question time limit (the paper says "limited
   time" without a number).
 
@@ -41,7 +42,7 @@ class Settings:
     protocol: Protocol = Protocol.UNTRAINED
     questions: int = 0  # test questions per task (fewer when the test split has fewer)
     training_questions: int = 20  # trained: training questions per task, at most
-    training_minutes: float = 30.0  # trained: the training phase ends after the question this much time ends in
+    training_minutes: float = 30.0  # trained: training time in all, an equal share per task (see spare_gen.quiz.session)
     time_limit_s: float = 60.0  # trained: seconds per test question (an answer after it counts as wrong)
 
     def resolved(self) -> "Settings":

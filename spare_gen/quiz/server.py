@@ -18,6 +18,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from spare_gen.canvas.pose_cube import pose_cube_svg
+from spare_gen.quiz.bank import TEST_SPLIT, TRAIN_SPLIT, Bank
 from spare_gen.quiz.plan import PAPER_QUESTIONS, Phase, Protocol, Settings, check_person, plan_counts, protocol_dir
 from spare_gen.quiz.session import BadAnswer, Conflict, PersonSession, Quiz
 from spare_gen.stages.questions.tasks import TASK_SPECS
@@ -35,14 +36,21 @@ GENERAL = (
 )
 
 
-def protocol_text(settings: Settings) -> str:
+def _count(n: float, word: str) -> str:
+    return f"{n:g} {word}{'' if n == 1 else 's'}"
+
+
+def protocol_text(settings: Settings, bank: Bank) -> str:
+    """What the instructions say of the protocol, with the counts a person will really get."""
+    test = max(min(settings.questions, len(bank.ids(t, TEST_SPLIT))) for t in bank.tasks)
     if settings.trained:
+        training = max(min(settings.training_questions, len(bank.ids(t, TRAIN_SPLIT))) for t in bank.tasks)
         return (f"First, training questions from the training set: after each answer the right answer is shown. "
-                f"Training ends after {settings.training_questions} questions per task or "
-                f"{settings.training_minutes:g} minutes. Then test questions, {settings.questions} per task, "
+                f"Training ends after {_count(training, 'question')} per task or "
+                f"{_count(settings.training_minutes, 'minute')} in all. Then test questions, {test} per task, "
                 f"{settings.time_limit_s:g} seconds each: an answer after the time counts as wrong, and no answer "
                 f"is shown.")
-    return (f"{settings.questions} questions per task; the right answer is not shown. Take the time you need.")
+    return f"{_count(test, 'question')} per task; the right answer is not shown. Take the time you need."
 
 
 class QuizApp:
@@ -68,7 +76,7 @@ class QuizApp:
                  for t in self.quiz.bank.tasks}
         return {
             "default_person": self.default_person, "protocol": settings.protocol.value,
-            "general": GENERAL, "protocol_text": protocol_text(settings), "tasks": tasks,
+            "general": GENERAL, "protocol_text": protocol_text(settings, self.quiz.bank), "tasks": tasks,
             "consent": self.consent, "pose_cube": pose_cube_svg((), ""),
         }  # fmt: skip
 

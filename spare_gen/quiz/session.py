@@ -7,8 +7,9 @@ has the columns ``ANSWER_COLUMNS`` (:mod:`spare_gen.data.human_scores`, which sc
 ``timed_out`` 1 when the answer came after the time limit (it then counts as wrong), ``response_ms`` the time
 from the drawings on screen to the answer as the page measured it, ``shown_at``/``answered_at`` UTC times.
 
-The training phase (protocol ``trained``) ends when its questions are answered or when an answer comes
-``training_minutes`` after the first training question was shown: the rest of the training questions are skipped.
+The training phase (protocol ``trained``) gives each task an equal share of ``training_minutes``: a task's training
+ends when its questions are answered or when an answer comes its share after its first training question was shown
+(the rest of that task's training questions are skipped).
 The per-question limit is checked on both sides: the page counts down and sends no choice at zero; the server
 counts from when it first handed out the question (``LIMIT_GRACE_S`` later for the pictures' loading).
 """
@@ -53,29 +54,30 @@ class PersonSession:
         self.answers = answers_path(out, self.settings.protocol, person)
         rows = read_rows(self.answers)
         self.answered: set[int] = set()
-        self.training_started: float | None = None
-        self.last_training_answer: float | None = None
+        self.training: dict[str, tuple[float, float]] = {}  # task -> (first training question shown, last answer)
         for row in rows:
             position = int(row["position"]) if (row.get("position") or "").isdigit() else -1
             if 0 <= position < len(self.steps):
                 self.answered.add(position)
                 if row["phase"] == Phase.TRAINING.value:
-                    shown, answered = _parse_time(row["shown_at"]), _parse_time(row["answered_at"])
-                    self.training_started = min(shown, self.training_started or shown)
-                    self.last_training_answer = max(answered, self.last_training_answer or answered)
+                    self.trained_on(row["task"], _parse_time(row["shown_at"]), _parse_time(row["answered_at"]))
+        tasks = {s.task for s in self.steps if s.phase is Phase.TRAINING}
+        self.training_share_s = 60 * self.settings.training_minutes / max(len(tasks), 1)
         self.shown: dict[int, float] = {}  # position -> when the server first handed it out (this run)
         self.lock = threading.Lock()
 
-    def training_over(self) -> bool:
-        """Whether the training time ran out (``training_minutes`` between the first showing and an answer)."""
-        if self.training_started is None or self.last_training_answer is None:
-            return False
-        return self.last_training_answer - self.training_started >= 60 * self.settings.training_minutes
+    def trained_on(self, task: str, shown: float, answered: float) -> None:
+        first, last = self.training.get(task, (shown, answered))
+        self.training[task] = (min(first, shown), max(last, answered))
+
+    def training_over(self, task: str) -> bool:
+        """Whether the task's share of the training time ran out (between its first showing and an answer)."""
+        first, last = self.training.get(task, (0.0, 0.0))
+        return last - first >= self.training_share_s
 
     def next_position(self) -> int:
-        over = self.training_over()
-        return next((i for i, s in enumerate(self.steps)
-                     if i not in self.answered and not (over and s.phase is Phase.TRAINING)), len(self.steps))
+        return next((i for i, s in enumerate(self.steps) if i not in self.answered
+                     and not (s.phase is Phase.TRAINING and self.training_over(s.task.value))), len(self.steps))
 
     def time_limit(self, step: Step) -> float | None:
         return self.settings.time_limit_s if self.settings.trained and step.phase is Phase.TEST else None
@@ -180,8 +182,7 @@ class Quiz:
             append_row(s.answers, ANSWER_COLUMNS, row)
             s.answered.add(position)
             if step.phase is Phase.TRAINING:
-                s.training_started = min(shown, s.training_started or shown)
-                s.last_training_answer = now
+                s.trained_on(step.task.value, shown, now)
         state = self.state(s, showing=False)
         if step.phase is Phase.TRAINING:
             state["feedback"] = {"position": position, "answer": q.answer, "choice": choice,
