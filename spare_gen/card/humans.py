@@ -1,4 +1,4 @@
-"""The "## Human performance" section of the dataset card, between markers so a rerun of `spare-gen evaluate` replaces it."""
+"""The "## Human performance" section of the dataset card, between markers: `spare-gen evaluate` rewrites it."""
 
 from __future__ import annotations
 

@@ -42,7 +42,7 @@ class Settings:
     protocol: Protocol = Protocol.UNTRAINED
     questions: int = 0  # test questions per task (fewer when the test split has fewer)
     training_questions: int = 20  # trained: training questions per task, at most
-    training_minutes: float = 30.0  # trained: training time in all, an equal share per task (see spare_gen.quiz.session)
+    training_minutes: float = 30.0  # trained: training time in all, an equal share per task (quiz.session)
     time_limit_s: float = 60.0  # trained: seconds per test question (an answer after it counts as wrong)
 
     def resolved(self) -> "Settings":

@@ -1,8 +1,8 @@
 """The quiz's HTTP side (Starlette): the page's config, a person's state, answers and drawings; 4xx with a JSON reason.
 
 The token, JSON bodies, the listening check and the answers file's appends are :mod:`spare_gen.webapp`'s, shared
-with ``spare-gen annotate``. Drawings are served by position and role only (``/api/picture?person=P&position=N&which=c2``),
-and only for the question on screen: no file name reaches the page, and no request names a path.
+with ``spare-gen annotate``. Drawings are served by position and role only
+(``/api/picture?person=P&position=N&which=c2``), and only for the question on screen: no file name reaches the page, and no request names a path.
 """
 
 from __future__ import annotations
@@ -120,7 +120,7 @@ def build_app(app: QuizApp, token: str | None = None) -> Starlette:
         session = app.session(request.query_params.get("person"))
         position, which = position_param(request, len(session.steps)), request.query_params.get("which", "")
         if len(which) > ROLE_LENGTH or not which.isascii() or not which.isalnum():
-            raise HTTPException(400, f"which {which[:20]!r} must name a drawing of the question (f, r, t, iso, c0, ...)")
+            raise HTTPException(400, f"which {which[:20]!r} must name a drawing of the question (f, r, t, iso, c0...)")
         try:
             found = app.quiz.picture(session, position, which)
         except Conflict as exc:

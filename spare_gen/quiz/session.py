@@ -3,7 +3,8 @@
 An answer names the position it answers, so a stale tab or a double key press gets 409 instead of a second row;
 a lock per person makes each answer one append (:mod:`spare_gen.webapp.store`: fsync'ed before it is
 acknowledged, so a SIGKILL loses nothing acknowledged). The answers file ``OUT/quiz/<protocol>/answers/<person>.csv``
-has the columns ``ANSWER_COLUMNS`` (:mod:`spare_gen.data.human_scores`, which scores them): ``choice`` is the chosen index (empty when the time ran out first),
+has the columns ``ANSWER_COLUMNS`` (:mod:`spare_gen.data.human_scores`, which scores them): ``choice`` is the
+chosen index (empty when the time ran out first),
 ``timed_out`` 1 when the answer came after the time limit (it then counts as wrong), ``response_ms`` the time
 from the drawings on screen to the answer as the page measured it, ``shown_at``/``answered_at`` UTC times.
 
