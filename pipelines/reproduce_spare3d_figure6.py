@@ -6,8 +6,9 @@
 Without ``--dataset`` it first generates the data with ``--config`` (default ``configs/spare3d_csg_original.toml``,
 the original's choices; ``--set`` overrides any key) into ``--out``. Then it trains the chosen Figure 6 cells with
 their recipes (``spare-gen train-baseline``'s), isometric-to-pose also with F, R and T blanked (blank paper, no
-ink), and writes ``figure6.md`` (table), ``figure6.png`` (bar chart; ``.svg`` and ``.pdf`` beside it), ``figure6.json``
-and each cell's run under ``DATASET/figure6/`` (or ``--dest``). Each task's splits are decoded once, on the GPU when
+ink), and writes ``figure6.md`` (table; with people's scores beside the paper's when ``DATASET/reports/humans.json``
+exists, see `spare-gen quiz`), ``figure6.png`` (bar chart; ``.svg`` and ``.pdf`` beside it), ``figure6.json`` and
+each cell's run under ``DATASET/figure6/`` (or ``--dest``). Each task's splits are decoded once, on the GPU when
 there is one.
 """
 
@@ -18,10 +19,11 @@ import json
 from pathlib import Path
 
 from spare_gen.atomic import write_bytes, write_json, write_text
-from spare_gen.baseline.figure6 import cell_of, chart_files, markdown
+from spare_gen.baseline.figure6 import cell_of, chart_files, humans_markdown, markdown
 from spare_gen.baseline.options import FIGURE6, Arch, Formulation, TrainOptions
 from spare_gen.cli.common import script_main
 from spare_gen.config.schema import TaskName
+from spare_gen.data.human_scores import report_paths
 
 CONFIG = Path(__file__).resolve().parents[1] / "configs" / "spare3d_csg_original.toml"
 
@@ -102,6 +104,10 @@ def main() -> int:
         print(f"{name}: test {100 * cell.test.value:.1f} % (paper {cell.paper_test}), "
               f"{cell.samples_per_second:.3g} questions/s on {cell.device}", flush=True)
     table = markdown(results)
+    humans_path = report_paths(out)[0]  # people's answers on this dataset, scored by `spare-gen evaluate OUT OUT/quiz`
+    if humans_path.is_file():
+        table += "\nPeople on these questions (`spare-gen quiz`), beside the paper's people:\n\n" + humans_markdown(
+            json.loads(humans_path.read_text(encoding="utf-8")))
     title = f"SPARE3D Figure 6 on {out.name}: {results[0].device}"
     write_text(dest / "figure6.md", f"# SPARE3D Figure 6 on `{out}`\n\n{table}")
     for suffix, data in chart_files(results, title).items():

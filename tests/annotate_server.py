@@ -1,4 +1,4 @@
-"""Helpers for the rater web app tests: a free loopback port, the real server as a subprocess, JSON requests."""
+"""Helpers for the served apps' tests (annotate, quiz): a free loopback port, the real server as a subprocess, JSON requests."""
 
 from __future__ import annotations
 
@@ -25,9 +25,10 @@ def free_port() -> int:
 TOKEN = "test-token-0123456789"  # the servers these tests start require it (--token), as every served app does
 
 
-def start_server(out: Path, port: int, *args: str) -> subprocess.Popen:
-    """`spare-gen annotate OUT --port PORT --token TOKEN ARGS` as a subprocess, returned once it answers."""
-    cmd = [sys.executable, "-m", "spare_gen.cli", "annotate", str(out), "--port", str(port), "--token", TOKEN, *args]
+def start_server(out: Path, port: int, *args: str, command: str = "annotate") -> subprocess.Popen:
+    """`spare-gen COMMAND OUT --port PORT --token TOKEN ARGS` (annotate or quiz) as a subprocess, returned once it
+    answers."""
+    cmd = [sys.executable, "-m", "spare_gen.cli", command, str(out), "--port", str(port), "--token", TOKEN, *args]
     server = subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                               env=dict(os.environ, PYTHONUNBUFFERED="1"))  # fmt: skip
     deadline = time.monotonic() + 120
@@ -39,7 +40,7 @@ def start_server(out: Path, port: int, *args: str) -> subprocess.Popen:
         except OSError:
             time.sleep(0.3)
     server.kill()
-    raise AssertionError("annotate server did not come up")
+    raise AssertionError(f"{command} server did not come up")
 
 
 def kill(server: subprocess.Popen) -> None:

@@ -15,7 +15,7 @@ from PIL import Image
 
 from spare_gen.cli import main
 from spare_gen.config.schema import TaskName
-from spare_gen.viewer.pose_cube import pose_cube_svg
+from spare_gen.canvas.pose_cube import pose_cube_svg
 
 
 class Page(HTMLParser):

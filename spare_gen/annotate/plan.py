@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -21,12 +20,12 @@ import pandas as pd
 
 from spare_gen.atomic import write_json
 from spare_gen.rng import derive_rng
+from spare_gen.webapp.store import check_name
 from spare_gen.wireframes.pairs import PairType
 
 ANNOTATIONS_DIR = "annotations"
 PLANS_DIR = ".plans"
 PAIRS_FILE = "pairs.parquet"
-RATER_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")  # the whole name (fullmatch): no trailing newline
 MIN_REPEAT_GAP = 5  # a repeat comes back at least this many pairs after its first showing, when there is room
 
 
@@ -50,12 +49,7 @@ class Step:
 
 def check_rater(rater: str) -> str:
     """A rater id usable as a file name: letters, digits, '_', '.', '-' (starting with a letter or digit), <= 64."""
-    if not isinstance(rater, str) or not RATER_PATTERN.fullmatch(rater):
-        raise ValueError(
-            f"rater name {rater!r} is not allowed: "
-            "use 1-64 letters, digits, '_', '.' or '-', starting with a letter or digit"
-        )
-    return rater
+    return check_name(rater, "rater")
 
 
 def check_settings(settings: Settings) -> Settings:

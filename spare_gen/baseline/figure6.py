@@ -79,6 +79,22 @@ def markdown(cells: list[Cell]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def humans_markdown(humans: dict) -> str:
+    """People on this dataset (``reports/humans.json`` of ``spare-gen evaluate OUT OUT/quiz``) beside the paper's
+    people: one row per task and protocol of the test answers, pooled accuracy with its 95 % Wilson interval."""
+    lines = ["| task | people | protocol | answers | test accuracy | best person | paper (people) |",
+             "|---|---|---|---|---|---|---|"]
+    for r in humans["results"]:
+        if r["phase"] != "test":
+            continue
+        pooled, best = r["pooled"], r["best_person"]
+        paper = "-" if r["paper"] is None else f"{100 * r['paper']:.1f} %"
+        lines.append(f"| {TASK_SPECS[TaskName(r['task'])].spare3d.title} | {r['people']} | {r['protocol']} | "
+                     f"{pooled['total']} | **{_pct(wilson(pooled['correct'], pooled['total']))}** | "
+                     f"{100 * best['accuracy']:.1f} % | {paper} |")
+    return "\n".join(lines) + "\n"
+
+
 GROUP_WIDTH = 0.8  # of one group's slot on the x axis
 HUMAN_STYLES = {"untrained_average": ("people, untrained: average (paper)", (0, (1, 1.5))),
                 "trained_max": ("people, trained: best (paper)", (0, (6, 2, 1, 2)))}

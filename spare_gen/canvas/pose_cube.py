@@ -2,7 +2,8 @@
 
 Seen from a slightly turned oblique view so that no two corners coincide (in the isometric pose 2 view, corners 2
 and 8 would); the edges at the hidden corner are marked hidden. Plain numbers in a unit frame (x right, y up), which
-the ``show`` page (SVG, spare_gen.viewer.pose_cube) and the contact sheets (PNG, spare_gen.stages.questions) draw.
+the ``show`` page and the quiz (SVG, :func:`pose_cube_svg`) and the contact sheets (PNG, spare_gen.stages.questions)
+draw.
 """
 
 from __future__ import annotations
@@ -62,3 +63,40 @@ def _label_spot(normal: np.ndarray, segments: list, corners: list) -> tuple[floa
             if clear > best + 1e-9:
                 best, spot = clear, (float(p[0]), float(p[1]))
     return spot
+
+
+SIZE = 180
+HIGHLIGHT = "#1f77b4"
+
+
+def pose_cube_svg(highlight: tuple[int, ...] = (), title: str = "") -> str:
+    """An SVG element (string) of the pose cube with the given poses filled."""
+    cube = pose_cube()
+    scale, centre = SIZE * 0.27, np.array([SIZE / 2, SIZE / 2 + 4])
+
+    def px(p: tuple[float, float]) -> tuple[float, float]:
+        return float(centre[0] + scale * p[0]), float(centre[1] - scale * p[1])
+
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{SIZE}" height="{SIZE}" viewBox="0 0 {SIZE} {SIZE}" '
+             f'role="img" aria-label="pose cube{": " + title if title else ""}">',
+             f'<rect width="{SIZE}" height="{SIZE}" fill="white"/>']
+    for a, b, hidden in cube.edges:
+        (x1, y1), (x2, y2) = px(cube.corners[a]), px(cube.corners[b])
+        dash = ' stroke-dasharray="4 3"' if hidden else ""
+        parts.append(f'<line x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}" stroke="#444" '
+                     f'stroke-width="1.2"{dash}/>')
+    for name, at in cube.faces.items():
+        x, y = px(at)
+        parts.append(f'<text x="{x:.1f}" y="{y + 4:.1f}" font-size="13" font-family="sans-serif" fill="#888" '
+                     f'text-anchor="middle">{name}</text>')
+    for k, at in cube.corners.items():
+        x, y = px(at)
+        on = int(k) in highlight
+        parts.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="9" fill="{HIGHLIGHT if on else "white"}" '
+                     f'stroke="{HIGHLIGHT}" stroke-width="1.5"/>')
+        parts.append(f'<text x="{x:.1f}" y="{y + 4:.1f}" font-size="11" font-family="sans-serif" '
+                     f'fill="{"white" if on else HIGHLIGHT}" text-anchor="middle">{k}</text>')
+    if title:
+        parts.append(f'<text x="4" y="14" font-size="11" font-family="sans-serif" fill="#333">{title}</text>')
+    parts.append("</svg>")
+    return "".join(parts)

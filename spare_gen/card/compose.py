@@ -1,4 +1,4 @@
-"""Write the dataset card once, from the question summary, the pool tables and the bias audit report."""
+"""Write the dataset card once, from the question summary, the pool tables, the bias audit and the human scores."""
 
 from __future__ import annotations
 
@@ -9,8 +9,10 @@ from spare_gen.atomic import write_text
 from spare_gen.audit.probes import REPORT_NAME
 from spare_gen.card.audit import BEGIN, END, section_text
 from spare_gen.card.dataset import CARD_NAME, card_text, replace_marked
+from spare_gen.card import humans
 from spare_gen.config.schema import Config
 from spare_gen.data.evaluate import REPORTS_DIR
+from spare_gen.data.human_scores import HUMANS_REPORT
 from spare_gen.hub.pack import write_hf_tables
 from spare_gen.stages.questions.schema import QUESTIONS_DIR, SUMMARY_NAME
 
@@ -28,6 +30,10 @@ def write_card(out: Path, config: Config, client=None) -> Path | None:
     report_path = out / REPORTS_DIR / REPORT_NAME
     if report_path.is_file():
         text = replace_marked(text, BEGIN, END, section_text(json.loads(report_path.read_text(encoding="utf-8"))))
+    humans_path = out / REPORTS_DIR / HUMANS_REPORT
+    if humans_path.is_file():
+        text = replace_marked(text, humans.BEGIN, humans.END,
+                              humans.section_text(json.loads(humans_path.read_text(encoding="utf-8"))))
     return write_text(out / CARD_NAME, text)
 
 
@@ -36,3 +42,10 @@ def write_audit_section(out: Path, report: dict) -> Path:
     path = Path(out) / CARD_NAME
     text = path.read_text(encoding="utf-8") if path.is_file() else ""
     return write_text(path, replace_marked(text, BEGIN, END, section_text(report)))
+
+
+def write_humans_section(out: Path, report: dict) -> Path:
+    """Replace (or append) the card's human-performance section, keeping the rest of the card as it is."""
+    path = Path(out) / CARD_NAME
+    text = path.read_text(encoding="utf-8") if path.is_file() else ""
+    return write_text(path, replace_marked(text, humans.BEGIN, humans.END, humans.section_text(report)))

@@ -32,6 +32,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "metric-report": ("metric_report", "run the metric property ('unit test') report on a pool"),
     "rank": ("rank", "rank pool variants from pairwise judgements; rater reliability; metric agreement"),
     "annotate": ("annotate", "serve the rater web app on a pool; answers go to OUT/annotations/<rater>.csv"),
+    "quiz": ("quiz", "serve a dataset's questions to people (SPARE3D's protocols); --simulate for a dry run"),
     "simulate-raters": ("simulate_raters", "write an answers CSV of simulated raters (dry-run a study)"),
     "learn-metric": ("learn_metric", "learn which metric combination predicts the raters; cross-validated"),
     "evaluate": ("evaluate", "score a baseline's predictions on a task split"),
@@ -46,7 +47,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
 DESCRIPTION = "Regenerate SPARE3D-style datasets and corrupted-wireframe pools; validate, score, rank and export them."
 EXIT_BAD_INPUT = 2
 # commands whose first argument is a folder they read: a missing one is bad input (exit 2), before any work
-READS_FOLDER = ("validate", "metric-report", "rank", "annotate", "simulate-raters", "learn-metric", "evaluate",
+READS_FOLDER = ("validate", "metric-report", "rank", "annotate", "quiz", "simulate-raters", "learn-metric", "evaluate",
                 "evaluate-poses", "audit", "export-spare3d", "train-baseline", "export", "cache", "show")
 # optional dependencies a command may need, and the extra that installs each
 EXTRAS = {"torch": "torch", "transformers": "torch", "dask_jobqueue": "cluster"}

@@ -25,7 +25,7 @@ from spare_gen.stages.questions.schema import split_path
 from spare_gen.stages.questions.spec import TargetKind
 from spare_gen.stages.questions.tasks import TASK_SPECS, question_schema, task_name
 from spare_gen.rng import derive_rng
-from spare_gen.viewer.pose_cube import pose_cube_svg
+from spare_gen.canvas.pose_cube import pose_cube_svg
 
 SHOW_DIR = "show"
 PAGE_NAME = "index.html"

@@ -4,7 +4,7 @@ A spec holds the task's answer layout, its own Parquet columns, the per-model un
 the work it does on a Dask worker), how a question row is built from an accepted model, the validator's
 rules for a row, the contact-sheet cells, what the loaders hand out, what the bias audit reads, and what the
 modules above the question stage ask of a task (its SPARE3D export layout, Hugging Face categories, the paper's
-human accuracies). A task with variants (``questions.*`` settings that change its choices or rules) declares
+human accuracies, what people taking it are told). A task with variants (``questions.*`` settings that change its choices or rules) declares
 ``variant``: the spec a run uses is ``spec.resolved(config.questions)``, so ``n_answers`` follows the variant.
 Adding a task is one module plus a ``TaskName`` member; no module outside ``stages/questions/tasks/`` names a task.
 """
@@ -96,6 +96,8 @@ class TaskSpec:
     spare3d: Spare3dLayout | None = None  # the SPARE3D export layout
     hf_categories: tuple[str, ...] = ()  # Hugging Face task categories, for the dataset card
     human_reference: tuple[float, float] | None = None  # the paper's (untrained average, trained max) accuracy
+    # what a person answering the task is told (`spare-gen quiz`): the paper's own definition of the task
+    instructions: str = ""
     check_counts_row: Callable[..., list[str]] | None = None  # (ds, row) -> lines: the task's part of rule 7
     variant: Callable[..., "TaskSpec"] | None = None  # (QuestionsConfig) -> the spec for those settings
     # the ``questions`` settings the variant reads (in this task's QuestionSettings; None, unfingerprinted, elsewhere)

@@ -170,6 +170,9 @@ SPEC = TaskSpec(
     spare3d=Spare3dLayout("Isometric_to_pose", "Isometric to Pose", answer_text=True, drawing_file="answer.png"),
     hf_categories=("multiple-choice", "image-classification"),
     human_reference=(0.602, 0.910),
+    instructions="You see the front (F), right (R) and top (T) view line drawings of an object and one isometric "
+                 "drawing of it. Determine the camera pose of that isometric drawing: from which corner of the pose "
+                 "cube was it seen? Choose among the poses offered.",
     variant=variant,
     variant_settings=("pose_choices",),
     model_filter=symmetric_models,

@@ -129,4 +129,7 @@ SPEC = TaskSpec(
     spare3d=Spare3dLayout("Pose_to_isometric", "Pose to Isometric"),
     hf_categories=("multiple-choice", "visual-question-answering"),
     human_reference=(0.586, 0.650),
+    instructions="You see the front (F), right (R) and top (T) view line drawings of an object and a viewing "
+                 "pose, a corner of the pose cube. Choose the isometric drawing of the same object seen from that "
+                 "pose among the four candidates.",
 )

@@ -104,5 +104,8 @@ SPEC = TaskSpec(
     spare3d=Spare3dLayout("Three_view_to_isometric", "3-View to Isometric"),
     hf_categories=("multiple-choice", "visual-question-answering"),
     human_reference=(0.805, 0.940),
+    instructions="You see the front (F), right (R) and top (T) view line drawings of an object. Choose the "
+                 "isometric drawing of the same object seen from pose 2 (the front-top-right corner of the pose cube) "
+                 "among the four candidates.",
     variant_settings=("cutter_box",),  # questions.cutter_box: the model box the cutters are sized from
 )
