@@ -93,23 +93,6 @@ def test_an_early_ctrl_c_ends_in_one_line_with_exit_130(tmp_path):
     assert not (tmp_path / "out").exists()
 
 
-@pytest.mark.parametrize("command", ["train-baseline", "cache"])
-def test_a_missing_optional_dependency_names_the_extra_to_install(tmp_path, command):
-    script = ("import sys\n"
-              "class NoTorch:  # torch absent, as on a machine without the extra: its import fails as Python's does\n"
-              "    def find_spec(self, name, path, target=None):\n"
-              "        if name.split('.')[0] == 'torch':\n"
-              "            raise ModuleNotFoundError(f'No module named {name!r}', name=name)\n"
-              "sys.meta_path.insert(0, NoTorch())\n"
-              "from spare_gen.cli import main\n"
-              f"sys.exit(main([{command!r}, {str(tmp_path)!r}, '--task', 'pose_to_isometric']))\n")
-    proc = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True, timeout=120,
-                          env=dict(os.environ, PYTHONPATH=str(REPO)))
-    assert proc.returncode == 2
-    assert proc.stderr == (f"spare-gen {command}: needs the optional dependency 'torch': "
-                           "pip install 'spare-gen[torch]'\n")
-
-
 def test_the_card_publishes_no_test_hooks(small_dataset):
     card = (small_dataset / "README.md").read_text()
     assert '"debug"' not in card and "broken_hlr" not in card and '"test_hooks": "none active"' in card

@@ -5,26 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from spare_gen.cli.common import DATASET_INPUT
-from spare_gen.data.evaluate import MULTIPLE_CHOICE, main
-from spare_gen.stages.questions.layout import DEFAULT_SPLIT
-
-EPILOG = DATASET_INPUT + """
-
-PRED.csv: a header and the columns question_id,answer (more columns are ignored); answer is the chosen
-index 0..3, one row per question of the split, e.g.
-
-  question_id,answer
-  three_view_to_isometric-test-00000,2
-  three_view_to_isometric-test-00001,0"""
-
-
-def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("out", help="a dataset folder written by `spare-gen run`")
-    p.add_argument("predictions", help="CSV: question_id,answer")
-    p.add_argument("--task", required=True, help=f"the task the predictions answer: {', '.join(t.value for t in MULTIPLE_CHOICE)}")
-    p.add_argument("--split", default=DEFAULT_SPLIT, help=f"train, val or test (default {DEFAULT_SPLIT})")
-    p.add_argument("--lenient", action="store_true", help="count unknown/missing/invalid predictions as wrong (warn)")
+from spare_gen.data.evaluate import main
 
 
 def run(args: argparse.Namespace) -> int:
