@@ -19,7 +19,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--truth", default="edge_f1", help="hidden preference: metric mix, e.g. 'edge_f1=0.7,corner_f1=0.3' (default edge_f1)")
     p.add_argument("--group", action="append", default=None,
                    help="ACCURACIES:TRUTH, repeatable (replaces --raters/--truth), e.g. '0.9,0.9:corner_f1'")
-    p.add_argument("--answers", default=None, help="CSV to write (default <out>/pool/simulated_answers.csv)")
+    p.add_argument("--answers", default=None, help="CSV to write (default <out>/annotations/_simulated_raters.csv, where rank and learn-metric read)")
     p.add_argument("--seed", type=int, default=0,
                    help="seed of the simulated raters' choices, drawn per rater (default 0)")
     p.add_argument("--tie-margin", type=float, default=0.0, help="hidden qualities this close are 'equal'")
