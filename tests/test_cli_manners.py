@@ -210,3 +210,11 @@ def test_every_progress_bar_goes_through_the_console_so_logs_get_plain_lines_wit
     text = os.read(read_end, 10_000).decode()
     os.close(read_end)
     assert text.startswith("spare-gen: train isometric_to_pose resnet50: 1/4 steps (") and "epoch=1, loss=1.386)" in text
+
+
+def test_validate_on_a_folder_that_is_no_dataset_is_bad_input_in_one_line(tmp_path):
+    (tmp_path / "notes.txt").write_text("a user's folder, not a dataset")
+    done = spare_gen_cli("validate", str(tmp_path), timeout=120)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert done.stderr.splitlines() == [f"spare-gen: error: {tmp_path} is not a spare_gen dataset: it has no "
+                                        f"dataset.json (`spare-gen run --out {tmp_path}` writes one)"]

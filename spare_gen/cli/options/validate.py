@@ -11,7 +11,7 @@ from spare_gen.cli.common import DATASET_INPUT
 
 EPILOG = DATASET_INPUT + """
 
-exit codes: 0 every rule holds, 1 a violation (one line each), 2 bad input. Example:
+exit codes: 0 every rule holds, 1 a violation (one line each), 2 bad input (e.g. a folder with no dataset.json). Example:
 
   spare-gen validate outputs/default"""
 
