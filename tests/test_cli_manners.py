@@ -93,6 +93,51 @@ def test_an_early_ctrl_c_ends_in_one_line_with_exit_130(tmp_path):
     assert not (tmp_path / "out").exists()
 
 
+def _stop_at(moment: str, send, tmp_path: Path) -> tuple[int, list[str]]:
+    """Start ``spare-gen run`` through its console script in a session of its own, wait for ``moment`` (``imports``:
+    numpy mapped; ``config``: the config line said; ``cluster``: the embedded workers started), ``send`` the
+    process its signal, and return its exit code and stderr lines."""
+    script = Path(sys.executable).parent / "spare-gen"
+    out = tmp_path / moment
+    proc = subprocess.Popen([str(script), "run", "--out", str(out), "--no-progress", "--workers", "2", "--stages",
+                             "models", "--set", "runner.dashboard=false", "--set", "models.csg.count=200"],
+                            cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True, env=dict(os.environ, PYTHONPATH=str(REPO)))
+    said: list[str] = []
+    if moment == "imports":
+        deadline = time.monotonic() + 60
+        while not _loaded(proc.pid, "numpy") and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.005)
+    else:
+        awaited = "spare-gen: config" if moment == "config" else "embedded Dask LocalCluster"
+        for line in proc.stderr:
+            said.append(line.rstrip("\n"))
+            if awaited in line:
+                break
+    assert proc.poll() is None, said
+    send(proc.pid)
+    rest = proc.communicate(timeout=120)[1]
+    return proc.returncode, said + rest.splitlines()
+
+
+@pytest.mark.parametrize("moment", ["imports", "config", "cluster"])
+def test_a_sigterm_at_any_moment_of_a_run_is_one_line_and_exit_143(moment, tmp_path):
+    code, lines = _stop_at(moment, lambda pid: os.kill(pid, signal.SIGTERM), tmp_path)
+    assert code == 143, lines
+    stops = [line for line in lines if "stopped by SIGTERM" in line]
+    assert stops == [lines[-1]] and not any("Traceback" in line for line in lines), lines
+
+
+@pytest.mark.parametrize("moment", ["imports", "cluster"])
+def test_a_ctrl_c_to_the_whole_process_group_is_one_interrupted_line(moment, tmp_path):
+    """What a terminal does on Ctrl-C: SIGINT to spare-gen and every process it started (its Dask workers, which
+    re-import the console script, say nothing of their own)."""
+    code, lines = _stop_at(moment, lambda pid: os.killpg(pid, signal.SIGINT), tmp_path)
+    assert code == 130, lines
+    assert [line for line in lines if "interrupted" in line] == [lines[-1]], lines
+    assert not any("Traceback" in line for line in lines), lines
+
+
 def test_the_card_publishes_no_test_hooks(small_dataset):
     card = (small_dataset / "README.md").read_text()
     assert '"debug"' not in card and "broken_hlr" not in card and '"test_hooks": "none active"' in card
