@@ -32,6 +32,8 @@ CLI = [sys.executable, "-m", "spare_gen.cli"]
 def test_the_default_config_ships_in_the_package_and_the_repository_copy_is_identical():
     assert DEFAULT_CONFIG_FILE.parent == REPO / "spare_gen" / "config"
     assert DEFAULT_CONFIG_FILE.read_bytes() == (REPO / "configs" / "default.toml").read_bytes()
+    readme = (REPO / "README.md").read_text()
+    assert "spare-gen run                                         # configs/default.toml" in readme
 
 
 def test_every_run_names_its_config_first_and_gives_the_same_config_from_any_folder(tmp_path):
@@ -40,7 +42,8 @@ def test_every_run_names_its_config_first_and_gives_the_same_config_from_any_fol
     assert inside.returncode == outside.returncode == 0
     assert json.loads(inside.stdout) == json.loads(outside.stdout)
     assert json.loads(outside.stdout)["models"]["csg"]["count"] == 240  # the recipe, not the schema's defaults
-    assert outside.stderr.splitlines()[0] == f"spare-gen: config: built-in defaults ({DEFAULT_CONFIG_FILE})"
+    said = f"spare-gen: config: built-in defaults (configs/default.toml: {DEFAULT_CONFIG_FILE})"
+    assert outside.stderr.splitlines()[0] == said
     recipe = tmp_path / "mine.toml"
     recipe.write_text("seed = 3\n")
     named = spare_gen_cli("config", "--config", str(recipe), cwd=tmp_path)
@@ -69,7 +72,8 @@ def test_a_reader_that_closes_the_pipe_gets_no_traceback(tmp_path):
     proc.stdout.close()  # as `| head` does once it has its lines: every write now meets a closed pipe
     err = proc.stderr.read().decode()
     assert proc.wait(timeout=120) == 141  # 128 + SIGPIPE, as for a tool the pipe stopped
-    assert err.splitlines() == [f"spare-gen: config: built-in defaults ({DEFAULT_CONFIG_FILE})"], err
+    assert err.splitlines() == [f"spare-gen: config: built-in defaults (configs/default.toml: {DEFAULT_CONFIG_FILE})"
+                                ], err
 
 
 def _loaded(pid: int, library: str) -> bool:
