@@ -16,25 +16,52 @@ INTERRUPTED = "spare-gen: interrupted"
 PLAIN_EVERY_S = 30.0  # a pipe or a log gets a progress line at most this often (and one at the end)
 
 
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)  # a Ctrl-C; a batch scheduler's or ``kill``'s stop
+
+
+class Stopped(KeyboardInterrupt):
+    """A Ctrl-C (SIGINT) or a SIGTERM (a scheduler, ``kill``) stopping the command; a KeyboardInterrupt, so every
+    cleanup that handles Ctrl-C handles both."""
+
+    def __init__(self, signum: int):
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+def stop_line(signum: int) -> str:
+    """How a stop by ``signum`` is said: ``spare-gen: interrupted`` (Ctrl-C) or ``spare-gen: stopped by SIGTERM``."""
+    return INTERRUPTED if signum == signal.SIGINT else f"spare-gen: stopped by {signal.Signals(signum).name}"
+
+
 def _exit_at_once(signum, frame) -> None:
-    """Ctrl-C while the command starts (imports, parsing): nothing to clean up yet."""
+    """A Ctrl-C or a SIGTERM while the command starts (imports, parsing): nothing to clean up yet."""
     try:
-        os.write(2, f"{INTERRUPTED}\n".encode())
+        os.write(2, f"{stop_line(signum)}\n".encode())
     finally:
-        os._exit(EXIT_INTERRUPTED)
+        os._exit(128 + signum)
+
+
+def _raise_stopped(signum, frame) -> None:
+    raise Stopped(signum)
 
 
 def is_the_command(argv0: str) -> bool:
     """True when the process is ``spare-gen`` itself: its console script, ``python -m spare_gen.cli`` (``-m`` while
-    the package is imported) or ``python -m spare_gen``."""
+    the package is imported) or ``python -m spare_gen``; never a multiprocessing child it spawned (an embedded Dask
+    worker re-imports the console script with the parent's ``sys.argv``: it must keep ignoring a Ctrl-C to the
+    process group, or each worker would say ``interrupted`` too)."""
+    if "--multiprocessing-fork" in getattr(sys, "orig_argv", ()):
+        return False
     path = Path(argv0)
     return path.name == "spare-gen" or argv0 == "-m" or (path.name == "__main__.py"
                                                            and path.parent.name in ("spare_gen", "cli"))
 
 
 def guard_startup() -> None:
-    """Until ``run_command`` takes over, a Ctrl-C ends the process at once with one line (imports take a second)."""
-    signal.signal(signal.SIGINT, _exit_at_once)
+    """Until ``run_command`` takes over, a Ctrl-C or a SIGTERM ends the process at once with one line (imports take
+    seconds on a busy machine)."""
+    for s in STOP_SIGNALS:
+        signal.signal(s, _exit_at_once)
 
 
 def _quiet_stdout() -> None:
@@ -53,13 +80,16 @@ def run_command(command: Callable[[], int]) -> int:
     (``spare-gen config | head``) ends it with one line (none for the pipe) and the shell's exit code."""
     if signal.getsignal(signal.SIGINT) is _exit_at_once:
         signal.signal(signal.SIGINT, signal.default_int_handler)
+    if signal.getsignal(signal.SIGTERM) is _exit_at_once:  # a SIGTERM, too, stops it with one line
+        signal.signal(signal.SIGTERM, _raise_stopped)
     try:
         code = command()
         sys.stdout.flush()  # inside the try: a closed pipe shows here, not at exit
         return code
-    except KeyboardInterrupt:
-        print(INTERRUPTED, file=sys.stderr)
-        return EXIT_INTERRUPTED
+    except KeyboardInterrupt as exc:
+        signum = exc.signum if isinstance(exc, Stopped) else signal.SIGINT
+        print(stop_line(signum), file=sys.stderr)
+        return 128 + signum
     except BrokenPipeError:
         _quiet_stdout()
         return EXIT_BROKEN_PIPE

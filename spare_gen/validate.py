@@ -54,7 +54,11 @@ def validate(out: str | Path, progress: bool = False) -> list[str]:
 
 
 def main(out: Path) -> int:
-    """Print each problem; exit code 1 if any, else 0 with a one-line OK."""
+    """Print each problem; exit code 1 if any, else 0 with a one-line OK; a folder that is no dataset at all (no
+    dataset.json) is bad input: one line, exit code 2 (``FileNotFoundError``, as the command line reports it)."""
+    if Path(out).is_dir() and not (Path(out) / inventory.MANIFEST_FILE).exists():
+        raise FileNotFoundError(f"{out} is not a spare_gen dataset: it has no {inventory.MANIFEST_FILE} "
+                                f"(`spare-gen run --out {out}` writes one)")
     problems = validate(out, progress=True)
     for p in problems:
         print(p)

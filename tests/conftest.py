@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+import sysconfig
 import time
 from pathlib import Path
 
@@ -34,6 +35,38 @@ def spare_gen_cli(*args: str, cwd: Path | None = None, timeout: float = 600, **k
         [sys.executable, "-m", "spare_gen.cli", *args], cwd=cwd or REPO, capture_output=True, text=True,
         timeout=timeout, env=env, **kw,
     )
+
+
+# what the base install (`pip install -e .`, no extras) lacks: torch and the packages only torch brings
+TORCH_PACKAGES = ("torch", "functorch", "torchgen", "nvidia", "triton")
+
+
+@pytest.fixture(scope="session")
+def python_without_torch(tmp_path_factory) -> Path:
+    """The interpreter of a real venv in which torch is absent: every package of the test venv but torch's, as links.
+
+    Its site-packages links each entry of this interpreter's site-packages except torch and its own packages (and
+    the ``.pth`` files, so this checkout is found through ``PYTHONPATH`` alone): ``import torch`` fails as on a
+    machine where the extra was never installed, and ``importlib.util.find_spec("torch")`` is None.
+    """
+    venv = tmp_path_factory.mktemp("no_torch") / "venv"
+    subprocess.run([sys._base_executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
+    target = Path(sysconfig.get_path("purelib", vars={"base": str(venv), "platbase": str(venv)}))
+    for source in {Path(sysconfig.get_path("purelib")), Path(sysconfig.get_path("platlib"))}:
+        for entry in source.iterdir():
+            if entry.name.lower().startswith(TORCH_PACKAGES) or entry.suffix == ".pth" or (target / entry.name).exists():
+                continue
+            (target / entry.name).symlink_to(entry)
+    python = venv / "bin" / "python"
+    probe = subprocess.run([str(python), "-c", "import importlib.util, numpy; print(importlib.util.find_spec('torch'))"],
+                           capture_output=True, text=True, timeout=120)
+    assert probe.stdout.strip() == "None", probe.stderr
+    return python
+
+
+def without_torch_env() -> dict[str, str]:
+    """The environment of a command run by ``python_without_torch``: this checkout on the path, nothing else."""
+    return dict(os.environ, PYTHONPATH=str(REPO), PYTHONUNBUFFERED="1", NO_MKDOCS_2_WARNING="1")
 
 
 @pytest.fixture(scope="session")

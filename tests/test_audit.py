@@ -203,7 +203,7 @@ def test_real_drawings_with_the_most_ink_as_answer_are_flagged(small_dataset, tm
 
 
 def test_an_audit_on_too_few_questions_says_so_instead_of_within_chance():
-    from spare_gen.audit.text import summary, too_little_data, warnings
+    from spare_gen.audit.text import finding, summary, too_little_data, warnings
 
     def result(task, total, ci):
         e = {"verdict": "within_chance", "correct": total // 4, "total": total, "accuracy": 0.25, "ci_family": ci}
@@ -216,5 +216,13 @@ def test_an_audit_on_too_few_questions_says_so_instead_of_within_chance():
     wide = too_little_data(report)
     assert len(wide) == 1 and wide[0].startswith("three_view_to_isometric/line_stats (test) rests on 4 questions")
     assert "[0.0%, 72.0%]" in wide[0] and "+-15 points" in wide[0]
-    assert warnings(report) == [f"1 evaluation(s) rest on too little data, e.g. {wide[0]}"]
+    assert warnings(report) == [f"1 evaluation(s) on too little data, e.g. {wide[0]}: see reports/audit.json"]
     assert "TOO LITTLE DATA: 1 evaluation(s)" in summary(report)
+    # the card's sentence says it too, with the widest interval, never a bare "within chance"
+    assert finding(report) == ("2 of 2 probes ran and are within chance; 1 evaluation(s) rest on too little data to "
+                               "tell a shortcut from chance (a family interval wider than +-15 points); the widest "
+                               "is [0.0% - 72.0%] (three_view_to_isometric/line_stats (test), 4 questions).")
+    report["results"].pop(0)
+    assert finding(report) == ("1 of 1 probes ran and are within chance; every family interval is within +-15 "
+                               "points; the widest is [22.0% - 28.0%] (isometric_to_pose/line_stats (test), 2000 "
+                               "questions).")

@@ -159,8 +159,9 @@ def test_an_empty_split_is_not_audited_with_its_own_exit_code(tmp_path, capsys):
     split_path(out, "pose_to_isometric", "test").unlink()  # the question stage writes no file for an empty split
     assert cli_main(["audit", str(out)]) == EXIT_NOT_AUDITED == 3
     captured = capsys.readouterr()
-    assert "split pose_to_isometric/test is EMPTY" in captured.err
+    assert "1 EMPTY split(s), so every probe that needs one is not audited: pose_to_isometric/test" in captured.err
     assert "NOT AUDITED" in captured.out and "pose_to_isometric/line_stats" in captured.out
+    assert sum("NOT AUDITED" in line for line in captured.err.splitlines()) == 1  # said once, with its count
     assert "within chance" not in captured.out.split("NOT AUDITED")[1].split(";")[0]
     report = json.loads((out / "reports" / "audit.json").read_text())
     verdicts = {(r["task"], r["probe"]): r["verdict"] for r in report["results"]}
@@ -170,6 +171,7 @@ def test_an_empty_split_is_not_audited_with_its_own_exit_code(tmp_path, capsys):
     card = (out / "README.md").read_text()
     assert "**Not audited" in card and "`pose_to_isometric/test`" in card
     assert "Every probe ran and is within chance" not in card
+    assert "Found: " in card and "not audited (pose_to_isometric/" in card and "the widest is [" in card
     line = audit_line(out, 0)  # what `spare-gen run` prints after the question stage
     assert line.startswith("audit: WARNING: ") and "NOT AUDITED" in line and "EMPTY SPLITS: pose_to_isometric/test" in line
 

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import subprocess
+
 import numpy as np
 import pytest
-from conftest import spare_gen_cli
+from conftest import REPO, spare_gen_cli, without_torch_env
 from synthetic_dataset import make_dataset
 
 from spare_gen import __version__
-from spare_gen.cli import build_parser, main
+from spare_gen.cli import COMMANDS, build_parser, main
 
 
 def test_version_prints_the_package_version():
@@ -65,3 +67,46 @@ def test_export_subcommand_writes_the_npz(tmp_path, capsys):
     assert str(path) in capsys.readouterr().out
     assert main(["export", str(out), "--task", "pose_to_isometric", "--split", "nope"]) == 2
     assert "nope" in capsys.readouterr().err
+
+
+# every command's --help in one interpreter (one start-up instead of one per command), as `main` runs them
+EVERY_HELP = """
+import contextlib, io, sys
+from spare_gen.cli import COMMANDS, main
+for name in COMMANDS:
+    text = io.StringIO()
+    with contextlib.redirect_stdout(text):
+        try:
+            main([name, "--help"])
+        except SystemExit as exc:
+            assert exc.code == 0, (name, exc.code)
+    assert text.getvalue().startswith(f"usage: spare-gen {name} "), name
+print(len(COMMANDS), "torch" in sys.modules)
+"""
+
+
+def test_help_version_and_a_bare_command_work_on_the_base_install_without_torch(python_without_torch):
+    """`spare-gen --help`, every command's --help, --version and a bare `spare-gen` in a venv with no torch."""
+    cli = [str(python_without_torch), "-m", "spare_gen"]
+    for args in (["--help"], ["--version"], []):
+        done = subprocess.run([*cli, *args], cwd=REPO, capture_output=True, text=True, timeout=120,
+                              env=without_torch_env())
+        assert done.returncode == 0 and done.stderr == "", (args, done.stderr)
+        if args == ["--version"]:
+            assert done.stdout == f"spare-gen {__version__}\n"
+        else:  # the bare command shows the help: every command and what it does
+            assert done.stdout.startswith("usage: spare-gen") and all(name in done.stdout for name in COMMANDS)
+    every = subprocess.run([str(python_without_torch), "-c", EVERY_HELP], cwd=REPO, capture_output=True, text=True,
+                           timeout=300, env=without_torch_env())
+    assert every.returncode == 0 and every.stdout == f"{len(COMMANDS)} False\n", every.stderr
+
+
+@pytest.mark.parametrize("command", ["cache", "train-baseline"])
+def test_a_command_that_needs_torch_says_so_in_one_line_when_it_runs_without_torch(python_without_torch, command,
+                                                                                   tmp_path):
+    out = make_dataset(tmp_path / "out", split_sizes={"train": 4, "val": 2, "test": 2})
+    done = subprocess.run([str(python_without_torch), "-m", "spare_gen", command, str(out), "--task",
+                           "pose_to_isometric"], cwd=tmp_path, capture_output=True, text=True, timeout=120,
+                          env=without_torch_env())
+    assert done.returncode == 2
+    assert done.stderr == f"spare-gen {command}: needs the optional dependency 'torch': pip install 'spare-gen[torch]'\n"

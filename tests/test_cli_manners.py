@@ -32,6 +32,8 @@ CLI = [sys.executable, "-m", "spare_gen.cli"]
 def test_the_default_config_ships_in_the_package_and_the_repository_copy_is_identical():
     assert DEFAULT_CONFIG_FILE.parent == REPO / "spare_gen" / "config"
     assert DEFAULT_CONFIG_FILE.read_bytes() == (REPO / "configs" / "default.toml").read_bytes()
+    readme = (REPO / "README.md").read_text()
+    assert "spare-gen run                                         # configs/default.toml" in readme
 
 
 def test_every_run_names_its_config_first_and_gives_the_same_config_from_any_folder(tmp_path):
@@ -40,7 +42,8 @@ def test_every_run_names_its_config_first_and_gives_the_same_config_from_any_fol
     assert inside.returncode == outside.returncode == 0
     assert json.loads(inside.stdout) == json.loads(outside.stdout)
     assert json.loads(outside.stdout)["models"]["csg"]["count"] == 240  # the recipe, not the schema's defaults
-    assert outside.stderr.splitlines()[0] == f"spare-gen: config: built-in defaults ({DEFAULT_CONFIG_FILE})"
+    said = f"spare-gen: config: built-in defaults (configs/default.toml: {DEFAULT_CONFIG_FILE})"
+    assert outside.stderr.splitlines()[0] == said
     recipe = tmp_path / "mine.toml"
     recipe.write_text("seed = 3\n")
     named = spare_gen_cli("config", "--config", str(recipe), cwd=tmp_path)
@@ -69,7 +72,8 @@ def test_a_reader_that_closes_the_pipe_gets_no_traceback(tmp_path):
     proc.stdout.close()  # as `| head` does once it has its lines: every write now meets a closed pipe
     err = proc.stderr.read().decode()
     assert proc.wait(timeout=120) == 141  # 128 + SIGPIPE, as for a tool the pipe stopped
-    assert err.splitlines() == [f"spare-gen: config: built-in defaults ({DEFAULT_CONFIG_FILE})"], err
+    assert err.splitlines() == [f"spare-gen: config: built-in defaults (configs/default.toml: {DEFAULT_CONFIG_FILE})"
+                                ], err
 
 
 def _loaded(pid: int, library: str) -> bool:
@@ -93,21 +97,49 @@ def test_an_early_ctrl_c_ends_in_one_line_with_exit_130(tmp_path):
     assert not (tmp_path / "out").exists()
 
 
-@pytest.mark.parametrize("command", ["train-baseline", "cache"])
-def test_a_missing_optional_dependency_names_the_extra_to_install(tmp_path, command):
-    script = ("import sys\n"
-              "class NoTorch:  # torch absent, as on a machine without the extra: its import fails as Python's does\n"
-              "    def find_spec(self, name, path, target=None):\n"
-              "        if name.split('.')[0] == 'torch':\n"
-              "            raise ModuleNotFoundError(f'No module named {name!r}', name=name)\n"
-              "sys.meta_path.insert(0, NoTorch())\n"
-              "from spare_gen.cli import main\n"
-              f"sys.exit(main([{command!r}, {str(tmp_path)!r}, '--task', 'pose_to_isometric']))\n")
-    proc = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True, timeout=120,
-                          env=dict(os.environ, PYTHONPATH=str(REPO)))
-    assert proc.returncode == 2
-    assert proc.stderr == (f"spare-gen {command}: needs the optional dependency 'torch': "
-                           "pip install 'spare-gen[torch]'\n")
+def _stop_at(moment: str, send, tmp_path: Path) -> tuple[int, list[str]]:
+    """Start ``spare-gen run`` through its console script in a session of its own, wait for ``moment`` (``imports``:
+    numpy mapped; ``config``: the config line said; ``cluster``: the embedded workers started), ``send`` the
+    process its signal, and return its exit code and stderr lines."""
+    script = Path(sys.executable).parent / "spare-gen"
+    out = tmp_path / moment
+    proc = subprocess.Popen([str(script), "run", "--out", str(out), "--no-progress", "--workers", "2", "--stages",
+                             "models", "--set", "runner.dashboard=false", "--set", "models.csg.count=200"],
+                            cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True, env=dict(os.environ, PYTHONPATH=str(REPO)))
+    said: list[str] = []
+    if moment == "imports":
+        deadline = time.monotonic() + 60
+        while not _loaded(proc.pid, "numpy") and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.005)
+    else:
+        awaited = "spare-gen: config" if moment == "config" else "embedded Dask LocalCluster"
+        for line in proc.stderr:
+            said.append(line.rstrip("\n"))
+            if awaited in line:
+                break
+    assert proc.poll() is None, said
+    send(proc.pid)
+    rest = proc.communicate(timeout=120)[1]
+    return proc.returncode, said + rest.splitlines()
+
+
+@pytest.mark.parametrize("moment", ["imports", "config", "cluster"])
+def test_a_sigterm_at_any_moment_of_a_run_is_one_line_and_exit_143(moment, tmp_path):
+    code, lines = _stop_at(moment, lambda pid: os.kill(pid, signal.SIGTERM), tmp_path)
+    assert code == 143, lines
+    stops = [line for line in lines if "stopped by SIGTERM" in line]
+    assert stops == [lines[-1]] and not any("Traceback" in line for line in lines), lines
+
+
+@pytest.mark.parametrize("moment", ["imports", "cluster"])
+def test_a_ctrl_c_to_the_whole_process_group_is_one_interrupted_line(moment, tmp_path):
+    """What a terminal does on Ctrl-C: SIGINT to spare-gen and every process it started (its Dask workers, which
+    re-import the console script, say nothing of their own)."""
+    code, lines = _stop_at(moment, lambda pid: os.killpg(pid, signal.SIGINT), tmp_path)
+    assert code == 130, lines
+    assert [line for line in lines if "interrupted" in line] == [lines[-1]], lines
+    assert not any("Traceback" in line for line in lines), lines
 
 
 def test_the_card_publishes_no_test_hooks(small_dataset):
@@ -227,3 +259,24 @@ def test_every_progress_bar_goes_through_the_console_so_logs_get_plain_lines_wit
     text = os.read(read_end, 10_000).decode()
     os.close(read_end)
     assert text.startswith("spare-gen: train isometric_to_pose resnet50: 1/4 steps (") and "epoch=1, loss=1.386)" in text
+
+
+def test_validate_on_a_folder_that_is_no_dataset_is_bad_input_in_one_line(tmp_path):
+    (tmp_path / "notes.txt").write_text("a user's folder, not a dataset")
+    done = spare_gen_cli("validate", str(tmp_path), timeout=120)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert done.stderr.splitlines() == [f"spare-gen: error: {tmp_path} is not a spare_gen dataset: it has no "
+                                        f"dataset.json (`spare-gen run --out {tmp_path}` writes one)"]
+
+
+def test_empty_splits_are_one_warning_that_the_run_says_and_the_card_repeats():
+    from spare_gen.card.dataset import _counts
+    from spare_gen.stages.questions.layout import empty_splits, empty_splits_warning
+
+    produced = {"pose_to_isometric": {"train": 3, "val": 1, "test": 0}, "isometric_to_pose": {"train": 3, "val": 1, "test": 0}}
+    empty = empty_splits(produced)
+    assert empty == ["pose_to_isometric/test", "isometric_to_pose/test"]
+    line = empty_splits_warning(empty)
+    assert line.startswith("WARNING: 2 empty split(s)") and "raise questions.counts" in line
+    summary = {"produced": produced, "requested": {t: 4 for t in produced}, "planned": {t: 4 for t in produced}}
+    assert f"**{line}.**" in _counts(summary)

@@ -68,14 +68,26 @@ def too_little_data(report: dict) -> list[str]:
     return out
 
 
+REPORT_HINT = "see reports/audit.json"
+
+
+def not_audited(report: dict) -> list[str]:
+    """One line per evaluation that could not run, with its reason."""
+    return [f"{r['task']}/{r['probe']} ({name}): {reason}" for r in report["results"]
+            for name, reason in r.get("not_audited", {}).items()]
+
+
 def warnings(report: dict) -> list[str]:
-    """One line per empty split, per probe that could not run, per evaluation whose interval excludes chance, and one
-    line for the evaluations on too little data (an interval wider than +-MAX_HALF_WIDTH)."""
-    out = [f"split {s} is EMPTY: it has no questions, so every probe that needs it is not audited"
-           for s in report.get("empty_splits", [])]
-    for r in report["results"]:
-        for name, reason in r.get("not_audited", {}).items():
-            out.append(f"{r['task']}/{r['probe']} ({name}) NOT AUDITED: {reason}")
+    """What a reader must know, each said once with its count: the empty splits, the evaluations that could not run,
+    each evaluation whose interval excludes chance (a finding of its own), and the evaluations on too little data
+    (an interval wider than +-MAX_HALF_WIDTH); the details are in reports/audit.json."""
+    out = []
+    empty = report.get("empty_splits", [])
+    if empty:
+        out.append(f"{len(empty)} EMPTY split(s), so every probe that needs one is not audited: {', '.join(empty)}")
+    missing = not_audited(report)
+    if missing:
+        out.append(f"{len(missing)} evaluation(s) NOT AUDITED (could not run), e.g. {missing[0]}: {REPORT_HINT}")
     for r in report["results"]:
         for name, e in r["evaluations"].items():
             if e is None or e["verdict"] == "within_chance":
@@ -91,5 +103,37 @@ def warnings(report: dict) -> list[str]:
                            f"learnable way")
     wide = too_little_data(report)
     if wide:  # one line, with the first as the example: a small dataset has dozens
-        out.append(f"{len(wide)} evaluation(s) rest on too little data, e.g. {wide[0]}")
+        out.append(f"{len(wide)} evaluation(s) on too little data, e.g. {wide[0]}: {REPORT_HINT}")
     return out
+
+
+def _widest(report: dict):
+    """(half width, ``task/probe (evaluation)``, evaluation) of the widest family interval, or None."""
+    found = [((e["ci_family"][1] - e["ci_family"][0]) / 2, f"{r['task']}/{r['probe']} ({name})", e)
+             for r in report["results"] for name, e in r["evaluations"].items() if e is not None and e.get("ci_family")]
+    return max(found, key=lambda f: f[0]) if found else None
+
+
+def finding(report: dict) -> str:
+    """One sentence saying exactly what the audit found: how many probes ran and are within chance, which are not,
+    which could not run, the empty splits, and how wide the intervals are (so "within chance" on 4 questions reads
+    as the little it says)."""
+    n = len(report["results"])
+    flagged, missing = report["flagged"], report.get("not_audited", [])
+    within = n - len(flagged) - len(missing)
+    parts = [f"{within} of {n} probes ran and are within chance"]
+    if flagged:
+        parts.append(f"{len(flagged)} not within chance ({', '.join(flagged)})")
+    if missing:
+        parts.append(f"{len(missing)} not audited ({', '.join(missing)})")
+    if report.get("empty_splits"):
+        parts.append(f"empty splits: {', '.join(report['empty_splits'])}")
+    widest = _widest(report)
+    if widest is not None:
+        half, where, e = widest
+        wide = too_little_data(report)
+        size = (f"{len(wide)} evaluation(s) rest on too little data to tell a shortcut from chance (a family "
+                f"interval wider than +-{100 * MAX_HALF_WIDTH:.0f} points); " if wide else
+                f"every family interval is within +-{100 * MAX_HALF_WIDTH:.0f} points; ")
+        parts.append(size + f"the widest is {interval(e['ci_family'], ' - ')} ({where}, {e['total']} questions)")
+    return "; ".join(parts) + "."

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 
-from spare_gen.audit.text import interval, pct
+from spare_gen.audit.text import finding, interval, pct
 from spare_gen.stages.questions.tasks import TASKS
 
 BEGIN = "<!-- spare-gen audit: begin (rewritten by `spare-gen audit`) -->"
@@ -23,7 +23,7 @@ def section_text(report: dict) -> str:
         rows.append(f"| `{r['task']}` | `{r['probe']}` | {' | '.join(t)} | {' | '.join(c)} | "
                     f"{r['verdict'].replace('_', ' ')} |")
     flagged, missing, empty = report["flagged"], report.get("not_audited", []), report.get("empty_splits", [])
-    lines = []
+    lines = [f"Found: {finding(report)}"]  # exactly what the audit found, intervals included
     if flagged:
         lines.append(f"**Not within chance: {', '.join(f'`{f}`' for f in flagged)}.**")
     if missing:
@@ -31,8 +31,6 @@ def section_text(report: dict) -> str:
                      f"{', '.join(f'`{f}`' for f in missing)}.** These are not evidence of a fair dataset.")
     if empty:
         lines.append(f"**WARNING: empty splits: {', '.join(f'`{e}`' for e in empty)}.**")
-    if not lines:
-        lines.append("**Every probe ran and is within chance.**")
     summary = "\n\n".join(lines)
     found = report.get("answer_key_columns", {})  # task order (reports/audit.json sorts its keys)
     keys = {t.value: found[t.value] for t in TASKS if found.get(t.value)}

@@ -14,6 +14,7 @@ from spare_gen.hub.pack import HF_SPLIT, hf_path
 from spare_gen.stages.models.quality import Quality
 from spare_gen.stages.models.schema import MODELS_FILE
 from spare_gen.stages.questions.tasks import LAYOUTS, SPLITS, TASKS, TASK_SPECS, describe
+from spare_gen.stages.questions.layout import empty_splits, empty_splits_warning
 from spare_gen.stages.questions.tasks.isometric_to_pose import POSE_CHOICE_SETS
 from spare_gen.runner.isolation import Status
 from spare_gen.versions import package_versions
@@ -70,7 +71,9 @@ def _counts(summary: dict) -> str:
             continue
         rows.append([f"`{task.value}`", summary["requested"][task.value], summary["planned"][task.value],
                      *(produced[s] for s in SPLITS), sum(produced.values())])
-    return _table(["task", "requested", "planned", *SPLITS, "total"], rows)
+    table = _table(["task", "requested", "planned", *SPLITS, "total"], rows)
+    empty = empty_splits(summary["produced"])
+    return table + (f"\n\n**{empty_splits_warning(empty)}.**" if empty else "")
 
 
 def _answers(summary: dict) -> str:

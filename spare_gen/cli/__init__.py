@@ -1,8 +1,10 @@
-"""The ``spare-gen`` command line: one module per command, registered in ``COMMANDS``.
+"""The ``spare-gen`` command line: one line per command in ``COMMANDS``, two modules per command.
 
-Each command module declares ``EPILOG`` (its input formats, with an example), optionally
-``DESCRIPTION``, ``add_arguments(parser)`` and ``run(args) -> exit code``. ``main`` imports only the module of
-the command it runs, so ``spare-gen --help`` and light commands start fast.
+``spare_gen.cli.options.<module>`` declares what ``--help`` shows: ``EPILOG`` (its input formats, with an example),
+optionally ``DESCRIPTION``, and ``add_arguments(parser)``; it imports nothing heavy. ``spare_gen.cli.<module>``
+holds ``run(args) -> exit code`` and imports the work it runs. ``spare-gen --help`` imports neither; a command's
+``--help`` imports its options module only; ``main`` imports the command's own module only when the command runs,
+so help works on the base install (no torch) and a command that needs an extra says so in one line when it runs.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from types import ModuleType  # noqa: E402
 from spare_gen import __version__  # noqa: E402
 from spare_gen.config import ConfigError  # noqa: E402
 
-# command name -> (module in spare_gen.cli, one-line help for `spare-gen --help`)
+# command name -> (module in spare_gen.cli and spare_gen.cli.options, one-line help for `spare-gen --help`)
 COMMANDS: dict[str, tuple[str, str]] = {
     "run": ("run", "regenerate a dataset: models, drawings, questions (and the pool if enabled)"),
     "pool": ("pool", "build a corrupted-wireframe pool for annotation (models + wireframes + pairs)"),
@@ -54,20 +56,26 @@ EXTRAS = {"torch": "torch", "transformers": "torch", "dask_jobqueue": "cluster"}
 
 
 def command_module(name: str) -> ModuleType:
-    """The module of command ``name`` (imported now: it pulls in the job it runs)."""
+    """The module that runs command ``name`` (imported now: it pulls in the job it runs)."""
     return importlib.import_module(f"spare_gen.cli.{COMMANDS[name][0]}")
 
 
-def build_parser(only: str | None = None) -> argparse.ArgumentParser:
-    """The whole argparse tree; with ``only``, that command's full parser and the others' names and help."""
+def options_module(name: str) -> ModuleType:
+    """The module that declares command ``name``'s arguments and help (light: argparse and constants)."""
+    return importlib.import_module(f"spare_gen.cli.options.{COMMANDS[name][0]}")
+
+
+def build_parser(only: str | None = None, *, commands: bool = True) -> argparse.ArgumentParser:
+    """The whole argparse tree; with ``only``, that command's full parser and the others' names and help; with
+    ``commands=False``, every command's name and help alone (``spare-gen --help`` imports no command's options)."""
     parser = argparse.ArgumentParser(prog="spare-gen", description=DESCRIPTION)
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", title="commands")
     for name, (_, help_text) in COMMANDS.items():
-        if only is not None and name != only:
+        if not commands or (only is not None and name != only):
             sub.add_parser(name, help=help_text)
             continue
-        module = command_module(name)
+        module = options_module(name)
         p = sub.add_parser(name, help=help_text, description=getattr(module, "DESCRIPTION", help_text),
                            epilog=module.EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
         module.add_arguments(p)
@@ -111,12 +119,15 @@ def _main(argv: list[str] | None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     name = _command_in(argv)
     try:
-        module = command_module(name) if name else None
-        args = _parse(build_parser(only=name), name, argv)
+        parser = build_parser(only=name, commands=name is not None)
+        args = _parse(parser, name, argv)
+        if args.command is None:  # a bare `spare-gen` (or options alone): what it can do
+            parser.print_help()
+            return 0
         if name in READS_FOLDER and not Path(args.out).is_dir():
             print(f"spare-gen {name}: error: folder {args.out!r} does not exist", file=sys.stderr)
             return EXIT_BAD_INPUT
-        return module.run(args)
+        return command_module(name).run(args)
     except ModuleNotFoundError as exc:
         code = _missing_extra(name, exc)
         if code is None:

@@ -10,27 +10,9 @@ from spare_gen.audit.probes import EXIT_ERROR, REPORT_NAME, audit_and_record, ex
 from spare_gen.audit.text import format_report, summary, warnings
 from spare_gen.card.compose import write_audit_section
 from spare_gen.card.dataset import CARD_NAME
-from spare_gen.cli.common import DATASET_INPUT, add_worker_arguments
 from spare_gen.runner.cluster import open_client
 from spare_gen.store.inventory import REPORTS_DIR
 from spare_gen.store.manifest import rehash_files
-
-EPILOG = DATASET_INPUT + """
-
-exit codes: 0 every probe ran and is within chance; 1 a probe is not within chance (a shortcut);
-3 a probe could not run (empty split, too few questions): "not audited", never "within chance"; 2 bad input.
-Writes reports/audit.json and the "Bias audit" section of OUT/README.md; prints a table and a summary line.
-Example:
-
-  spare-gen audit outputs/default"""
-
-
-def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("out", help="a dataset folder written by `spare-gen run`")
-    p.add_argument("--seed", type=int, default=0,
-                   help="seed of the probes' cross-validation folds and shuffles (default 0; a run's own audit uses "
-                        "the config's seed)")
-    add_worker_arguments(p, "read the drawings and fit the probes")
 
 
 def run(args: argparse.Namespace) -> int:

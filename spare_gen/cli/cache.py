@@ -5,28 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from spare_gen.cli.common import DATASET_INPUT
 from spare_gen.data.feed import feed_dataset
 from spare_gen.stages.questions.layout import SPLITS
-
-EPILOG = DATASET_INPUT + """
-
-writes one uint8 array per split, (images, 3, H, W), that spare_gen.data.feed memory-maps instead of decoding PNGs,
-under --cache-dir (default $SPARE_GEN_CACHE, else $XDG_CACHE_HOME/spare_gen, else ~/.cache/spare_gen), named by
-the dataset folder, task, split, size and the split table's SHA-256. An up-to-date cache is kept as it is; a
-changed table gets a new one and the stale one is deleted. The feed builds a missing cache itself on first use;
-this command does it ahead of training (e.g. before DataLoader workers start). Example:
-
-  spare-gen cache outputs/default --task isometric_to_pose --split train --size 200"""
-
-
-def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("out", help="a dataset folder written by `spare-gen run`")
-    p.add_argument("--task", required=True, help="the task whose splits to decode, e.g. isometric_to_pose")
-    p.add_argument("--split", action="append", choices=SPLITS,
-                   help="train, val or test; repeat for several (default: all three)")
-    p.add_argument("--size", type=int, default=None, help="square image side in pixels (default: the drawings' own)")
-    p.add_argument("--cache-dir", default=None, help="cache folder (default: see below)")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -81,11 +81,14 @@ def resolve_config(args: argparse.Namespace) -> Config:
     return load_config(path, overrides)
 
 
+DEFAULT_CONFIG_LABEL = "configs/default.toml"  # what the README calls it; the package ships the same bytes
+
+
 def config_line(args: argparse.Namespace) -> str:
     """The line that names the config a run uses: the file given with --config, or the built-in defaults."""
     if args.config is not None:
         return f"spare-gen: config {args.config}"
-    return f"spare-gen: config: built-in defaults ({DEFAULT_CONFIG_FILE})"
+    return f"spare-gen: config: built-in defaults ({DEFAULT_CONFIG_LABEL}: {DEFAULT_CONFIG_FILE})"
 
 
 def script_main(main: Callable[[], int]) -> None:

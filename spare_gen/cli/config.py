@@ -6,14 +6,8 @@ import argparse
 import json
 import sys
 
-from spare_gen.cli.common import CONFIG_INPUT, add_config_arguments, config_line, resolve_config
+from spare_gen.cli.common import config_line, resolve_config
 from spare_gen.config.schema import EVERY_OPTION
-
-EPILOG = CONFIG_INPUT
-
-
-def add_arguments(p: argparse.ArgumentParser) -> None:
-    add_config_arguments(p)
 
 
 def run(args: argparse.Namespace) -> int:

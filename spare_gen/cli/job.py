@@ -12,19 +12,11 @@ import signal
 import sys
 
 from spare_gen.cli.common import EXIT_MACHINE, MACHINE_ERRNOS
+from spare_gen.console import Stopped, stop_line
 from spare_gen.config.schema import Config
 from spare_gen.jobs.regenerate import run
 from spare_gen.runner.cluster import STOP_SIGNALS
 from spare_gen.runner.stage import MachineFailure
-
-
-class Stopped(KeyboardInterrupt):
-    """A Ctrl-C (SIGINT) or a SIGTERM (a scheduler, ``kill``) stopping the run; a KeyboardInterrupt, so every cleanup
-    that handles Ctrl-C handles both."""
-
-    def __init__(self, signum: int):
-        super().__init__(signal.Signals(signum).name)
-        self.signum = signum
 
 
 def _stop_on_first_signal(signum, frame):
@@ -47,8 +39,7 @@ def run_job(config: Config, stages: tuple[str, ...], announce: str = "") -> int:
     except KeyboardInterrupt as exc:
         previous = {s: signal.SIG_IGN for s in STOP_SIGNALS}  # a second Ctrl-C while the process exits: no more lines
         signum = exc.signum if isinstance(exc, Stopped) else signal.SIGINT
-        how = "interrupted" if signum == signal.SIGINT else f"stopped by {signal.Signals(signum).name}"
-        print(f"spare-gen: {how}; finished units are kept: rerun the same command to resume "
+        print(f"{stop_line(signum)}; finished units are kept: rerun the same command to resume "
               f"(output in {config.out})", file=sys.stderr)
         return 128 + signum
     except MachineFailure as exc:

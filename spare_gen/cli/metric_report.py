@@ -5,25 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from spare_gen.cli.common import add_worker_arguments
 from spare_gen.jobs.metric_report import run as report
-
-EPILOG = """input: OUT is a folder with a corrupted-wireframe pool (`spare-gen run` or `spare-gen pool`):
-models.parquet, wireframes.parquet, corruptions.parquet, e.g.
-
-  spare-gen metric-report outputs/default --max-models 4"""
-
-
-def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("out", help="a pool folder (models.parquet, wireframes.parquet, corruptions.parquet)")
-    p.add_argument("--seed", type=int, default=0,
-                   help="seed of the property tests' random transforms and edge samples (default 0)")
-    p.add_argument("--max-models", type=int, default=None, help="use only the pool's first N wireframes")
-    p.add_argument("--models", type=int, default=64,
-                   help="top the pool's wireframes up to N from further models (0 = the pool's only; default 64)")
-    add_worker_arguments(p, "test the metrics")
-    p.add_argument("--paper-compat", action="store_true", help="test by the paper's protocol: identity d(x,x)=0 "
-                   "exactly, symmetry by numpy.isclose, chamfer/Hausdorff from random edge samples")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -4,17 +4,10 @@ from __future__ import annotations
 
 import argparse
 
-from spare_gen.cli.common import CONFIG_INPUT, add_config_arguments, config_line, resolve_config
+from spare_gen.cli.common import config_line, resolve_config
 from spare_gen.cli.job import run_job
 from spare_gen.config import ConfigError
 from spare_gen.jobs.stages import STAGE_NAMES as STAGES
-
-EPILOG = CONFIG_INPUT
-
-
-def add_arguments(p: argparse.ArgumentParser) -> None:
-    add_config_arguments(p)
-    p.add_argument("--stages", default=",".join(STAGES), help=f"comma-separated subset of {','.join(STAGES)} (default: all four)")
 
 
 def run(args: argparse.Namespace) -> int:

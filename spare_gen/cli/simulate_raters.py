@@ -8,23 +8,6 @@ from pathlib import Path
 from spare_gen.jobs.simulate_raters import parse_group
 from spare_gen.jobs.simulate_raters import run as simulate
 
-EPILOG = """input: OUT is a pool folder (pairs.parquet, corruptions.parquet with the metric columns), e.g.
-
-  spare-gen simulate-raters outputs/default --group '0.9,0.9,0.8:edge_f1' --group '0.9,0.9:corner_f1'
-  writes an answers CSV in the format `spare-gen rank` reads"""
-
-
-def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("out", help="pool output folder (pairs.parquet, corruptions.parquet)")
-    p.add_argument("--raters", default="0.9,0.9,0.9,0.9,0.9", help="accuracies of one group, comma-separated (default 0.9,0.9,0.9,0.9,0.9)")
-    p.add_argument("--truth", default="edge_f1", help="hidden preference: metric mix, e.g. 'edge_f1=0.7,corner_f1=0.3' (default edge_f1)")
-    p.add_argument("--group", action="append", default=None,
-                   help="ACCURACIES:TRUTH, repeatable (replaces --raters/--truth), e.g. '0.9,0.9:corner_f1'")
-    p.add_argument("--answers", default=None, help="CSV to write (default <out>/pool/simulated_answers.csv)")
-    p.add_argument("--seed", type=int, default=0,
-                   help="seed of the simulated raters' choices, drawn per rater (default 0)")
-    p.add_argument("--tie-margin", type=float, default=0.0, help="hidden qualities this close are 'equal'")
-
 
 def run(args: argparse.Namespace) -> int:
     groups = [parse_group(g) for g in args.group] if args.group else [parse_group(f"{args.raters}:{args.truth}")]

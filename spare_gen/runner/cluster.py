@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import Iterator
 
 from spare_gen.config.schema import JOBQUEUE_KINDS, ClusterKind, RunnerConfig
+from spare_gen.console import STOP_SIGNALS  # noqa: F401 (re-exported: declared once, in console)
 
 CONNECT_TIMEOUT_S = 15
-STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 SENTINEL_S = 3600  # longest embedded-cluster start-up whose Ctrl-C is caught (the sentinel's life)
 WORKER_WAIT_S = 60
 # Background work of an embedded cluster, which competes with the OCCT children for the cores: the statistical

@@ -267,16 +267,22 @@ def answer_problems(answers: pd.DataFrame, pairs: pd.DataFrame | None = None) ->
     return problems
 
 
+# what to do when no answers exist yet (rank, learn-metric): rate, or dry-run the study with simulated raters
+NO_ANSWERS_YET = ("raters add theirs with `spare-gen annotate POOL`, or `spare-gen simulate-raters POOL` writes simulated "
+                  "ones into POOL/annotations to dry-run the study")
+
+
 def answer_files(path: str | os.PathLike) -> list[Path]:
     """The answers CSV itself, or every ``*.csv`` of a folder (sorted); one-line errors when there are none."""
     path = Path(path)
     if path.is_dir():
         files = sorted(p for p in path.glob("*.csv") if p.is_file())
         if not files:
-            raise FileNotFoundError(f"answers folder {str(path)!r} has no *.csv files")
+            raise FileNotFoundError(f"answers folder {str(path)!r} has no *.csv files yet: {NO_ANSWERS_YET}")
         return files
     if not path.is_file():
-        raise FileNotFoundError(f"answers file {str(path)!r} does not exist")
+        hint = f": {NO_ANSWERS_YET}" if not path.suffix else ""  # a folder named for answers that nobody wrote yet
+        raise FileNotFoundError(f"answers file {str(path)!r} does not exist{hint}")
     return [path]
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from spare_gen.atomic import write_json
 from spare_gen.config.schema import Config, TaskName
+from spare_gen.stages.questions.layout import empty_splits, empty_splits_warning
 from spare_gen.stages.questions.publish import preview
 from spare_gen.stages.questions.schema import QUESTIONS_DIR, SUMMARY_NAME, TIMINGS_NAME
 from spare_gen.stages.questions.select import NotEnoughModels, stratum_label
@@ -82,5 +83,7 @@ def run_questions(client, config: Config, out: Path) -> Summary:
     write_json(out / QUESTIONS_DIR / TIMINGS_NAME, outputs.timings(fills, written, parts))
     produced = {t: sum(v.values()) for t, v in summary["produced"].items()}
     rejected = sum(sum(v.values()) for v in summary["rejected_models"].values())
+    empty = empty_splits(summary["produced"])
+    warning = f"\n  {empty_splits_warning(empty)}" if empty else ""
     return Summary(STAGE, f"questions: {produced}; {len(paths)} files; {rejected} candidate models rejected "
-                          "(counts by rule in README.md)")
+                          f"(counts by rule in README.md){warning}")

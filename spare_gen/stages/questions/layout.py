@@ -15,6 +15,17 @@ ALL_POSES = tuple(int(v) for v in ISOMETRIC_VIEWS)  # 1..8
 FRONT, RIGHT, TOP = THREE_VIEWS  # "f", "r", "t"
 
 
+def empty_splits(produced: dict[str, dict[str, int]]) -> list[str]:
+    """``task/split`` for every split a task holds no question in (``produced``: questions per task and split)."""
+    return [f"{task}/{split}" for task, splits in produced.items() for split in SPLITS if not splits.get(split)]
+
+
+def empty_splits_warning(empty: list[str]) -> str:
+    """The one line that says which splits are empty (said by the run, repeated by the dataset card)."""
+    return (f"WARNING: {len(empty)} empty split(s), no questions to train or score on: {', '.join(empty)}; raise "
+            f"questions.counts (each split gets its questions.split share)")
+
+
 def pose_view(pose: int) -> str:
     """The drawing-stage view name of isometric pose ``pose`` (1..8)."""
     if pose not in ALL_POSES:
