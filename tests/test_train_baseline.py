@@ -39,6 +39,7 @@ def test_baseline_loss_falls_and_evaluate_accepts_predictions(small_dataset, tmp
     assert history["train_accuracy"][-1] > history["train_accuracy"][0]
     with Image.open(dest / CURVE_NAME) as im:
         assert im.size == (WIDTH, HEIGHT) and im.mode == "RGB"
+    assert (dest / "curve.svg").read_text().startswith("<?xml") and (dest / "curve.pdf").read_bytes()[:5] == b"%PDF-"
     lines = (dest / PREDICTIONS_NAME).read_text().splitlines()
     ids = [r["question_id"] for r in load_split(out, task, "test", columns=["question_id"]).to_pylist()]
     assert lines[0] == "question_id,answer" and [line.split(",")[0] for line in lines[1:]] == ids
