@@ -64,7 +64,8 @@ class Planned:
 
     @property
     def key(self) -> str:
-        return f"{self.role}/{self.task.value}-{self.formulation.value}-{self.arch.value}{'-blank' if self.blank else ''}"
+        blank = "-blank" if self.blank else ""
+        return f"{self.role}/{self.task.value}-{self.formulation.value}-{self.arch.value}{blank}"
 
 
 MC, BIN, MET = Formulation.MULTICLASS, Formulation.BINARY, Formulation.METRIC
@@ -165,7 +166,8 @@ def main() -> int:
         run_epochs = long_epochs if cell.long and speeds.seconds(cell, n, long_epochs) + later <= left else epochs
         folder = found[(cell.role, cell.task.value)]["train"].parent
         size = {"size": read_header(found[(cell.role, cell.task.value)]["train"])["size"][0]}  # the caches' own
-        options = TrainOptions(arch=Arch(args.arch) if args.arch else cell.arch, formulation=cell.formulation, epochs=run_epochs, blank_views=cell.blank,
+        options = TrainOptions(arch=Arch(args.arch) if args.arch else cell.arch, formulation=cell.formulation,
+                               epochs=run_epochs, blank_views=cell.blank,
                                device=args.device, bf16=args.bf16, **{**size, **overrides}).resolved(cell.task)
         key = (cell.role, cell.task, options.size)
         if key not in loaded:

@@ -34,7 +34,8 @@ SPLITS = ("train", "val", "test")
 # the training path's wheels on the device (pydantic 2 and what it imports), pinned to this venv's versions
 WHEELS = ("pydantic", "pydantic_core", "annotated_types", "typing_inspection", "typing_extensions")
 PIP_PLATFORM = ("--only-binary=:all:", "--python-version", "3.12", "--implementation", "cp",
-                *(f"--platform={p}" for p in ("manylinux_2_28_x86_64", "manylinux_2_17_x86_64", "manylinux2014_x86_64")))
+                *(f"--platform={p}" for p in ("manylinux_2_28_x86_64", "manylinux_2_17_x86_64",
+                                              "manylinux2014_x86_64")))
 
 
 def say(text: str) -> None:

@@ -284,7 +284,8 @@ class FeedDataset(Dataset):
         per_question = max(1, 3 * h * w * (int(self.offsets[-1]) // max(len(self), 1)))
         step = max(1, CHUNK_BYTES // per_question)
         chunks = (np.asarray(self.rgb_images(i, min(i + step, len(self)))) for i in range(0, len(self), step))
-        arrays = {"offsets": np.asarray(self.offsets, np.int64), "n_candidates": np.asarray(self.n_candidates, np.int64),
+        arrays = {"offsets": np.asarray(self.offsets, np.int64),
+                  "n_candidates": np.asarray(self.n_candidates, np.int64),
                   "n_primitives": self.n_primitives}
         if self.answers is not None:
             arrays["answers"] = self.answers
