@@ -2,14 +2,19 @@
 
     python pipelines/reproduce_spare3d_figure6.py --out outputs/figure6              # generate, then train all cells
     python pipelines/reproduce_spare3d_figure6.py --dataset outputs/spare3d_csg --cells isometric_to_pose --bf16
+    python pipelines/reproduce_spare3d_figure6.py --dataset outputs/default --device cpu \
+        --size 36 --epochs 2 --questions 8 --batch-size 8                             # every cell in about a minute
 
 Without ``--dataset`` it first generates the data with ``--config`` (default ``configs/spare3d_csg_original.toml``,
 the original's choices; ``--set`` overrides any key) into ``--out``. Then it trains the chosen Figure 6 cells with
 their recipes (``spare-gen train-baseline``'s), isometric-to-pose also with F, R and T blanked (blank paper, no
 ink), and writes ``figure6.md`` (table; with people's scores beside the paper's when ``DATASET/reports/humans.json``
 exists, see `spare-gen quiz`), ``figure6.png`` (bar chart; ``.svg`` and ``.pdf`` beside it), ``figure6.json`` and
-each cell's run under ``DATASET/figure6/`` (or ``--dest``). Each task's splits are decoded once, on the GPU when
-there is one.
+each cell's run under ``DATASET/figure6/`` (or ``--dest``), the table and JSON rewritten after each cell. Each task's
+splits are decoded once, on the GPU when there is one. ``--dataset`` may also be a folder of exported caches
+(``spare-gen cache --export``), which trains with no PNG and no dataset. ``--protocol spare3d`` evaluates as SPARE3D's
+trainers did (the best epoch's test accuracy; the isometric drawing as R where their glob picks it). Each epoch
+prints one line; a Ctrl-C ends the run with one line and exit code 130.
 """
 
 from __future__ import annotations
@@ -19,13 +24,22 @@ import json
 from pathlib import Path
 
 from spare_gen.atomic import write_bytes, write_json, write_text
-from spare_gen.baseline.figure6 import cell_of, chart_files, humans_markdown, markdown
-from spare_gen.baseline.options import FIGURE6, Arch, Formulation, TrainOptions
+from spare_gen.baseline.figure6 import cell_of, cell_record, chart_files, humans_markdown, markdown
+from spare_gen.baseline.options import FIGURE6, Arch, Formulation, Protocol, TrainOptions
 from spare_gen.cli.common import script_main
 from spare_gen.config.schema import TaskName
 from spare_gen.data.human_scores import report_paths
 
 CONFIG = Path(__file__).resolve().parents[1] / "configs" / "spare3d_csg_original.toml"
+NAME = Path(__file__).name
+
+
+def epoch_line(name: str, history: dict) -> str:
+    """One progress line for an epoch that ended."""
+    done, total = len(history["epoch_loss"]), history["options"]["epochs"]
+    pct = {k: 100 * history[f"{k}_accuracy"][-1] for k in ("train", "val", "test")}
+    return (f"{NAME}: {name}: epoch {done}/{total}: loss {history['epoch_loss'][-1]:.3f}, train {pct['train']:.1f} %, "
+            f"val {pct['val']:.1f} %, test {pct['test']:.1f} % ({history['epoch_seconds'][-1]:.1f} s)")
 
 
 def chosen_cells(patterns: list[str], archs: list[str]) -> list[tuple[TaskName, Formulation, Arch]]:
@@ -58,7 +72,8 @@ def generate(config: Path, out: Path, overrides: list[str]) -> Path:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0],
                                      formatter_class=argparse.ArgumentDefaultsHelpFormatter)
-    parser.add_argument("--dataset", default=None, help="an existing dataset (skips generation)")
+    parser.add_argument("--dataset", default=None,
+                        help="an existing dataset, or a folder of its exported caches (skips generation)")
     parser.add_argument("--config", default=str(CONFIG), help="config to generate the data with")
     parser.add_argument("--out", default="outputs/spare3d_figure6", help="where to generate the data")
     parser.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
@@ -70,6 +85,10 @@ def main() -> int:
     parser.add_argument("--no-blank", action="store_true", help="skip the isometric-to-pose runs with F, R, T blank")
     for name, kind in (("epochs", int), ("batch-size", int), ("lr", float), ("size", int), ("max-steps", int)):
         parser.add_argument(f"--{name}", type=kind, default=None, help="override every cell's recipe")
+    parser.add_argument("--questions", type=int, default=None, metavar="N",
+                        help="only each split's first N questions (a quick run)")
+    parser.add_argument("--protocol", choices=[p.value for p in Protocol], default=Protocol.SPARE_GEN.value,
+                        help="spare_gen: best epoch on val, reported on test; spare3d: as SPARE3D's trainers")
     parser.add_argument("--device", default="auto", help="auto (a GPU if present), cpu, cuda")
     parser.add_argument("--bf16", action="store_true", help="bfloat16 autocast (GPUs)")
     parser.add_argument("--workers", type=int, default=0, help="decoding worker processes")
@@ -87,36 +106,39 @@ def main() -> int:
     runs = [(task, formulation, arch, False) for task, formulation, arch in cells]
     if not args.no_blank:
         runs += [(t, f, a, True) for t, f, a in cells if t is TaskName.ISOMETRIC_TO_POSE]
-    overrides = {"epochs": args.epochs, "batch_size": args.batch_size, "lr": args.lr, "size": args.size}
+    overrides = {"epochs": args.epochs, "batch_size": args.batch_size, "lr": args.lr, "size": args.size,
+                 "questions": args.questions}
     decoded: dict[tuple, dict] = {}
-    results = []
+    results, records = [], []
     for task, formulation, arch, blank in runs:
         options = TrainOptions(arch=arch, formulation=formulation, seed=args.seed, max_steps=args.max_steps or 0,
                                workers=args.workers, device=args.device, bf16=args.bf16, blank_views=blank,
+                               protocol=Protocol(args.protocol),
                                **{k: v for k, v in overrides.items() if v is not None}).resolved(task)
         key = (task, options.size, options.channels)
         if key not in decoded:
             decoded[key] = load_splits(out, task, options, device)
         name = f"{task.value}-{formulation.value}-{arch.value}{'-blank' if blank else ''}"
-        history = train(out, task, options, dest=dest / name, progress=False, data=decoded[key])
+        history = train(out, task, options, dest=dest / name, progress=False, data=decoded[key],
+                        on_epoch=lambda h, name=name: print(epoch_line(name, h), flush=True))
         cell = cell_of(history)
         results.append(cell)
-        print(f"{name}: test {100 * cell.test.value:.1f} % (paper {cell.paper_test}), "
+        records.append(cell_record(cell, history))
+        print(f"{NAME}: {name}: test {100 * cell.test.value:.1f} % at epoch {cell.epoch} (paper {cell.paper_test}), "
               f"{cell.samples_per_second:.3g} questions/s on {cell.device}", flush=True)
-    table = markdown(results)
+        table = markdown(results)  # after each cell: what finished survives a stopped run
+        write_text(dest / "figure6.md", f"# SPARE3D Figure 6 on `{out}`\n\n{table}")
+        write_json(dest / "figure6.json", records)
     humans_path = report_paths(out)[0]  # people's answers on this dataset, scored by `spare-gen evaluate OUT OUT/quiz`
     if humans_path.is_file():
         table += "\nPeople on these questions (`spare-gen quiz`), beside the paper's people:\n\n" + humans_markdown(
             json.loads(humans_path.read_text(encoding="utf-8")))
+        write_text(dest / "figure6.md", f"# SPARE3D Figure 6 on `{out}`\n\n{table}")
     title = f"SPARE3D Figure 6 on {out.name}: {results[0].device}"
-    write_text(dest / "figure6.md", f"# SPARE3D Figure 6 on `{out}`\n\n{table}")
     for suffix, data in chart_files(results, title).items():
         write_bytes(dest / f"figure6{suffix}", data)
-    write_json(dest / "figure6.json", [{"cell": c.label, "train": c.train.to_dict(), "test": c.test.to_dict(),
-                                        "paper_test": c.paper_test, "samples_per_second": c.samples_per_second,
-                                        "device": c.device, "epochs": c.epochs, "size": c.size} for c in results])
     print(table)
-    print(f"reproduce_spare3d_figure6: table, chart and runs in {dest}")
+    print(f"{NAME}: table, chart and runs in {dest}")
     return 0
 
 

@@ -13,7 +13,7 @@ from matplotlib.patches import Patch
 from matplotlib.ticker import FixedLocator, PercentFormatter
 
 from spare_gen import figures
-from spare_gen.baseline.options import Arch, Formulation, recipe
+from spare_gen.baseline.options import Arch, Formulation, Protocol, recipe
 from spare_gen.config.schema import TaskName
 from spare_gen.data.human import human_reference
 from spare_gen.data.stats import Accuracy, wilson
@@ -27,7 +27,10 @@ CHANCE = 0.25
 
 @dataclass(frozen=True)
 class Cell:
-    """One trained cell: what ran, the best-val epoch's train accuracy and its test accuracy, with intervals."""
+    """One trained cell: what ran, the chosen epoch's train accuracy and its test accuracy, with intervals.
+
+    The chosen epoch is the best on val (protocol spare_gen) or the best on test itself (spare3d: what SPARE3D's
+    trainers print, the evaluated folder's accuracy each epoch, of which the best is read off)."""
 
     task: TaskName
     formulation: Formulation
@@ -40,25 +43,44 @@ class Cell:
     device: str
     epochs: int
     size: int
+    protocol: Protocol = Protocol.SPARE_GEN
+    epoch: int = 0  # the chosen epoch (1-based; 0: none ran)
 
     @property
     def label(self) -> str:
-        return recipe(self.task, self.formulation, self.arch).name + ("/blank-views" if self.blank_views else "")
+        return (recipe(self.task, self.formulation, self.arch).name + ("/blank-views" if self.blank_views else "")
+                + ("/spare3d-protocol" if self.protocol is Protocol.SPARE3D else ""))
 
 
 def cell_of(history: dict) -> Cell:
     """The cell a train-baseline history describes."""
     options = history["options"]
     task, formulation, arch = TaskName(history["task"]), Formulation(options["formulation"]), Arch(options["arch"])
+    protocol = Protocol(options.get("protocol", Protocol.SPARE_GEN.value))
     best = history["best_epoch"]
-    n_train = history["n"]["train"]
-    train_acc = history["train_accuracy"][best - 1] if best else float("nan")
+    n_train, n_test = history["n"]["train"], history["n"]["test"]
     overall = history["test"]["overall"]
+    test = wilson(overall["correct"], overall["total"])
+    tests = history["test_accuracy"]
+    if protocol is Protocol.SPARE3D and tests:  # the best printed epoch on the evaluated folder; the first of ties
+        best = max(range(len(tests)), key=lambda i: (tests[i], -i)) + 1
+        test = wilson(round(tests[best - 1] * n_test), n_test)
+    train_acc = history["train_accuracy"][best - 1] if best else float("nan")
     paper = None if options["blank_views"] else recipe(task, formulation, arch).paper_test
     return Cell(task, formulation, arch, bool(options["blank_views"]),
                 wilson(round(train_acc * n_train) if train_acc == train_acc else 0, n_train),
-                wilson(overall["correct"], overall["total"]), paper, history["samples_per_second"],
-                history["device"], options["epochs"], options["size"])
+                test, paper, history["samples_per_second"],
+                history["device"], options["epochs"], options["size"], protocol, best)
+
+
+def cell_record(cell: Cell, history: dict) -> dict:
+    """A cell as a row of figure6.json: the table's numbers, the chosen epoch and every epoch's accuracies."""
+    return {"cell": cell.label, "protocol": cell.protocol.value, "epoch": cell.epoch, "train": cell.train.to_dict(),
+            "test": cell.test.to_dict(), "paper_test": cell.paper_test, "samples_per_second": cell.samples_per_second,
+            "device": cell.device, "epochs": cell.epochs, "epochs_run": len(history["test_accuracy"]),
+            "stopped": history.get("stopped"), "size": cell.size, "n": history["n"],
+            "train_seconds": history["train_seconds"],
+            "per_epoch": {k: history[f"{k}_accuracy"] for k in ("train", "val", "test")}}
 
 
 def _pct(a: Accuracy) -> str:
@@ -73,8 +95,10 @@ def markdown(cells: list[Cell]) -> str:
              "questions/s | device | epochs, size |", "|---|---|---|---|---|---|---|---|---|---|"]
     for c in cells:
         paper = "-" if c.paper_test is None else f"{c.paper_test:.1f} %"
+        views = ("blank" if c.blank_views else "F, R, T") + (" (SPARE3D protocol)" if c.protocol is Protocol.SPARE3D
+                                                               else "")
         lines.append(f"| {TASK_SPECS[c.task].spare3d.title} | {c.formulation.value} | {ARCH_TITLES[c.arch]} | "
-                     f"{'blank' if c.blank_views else 'F, R, T'} | {_pct(c.train)} | **{_pct(c.test)}** | {paper} | "
+                     f"{views} | {_pct(c.train)} | **{_pct(c.test)}** | {paper} | "
                      f"{c.samples_per_second:.3g} | {c.device} | {c.epochs}, {c.size} px |")
     return "\n".join(lines) + "\n"
 

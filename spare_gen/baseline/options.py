@@ -31,6 +31,16 @@ class Arch(str, Enum):
     BAGNET33 = "bagnet33"
 
 
+class Protocol(str, Enum):
+    """How a run is evaluated and what its network sees."""
+
+    SPARE_GEN = "spare_gen"  # best epoch chosen on val, that epoch's weights reported on test; F, R, T as drawn
+    # As ai4ce/SPARE3D's trainers: each epoch scores one evaluated folder (here: test) and the best of those numbers
+    # is the result (no separate test pass, no selection on val); and, for isometric-to-pose, the R slot holds the
+    # isometric drawing where their loader's glob("*r.png")[0] returns answer.png (see spare_gen.baseline.train).
+    SPARE3D = "spare3d"
+
+
 class Formulation(str, Enum):
     BINARY = "binary"  # a score per (F, R, T, candidate) stack, BCE against the one-hot answer (supplementary B.1)
     METRIC = "metric"  # distance between an F/R/T code and a candidate code, margin ranking loss (B.1, B.3)
@@ -127,6 +137,11 @@ class TrainOptions:
     bf16: bool = field(default=False, metadata=_help("bfloat16 autocast for the forward pass (GPUs)"))
     blank_views: bool = field(default=False, metadata=_help(
         "replace F, R and T by blank paper (all white, no ink): what the networks learn without the three views"))
+    protocol: Protocol = field(default=Protocol.SPARE_GEN, metadata=_help(
+        "spare_gen: best epoch chosen on val, reported on test; spare3d: as SPARE3D's trainers, the best epoch's "
+        "test accuracy, and the isometric drawing as R where their *r.png glob picks answer.png"))
+    questions: int | None = field(default=None, metadata=_help(
+        "only each split's first N questions (a quick run); default: all"))
 
     def resolved(self, task: TaskName) -> "TrainOptions":
         """These options with every ``None`` replaced by the recipe's value; checked."""
@@ -141,7 +156,7 @@ class TrainOptions:
         return out
 
     def check(self) -> None:
-        for name in ("epochs", "batch_size", "size"):
+        for name in ("epochs", "batch_size", "size", "questions"):
             value = getattr(self, name)
             if value is not None and value < 1:
                 raise ValueError(f"--{name.replace('_', '-')} must be at least 1, got {value}")

@@ -6,6 +6,10 @@ formulation of the supplementary) or the small CNN, with the recipe's learning r
 question, its decoded cache reused across runs) into uint8 tensors on the training device (GPU memory when there is
 one), so an epoch costs indexing, not PNG decoding; images become float in [0, 1] only there.
 
+``out`` is a dataset folder or a folder of exported caches (``spare-gen cache --export``: one self-describing file
+per split, trained from with no PNG and no dataset). ``--protocol spare3d`` evaluates as ai4ce/SPARE3D's trainers do
+(see ``spare3d_glob_swaps`` and ``spare_gen.baseline.figure6.cell_of``).
+
 Writes to ``<out>/baselines/<task>/`` (or ``--dest``): ``predictions_test.csv`` (``question_id,answer``, what
 ``spare-gen evaluate`` reads), ``curve.png`` (training loss per step, train/val/test accuracy per epoch; ``curve.svg``
 and ``curve.pdf`` beside it),
@@ -22,6 +26,7 @@ import dataclasses
 import io
 import time
 from pathlib import Path
+from typing import Callable
 
 import torch
 from torch import nn
@@ -32,12 +37,14 @@ from spare_gen import console
 from spare_gen.atomic import write_bytes, write_json, write_text
 from spare_gen.baseline.curve import curve_files
 from spare_gen.baseline.nets import make_model
-from spare_gen.baseline.options import MARGIN, Arch, Formulation, TrainOptions
+from spare_gen.baseline.options import MARGIN, Arch, Formulation, Protocol, TrainOptions
 from spare_gen.config.schema import TaskName
-from spare_gen.data.evaluate import evaluate, format_report, multiple_choice_task
-from spare_gen.data.feed import collate, feed_dataset
-from spare_gen.stages.questions.tasks import TASK_SPECS, dataset_choices
-from spare_gen.rng import derive_seed
+from spare_gen.data.evaluate import format_report, multiple_choice_task, score
+from spare_gen.data.feed import N_VIEWS, collate, open_feed
+from spare_gen.data.human import human_reference
+from spare_gen.data.stats import CONFIDENCE
+from spare_gen.stages.questions.tasks import TASK_SPECS
+from spare_gen.rng import derive_rng, derive_seed
 
 BASELINES_DIR = "baselines"
 PREDICTIONS_NAME = "predictions_test.csv"
@@ -48,6 +55,13 @@ IMAGE_KEYS = ("views", "candidates", "drawing")
 MODEL_KEYS = (*IMAGE_KEYS, "pose", "answer")  # what a batch hands a model and its loss
 DECODE_BATCH = 64
 BLANK = 255  # a blank drawing is paper with no ink: white in every channel
+# ai4ce/SPARE3D Code/Isometric_to_pose/Dataloader.py reads R as glob.glob(folder + "/*r.png")[0]. In a question folder
+# (<q>_f.png, <q>_r.png, <q>_t.png, answer.png) that pattern matches <q>_r.png and answer.png, and glob lists them in
+# the directory's own order (os.scandir: on ext4 the order of a hash of the name under the file system's random
+# seed), so which one is first is a coin per folder, fixed on one copy of the data. *f.png and *t.png match one file.
+SPARE3D_GLOB_SHARE = 0.5  # the coin's odds: two names, an order no rule favours ("about half" of the folders)
+SPARE3D_GLOB_SEED = 0  # the coins are the dataset copy's, not the run's: the same folders swap under every seed
+R_SLOT = slice(3, 6)  # the R view's channels in ``views`` (F, R, T)
 
 
 def pick_device(name: str) -> torch.device:
@@ -62,18 +76,33 @@ def pick_device(name: str) -> torch.device:
     return device
 
 
+def spare3d_glob_swaps(question_ids: list[str]) -> list[bool]:
+    """Per question: whether SPARE3D's isometric-to-pose loader would read answer.png (the isometric drawing) as R."""
+    return [bool(derive_rng(SPARE3D_GLOB_SEED, "spare3d_glob", q).random() < SPARE3D_GLOB_SHARE) for q in question_ids]
+
+
 class Resident:
     """One split of the feed (a ``spare_gen.data.feed.FeedDataset``) as uint8 tensors on ``device``; batches are
-    index gathers, floats made there."""
+    index gathers, floats made there. ``spare3d_glob``: the isometric drawing in the R slot where SPARE3D's loader
+    would put it (``spare3d_glob_swaps``; tasks with an extra drawing only)."""
 
-    def __init__(self, dataset, device: torch.device, *, workers: int = 0):
+    def __init__(self, dataset, device: torch.device, *, workers: int = 0, spare3d_glob: bool = False):
         parts: dict[str, list[torch.Tensor]] = {}
         self.ids: list[str] = []
-        for batch in DataLoader(dataset, batch_size=DECODE_BATCH, num_workers=workers, collate_fn=collate):
+        exported = getattr(dataset, "source", None) is not None  # in memory already: no worker processes
+        for batch in DataLoader(dataset, batch_size=DECODE_BATCH, num_workers=0 if exported else workers,
+                                collate_fn=collate):
             self.ids += batch["question_id"]
             for key in MODEL_KEYS:
                 if key in batch:
                     parts.setdefault(key, []).append(batch[key])
+        self.n_primitives = [None if n < 0 else int(n) for n in dataset.n_primitives]
+        self.n_choices = dataset.n_choices
+        self.swapped = spare3d_glob_swaps(self.ids) if spare3d_glob and "drawing" in parts else [False] * len(self.ids)
+        if any(self.swapped):
+            views, drawing = torch.cat(parts["views"]), torch.cat(parts["drawing"])
+            views[torch.tensor(self.swapped), R_SLOT] = drawing[torch.tensor(self.swapped), :N_VIEWS]
+            parts["views"] = [views]
         self.tensors = {k: torch.cat(v).to(device) for k, v in parts.items()}
 
     def __len__(self) -> int:
@@ -96,10 +125,11 @@ class Resident:
 
 
 def load_splits(out: Path, task: TaskName, options: TrainOptions, device: torch.device) -> dict[str, Resident]:
-    """The train, val and test splits at the options' size and channel order, on ``device`` (each decoded once into
-    the feed's cache, which later runs reuse)."""
-    return {s: Resident(feed_dataset(out, task, s, size=options.size, channels=options.channels), device,
-                        workers=options.workers) for s in ("train", "val", "test")}
+    """The train, val and test splits at the options' size and channel order, on ``device``: from a dataset folder
+    (each decoded once into the feed's cache, which later runs reuse) or a folder of exported caches."""
+    return {s: Resident(open_feed(out, task, s, size=options.size, channels=options.channels,
+                                  questions=options.questions), device, workers=options.workers,
+                        spare3d_glob=options.protocol is Protocol.SPARE3D) for s in ("train", "val", "test")}
 
 
 def loss_of(formulation: Formulation, logits: torch.Tensor, answer: torch.Tensor) -> torch.Tensor:
@@ -116,11 +146,22 @@ def loss_of(formulation: Formulation, logits: torch.Tensor, answer: torch.Tensor
     return F.cross_entropy(logits, answer)
 
 
-def task_model(out: Path, task: TaskName, options: TrainOptions) -> nn.Module:
+def task_model(task: TaskName, options: TrainOptions, n_choices: int) -> nn.Module:
     """The head the task's spec asks for (the query pose joins the candidates' features when the task has one), over
     as many choices as the dataset's questions offer."""
     return make_model(options.formulation, options.arch, with_pose=TASK_SPECS[task].loader.pose is not None,
-                      n_choices=dataset_choices(out, task))
+                      n_choices=n_choices)
+
+
+def report_on_test(task: TaskName, data: Resident, preds: list[int], predictions: Path) -> dict:
+    """``spare-gen evaluate``'s report of ``preds`` on the test split, scored from the split in memory (a folder of
+    exported caches has no question table to read)."""
+    answers = data.tensors["answer"].tolist()
+    rows = [{"question_id": q, "n_primitives": n, "answer": a} for q, n, a in zip(data.ids, data.n_primitives, answers)]
+    human = human_reference(task)
+    return {"task": task.value, "split": "test", "predictions": str(predictions), "n_questions": len(rows),
+            "confidence": CONFIDENCE, **score(rows, dict(zip(data.ids, preds)), data.n_choices),
+            "human": human.to_dict() if human else None}
 
 
 def autocast(device: torch.device, enabled: bool):
@@ -157,10 +198,13 @@ def _record(options: TrainOptions) -> dict:
 
 
 def train(out: str | Path, task: TaskName | str, options: TrainOptions, *, dest: str | Path | None = None,
-          progress: bool = True, data: dict[str, Resident] | None = None) -> dict:
+          progress: bool = True, data: dict[str, Resident] | None = None,
+          on_epoch: Callable[[dict], None] | None = None, deadline: float | None = None) -> dict:
     """Train, write predictions, curve, history and weights; returns the history (with the test report).
 
-    ``data``: the splits from :func:`load_splits` with the same size and channels, to share one decoding."""
+    ``data``: the splits from :func:`load_splits` with the same size, channels, questions and protocol, to share one
+    decoding. ``on_epoch(history)`` runs after each epoch. ``deadline`` (``time.monotonic()`` seconds): no epoch
+    starts that the last one's duration says would end after it (``history["stopped"]`` then says so)."""
 
     out, task = Path(out), multiple_choice_task(task, "train-baseline trains")
     options.check()
@@ -174,7 +218,7 @@ def train(out: str | Path, task: TaskName | str, options: TrainOptions, *, dest:
     if len(data["train"]) == 0:
         raise ValueError(f"{out}: {task.value} has no train questions")
     shuffle = torch.Generator().manual_seed(derive_seed(options.seed, "baseline", task.value, "shuffle"))
-    model = task_model(out, task, options).to(device)
+    model = task_model(task, options, data["train"].n_choices).to(device)
     if device.type == "cuda":  # convolutions run fastest in NHWC on tensor cores
         torch.backends.cudnn.benchmark = True
         model = model.to(memory_format=torch.channels_last)
@@ -187,11 +231,16 @@ def train(out: str | Path, task: TaskName | str, options: TrainOptions, *, dest:
     history: dict = {"task": task.value, "options": _record(options), "device": device_name(device),
                      "n": {s: len(d) for s, d in data.items()}, "decode_seconds": decode_seconds,
                      "step_loss": [], "epoch_steps": [], "epoch_loss": [], "train_accuracy": [],
-                     "val_accuracy": [], "test_accuracy": [], "train_seconds": 0.0}
+                     "val_accuracy": [], "test_accuracy": [], "train_seconds": 0.0, "epoch_seconds": [],
+                     "stopped": None}
     best_state, best_val, best_epoch = copy.deepcopy(model.state_dict()), -1.0, 0
     bar = console.progress(total, f"train {task.value} {options.arch.value}", "step", enabled=progress)
     step, seen_total = 0, 0
     for epoch in range(options.epochs):
+        if deadline is not None and history["epoch_seconds"] and \
+                time.monotonic() + history["epoch_seconds"][-1] > deadline:
+            history["stopped"] = f"time budget: {epoch} of {options.epochs} epochs"
+            break
         model.train()
         losses, correct, seen = [], 0, 0
         tick = time.perf_counter()
@@ -225,6 +274,9 @@ def train(out: str | Path, task: TaskName | str, options: TrainOptions, *, dest:
         history["test_accuracy"].append(test_acc)
         if not val_acc <= best_val:  # the first epoch, any better one; NaN (no val questions) keeps the latest
             best_state, best_val, best_epoch = copy.deepcopy(model.state_dict()), val_acc, epoch + 1
+        history["epoch_seconds"].append(time.perf_counter() - tick)
+        if on_epoch is not None:
+            on_epoch(history)
     bar.close()
     history["samples_per_second"] = seen_total / history["train_seconds"] if history["train_seconds"] else 0.0
     model.load_state_dict(best_state)
@@ -232,8 +284,9 @@ def train(out: str | Path, task: TaskName | str, options: TrainOptions, *, dest:
 
     preds, _ = predict(model, data["test"], options, device)
     pred_path = write_text(dest / PREDICTIONS_NAME, predictions_csv(data["test"].ids, preds))
-    report = evaluate(out, task, "test", pred_path)
+    report = report_on_test(task, data["test"], preds, pred_path)
     history["test"] = {k: report[k] for k in ("n_questions", "overall", "by_primitives", "chance")}
+    history["spare3d_glob_swaps"] = {s: sum(d.swapped) for s, d in data.items()}
     chance = report["chance"]
     title = (f"{task.value}, {options.formulation.value}, {describe(options.arch)}"
              f"{', views blank' if options.blank_views else ''}: best epoch {best_epoch}, "

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Callable
 
 from spare_gen.config import ConfigError, load_config
+from spare_gen.console import EXIT_INTERRUPTED
 from spare_gen.config.schema import ClusterKind, Config
 from spare_gen.config.loader import DEFAULT_CONFIG_FILE
 
@@ -93,10 +94,13 @@ def config_line(args: argparse.Namespace) -> str:
 
 def script_main(main: Callable[[], int]) -> None:
     """Run a ``pipelines/`` script: bad input (a config error, too few models, a missing folder) is one line naming
-    it and exit code 2, as for the commands."""
+    it and exit code 2, as for the commands; a Ctrl-C is one line and exit code 130."""
     try:
         code = main()
     except (ConfigError, ValueError, FileNotFoundError) as exc:
         print(f"{Path(sys.argv[0]).name}: {exc}", file=sys.stderr)
         code = EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        print(f"{Path(sys.argv[0]).name}: interrupted", file=sys.stderr)
+        code = EXIT_INTERRUPTED
     sys.exit(code)

@@ -22,6 +22,12 @@ is named by the dataset folder, task, split, image size and the SHA-256 of the s
 or run reuses it, a changed table (a regenerated dataset) gets a new one, and the stale one is deleted. It is built
 under a temporary name and renamed, so two processes building it at once never leave a torn file. It lives outside
 the dataset (``default_cache_dir``): the dataset folder stays exactly what the run wrote.
+
+That cache is local: its name hashes the dataset's absolute path. ``FeedDataset.export`` writes a split as one portable,
+self-describing xz file instead (``spare_gen.data.cachefile``: images, labels, question ids, task, split, table hash,
+size, channel and view order), and ``exported_feed`` loads such a file from any path, with no PNG and no dataset
+folder; ``open_feed`` takes either a dataset folder or a folder of exported files. ``questions=N`` keeps a split's
+first N questions (a quick run).
 """
 
 from __future__ import annotations
@@ -41,19 +47,24 @@ except ImportError as exc:  # the base install has no torch; the command line na
     raise ModuleNotFoundError("spare_gen.data.feed needs PyTorch: pip install 'spare_gen[torch]'",
                               name="torch") from exc
 
+from spare_gen import __version__
 from spare_gen.atomic import with_tmp_path
 from spare_gen.config.schema import TaskName
+from spare_gen.data.cachefile import CHUNK_BYTES, XZ_PRESET, cache_files, read_cache_file, read_header, \
+    write_cache_file
 from spare_gen.data.loaders import decode_rgb, image_size
 from spare_gen.data.tables import Kind, check_split, load_split, three_view_columns
 from spare_gen.filehash import sha256_file
+from spare_gen.store.manifest import read_manifest
 from spare_gen.store.packed import drawing_bytes, packed_paths
 from spare_gen.stages.questions.layout import ALL_POSES, task_name
 from spare_gen.stages.questions.schema import ANSWER_COLUMN, split_path
 from spare_gen.stages.questions.spec import TargetKind
-from spare_gen.stages.questions.tasks import TASK_SPECS
+from spare_gen.stages.questions.tasks import TASK_SPECS, dataset_choices
 
 N_POSES = len(ALL_POSES)
 N_VIEWS = 3  # F, R, T
+VIEW_ORDER = ("f", "r", "t")
 CACHE_ENV = "SPARE_GEN_CACHE"  # overrides the cache folder
 CACHE_FORMAT = 1  # bump when the cache file's layout changes (old files then get new names)
 HASH_HEX = 16  # hex digits of a hash in a cache file name
@@ -101,18 +112,22 @@ class FeedDataset(Dataset):
 
     ``size``: resize every image to it (int or (height, width)); without it the images keep their size, which must
     then be the same for all. ``cache``: read the split's decoded cache (built here if missing or stale) instead of
-    decoding PNGs; ``cache_dir``: its folder (``default_cache_dir()`` by default).
+    decoding PNGs; ``cache_dir``: its folder (``default_cache_dir()`` by default). ``questions``: keep only the
+    split's first N questions. ``exported_feed`` makes one from a portable cache file instead.
     """
+
+    source: Path | None = None  # the portable cache file it was loaded from, if any
 
     def __init__(self, out: str | Path, task: TaskName | str, split: str, *,
                  size: int | tuple[int, int] | None = None, channels: Channels | str = Channels.RGB,
-                 cache: bool = True, cache_dir: str | Path | None = None):
+                 cache: bool = True, cache_dir: str | Path | None = None, questions: int | None = None):
         self.out = Path(out).resolve()
         self.task = task_name(task)
         self.split = check_split(split)
         self.channels = channel_order(channels)
         self.spec = TASK_SPECS[self.task]
-        rows = load_split(self.out, self.task, self.split).to_pylist()
+        self.questions = _question_limit(questions)
+        rows = load_split(self.out, self.task, self.split).to_pylist()[:self.questions]
         keys = self.spec.loader
         self.paths = [self._image_paths(row) for row in rows]
         self.offsets = np.cumsum([0] + [len(p) for p in self.paths])
@@ -127,6 +142,8 @@ class FeedDataset(Dataset):
                       if keys.pose is not None else None)
         self.points = ([np.asarray(r[keys.target_column], dtype=np.float32).reshape(-1, 3) for r in rows]
                        if keys.target is TargetKind.POINTS else None)
+        self.n_choices = dataset_choices(self.out, self.task)
+        self.table_sha256 = sha256_file(split_path(self.out, self.task.value, self.split))
         self.size = image_size(size) or self._native_size()
         self.cache_path = self._cache(Path(cache_dir) if cache_dir else default_cache_dir()) if cache else None
         self._images: np.ndarray | None = None  # the memory-mapped cache, opened per process
@@ -153,10 +170,10 @@ class FeedDataset(Dataset):
         return height, width
 
     def __len__(self) -> int:
-        return len(self.paths)
+        return len(self.question_ids)
 
-    def __getstate__(self) -> dict:
-        return {**self.__dict__, "_images": None}  # workers map the cache themselves
+    def __getstate__(self) -> dict:  # workers map the local cache themselves; an exported one's images travel
+        return self.__dict__ if self.source is not None else {**self.__dict__, "_images": None}
 
     def decode(self, rel: str) -> Image.Image:
         """One PNG of the dataset as an RGB image at this dataset's size."""
@@ -176,12 +193,17 @@ class FeedDataset(Dataset):
 
     def block(self, index: int) -> np.ndarray:
         """The (M, 3, H, W) uint8 images of question ``index`` in item order and this dataset's channel order."""
-        if self.cache_path is None:
-            return self.decode_all(self.paths[index], self.channels)
-        if self._images is None:
-            self._images = np.load(self.cache_path, mmap_mode="r")
-        cached = self._images[self.offsets[index]:self.offsets[index + 1]]
+        cached = self.rgb_images(index, index + 1)
         return np.array(cached[:, ::-1] if self.channels is Channels.BGR else cached)  # the cache is RGB
+
+    def rgb_images(self, start: int, stop: int) -> np.ndarray:
+        """The (M, 3, H, W) uint8 RGB images of questions ``start``..``stop - 1``: a view of the cache (local or
+        exported), else decoded."""
+        if self._images is None and self.cache_path is not None:
+            self._images = np.load(self.cache_path, mmap_mode="r")
+        if self._images is None:
+            return self.decode_all([rel for rels in self.paths[start:stop] for rel in rels], Channels.RGB)
+        return self._images[self.offsets[start]:self.offsets[stop]]
 
     def __getitem__(self, index: int) -> dict:
         images = self.block(index)
@@ -208,10 +230,10 @@ class FeedDataset(Dataset):
 
     def _cache(self, cache_dir: Path) -> Path:
         """The path of this split's cache: built (atomically) if missing or unreadable; stale versions deleted."""
-        table_hash = sha256_file(split_path(self.out, self.task.value, self.split))[:HASH_HEX]
+        table_hash = self.table_sha256[:HASH_HEX]
         out_hash = hashlib.sha256(str(self.out).encode()).hexdigest()[:HASH_HEX]
         folder = cache_dir / "feed" / f"v{CACHE_FORMAT}" / out_hash / self.task.value
-        stem = f"{self.split}-{self.size[0]}x{self.size[1]}"
+        stem = f"{self.split}-{self.size[0]}x{self.size[1]}" + (f"-first{self.questions}" if self.questions else "")
         path = folder / f"{stem}-{table_hash}.npy"
         shape = (int(self.offsets[-1]), 3, *self.size)
         if not self._cache_holds(path, shape):
@@ -244,11 +266,123 @@ class FeedDataset(Dataset):
                 fh.write(self.decode_all(rels, Channels.RGB).data)
 
 
+    def dataset_record(self, name: str | None = None) -> dict:
+        """What the exported header says about the dataset: its name (default: the folder's), folder, seed,
+        provenance hash, the isometric-to-pose choice poses and the config it was made with (from dataset.json)."""
+        if self.source is not None:
+            return self.dataset
+        manifest = read_manifest(self.out)
+        config = manifest.get("config") or {}
+        return {"name": name or self.out.name, "folder": str(self.out), "seed": manifest.get("seed"),
+                "provenance_sha256": manifest.get("provenance_sha256"),
+                "pose_choices": (config.get("questions") or {}).get("pose_choices"), "config": config}
+
+    def export(self, path: str | Path, *, name: str | None = None, preset: int = XZ_PRESET,
+               threads: int | None = None) -> Path:
+        """This split as one portable cache file (``spare_gen.data.cachefile``), images RGB at this feed's size."""
+        h, w = self.size
+        per_question = max(1, 3 * h * w * (int(self.offsets[-1]) // max(len(self), 1)))
+        step = max(1, CHUNK_BYTES // per_question)
+        chunks = (np.asarray(self.rgb_images(i, min(i + step, len(self)))) for i in range(0, len(self), step))
+        arrays = {"offsets": np.asarray(self.offsets, np.int64),
+                  "n_candidates": np.asarray(self.n_candidates, np.int64),
+                  "n_primitives": self.n_primitives}
+        if self.answers is not None:
+            arrays["answers"] = self.answers
+        if self.poses is not None:
+            arrays["poses"] = self.poses
+        if self.points is not None:
+            arrays["point_counts"] = np.array([len(p) for p in self.points], np.int64)
+            arrays["points"] = np.concatenate(self.points) if self.points else np.zeros((0, 3), np.float32)
+        keys = self.spec.loader
+        item_order = [*VIEW_ORDER, *keys.drawing] + (["candidates"] if keys.candidates else []) + (
+            ["target"] if keys.target is TargetKind.DRAWING else [])
+        header = {"task": self.task.value, "split": self.split, "table_sha256": self.table_sha256,
+                  "n_questions": len(self), "questions_limit": self.questions, "size": [h, w], "channels": "rgb",
+                  "view_order": list(VIEW_ORDER), "item_order": item_order,
+                  "images": {"shape": [int(self.offsets[-1]), 3, h, w], "dtype": "uint8", "layout": "NCHW"},
+                  "question_ids": self.question_ids, "n_choices": self.n_choices,
+                  "dataset": self.dataset_record(name), "spare_gen_version": __version__}
+        return write_cache_file(path, header, arrays, chunks, preset=preset, threads=threads)
+
+
+def _question_limit(questions: int | None) -> int | None:
+    if questions is not None and questions < 1:
+        raise ValueError(f"questions={questions}: keep at least 1 question per split (or all: None)")
+    return questions
+
+
+def exported_feed(path: str | Path, *, size: int | tuple[int, int] | None = None,
+                  channels: Channels | str = Channels.RGB, questions: int | None = None,
+                  threads: int | None = None) -> FeedDataset:
+    """The feed of a portable cache file (``FeedDataset.export``), from any path: the same items as the feed of the
+    dataset it was exported from, with no PNG and no dataset folder. ``size``, if given, must be the file's."""
+    path = Path(path).resolve()
+    cached = read_cache_file(path, threads=threads)
+    header, arrays = cached.header, cached.arrays
+    feed = FeedDataset.__new__(FeedDataset)
+    feed.source, feed.out, feed.cache_path, feed.paths, feed.packed = path, None, None, None, frozenset()
+    feed.task, feed.split = task_name(header["task"]), check_split(header["split"])
+    feed.channels, feed.spec = channel_order(channels), TASK_SPECS[task_name(header["task"])]
+    feed.size = tuple(header["size"])
+    if image_size(size) not in (None, feed.size):
+        want = image_size(size)
+        raise ValueError(f"{path} holds {feed.size[1]}x{feed.size[0]} px images, not {want[1]}x{want[0]}: export "
+                         f"it at that size (spare-gen cache --size {want[0]} --export)")
+    n = min(header["n_questions"], _question_limit(questions) or header["n_questions"])
+    feed.questions = questions
+    feed.offsets = arrays["offsets"][:n + 1]
+    feed.n_candidates = arrays["n_candidates"][:n].tolist()
+    feed.question_ids = header["question_ids"][:n]
+    feed.n_primitives = arrays["n_primitives"][:n]
+    feed.answers = arrays["answers"][:n] if "answers" in arrays else None
+    feed.poses = arrays["poses"][:n] if "poses" in arrays else None
+    if "points" in arrays:
+        ends = np.cumsum(arrays["point_counts"])
+        feed.points = [arrays["points"][e - c:e] for c, e in zip(arrays["point_counts"][:n], ends)]
+    else:
+        feed.points = None
+    feed.n_choices, feed.table_sha256, feed.dataset = header["n_choices"], header["table_sha256"], header["dataset"]
+    feed.header = header
+    feed._images = cached.images[:int(feed.offsets[-1])]
+    return feed
+
+
+def exported_file(folder: str | Path, task: TaskName | str, split: str) -> Path:
+    """The portable cache file of ``task`` / ``split`` in ``folder`` (told apart by their headers)."""
+    task, split = task_name(task), check_split(split)
+    found = [p for p in cache_files(folder) if (h := read_header(p))["task"] == task.value and h["split"] == split]
+    if not found:
+        raise FileNotFoundError(f"{folder}: no exported cache of {task.value}/{split} (spare-gen cache OUT --task "
+                                f"{task.value} --split {split} --export FILE writes one)")
+    if len(found) > 1:
+        raise ValueError(f"{folder}: several exported caches of {task.value}/{split} "
+                         f"({', '.join(p.name for p in found)}); keep one")
+    return found[0]
+
+
+def holds_exports(folder: str | Path) -> bool:
+    """True when ``folder`` is a folder of exported caches rather than a dataset (it has no questions/ tables)."""
+    return not (Path(folder) / "questions").is_dir() and bool(cache_files(folder))
+
+
 def feed_dataset(out: str | Path, task: TaskName | str, split: str, *,
                  size: int | tuple[int, int] | None = None, channels: Channels | str = Channels.RGB,
-                 cache: bool = True, cache_dir: str | Path | None = None) -> FeedDataset:
+                 cache: bool = True, cache_dir: str | Path | None = None, questions: int | None = None
+                 ) -> FeedDataset:
     """The feed of ``task`` / ``split`` under ``out`` (see ``FeedDataset``)."""
-    return FeedDataset(out, task, split, size=size, channels=channels, cache=cache, cache_dir=cache_dir)
+    return FeedDataset(out, task, split, size=size, channels=channels, cache=cache, cache_dir=cache_dir,
+                       questions=questions)
+
+
+def open_feed(source: str | Path, task: TaskName | str, split: str, *,
+              size: int | tuple[int, int] | None = None, channels: Channels | str = Channels.RGB,
+              questions: int | None = None) -> FeedDataset:
+    """The feed of ``task`` / ``split`` from a dataset folder (its decoded cache built or reused), or from a folder
+    of exported caches (``holds_exports``): what the trainers read."""
+    if holds_exports(source):
+        return exported_feed(exported_file(source, task, split), size=size, channels=channels, questions=questions)
+    return feed_dataset(source, task, split, size=size, channels=channels, questions=questions)
 
 
 def _stack(values: list) -> torch.Tensor:
