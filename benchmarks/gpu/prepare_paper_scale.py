@@ -4,8 +4,8 @@
         --default-poses outputs/spare3d_csg_original_upper --dest outputs/gpu
 
 Exports each dataset's Isometric-to-Pose and 3-View-to-Isometric splits (those it has) as portable caches
-(``spare-gen cache --export``, xz), downloads the wheels the training path needs on the device (pydantic and its
-needs, cp312 manylinux: the device has Python 3.12 and torch, no pydantic), and packs them into ``DEST/call1/``,
+(``spare-gen cache --export``, xz), downloads the wheels the training path needs on the device (pydantic, matplotlib and
+their needs, cp312 manylinux: the device has Python 3.12 and torch, no pydantic or matplotlib), and packs them into ``DEST/call1/``,
 ``DEST/call2/``, ... in the order benchmarks/gpu/paper_scale.py trains them, each call under the 64 MiB a device call
 carries (with the repository's tracked files and the wheels, which every call carries: a fresh machine needs them).
 A split never straddles two calls. Prints, and writes to ``DEST/plan.txt``, the device command and carry of each call.
@@ -31,8 +31,11 @@ MARGIN = 2**20
 TASKS = {"paper": ("isometric_to_pose", "three_view_to_isometric"),  # paper_scale.py's order within a dataset
          "default_poses": ("isometric_to_pose",)}
 SPLITS = ("train", "val", "test")
-# the training path's wheels on the device (pydantic 2 and what it imports), pinned to this venv's versions
-WHEELS = ("pydantic", "pydantic_core", "annotated_types", "typing_inspection", "typing_extensions")
+# the training path's wheels on the device, pinned to this venv's versions: pydantic 2 and what it imports (the config
+# schema), matplotlib and what it imports that the device lacks (the training curves and the Figure 6 chart; the
+# device has numpy, pillow, packaging and python-dateutil)
+WHEELS = ("pydantic", "pydantic_core", "annotated_types", "typing_inspection", "typing_extensions",
+          "matplotlib", "contourpy", "cycler", "fonttools", "kiwisolver", "pyparsing")
 PIP_PLATFORM = ("--only-binary=:all:", "--python-version", "3.12", "--implementation", "cp",
                 *(f"--platform={p}" for p in ("manylinux_2_28_x86_64", "manylinux_2_17_x86_64",
                                               "manylinux2014_x86_64")))
