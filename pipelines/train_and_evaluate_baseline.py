@@ -16,7 +16,7 @@ from spare_gen.baseline.options import options_from
 from spare_gen.baseline.train import PREDICTIONS_NAME
 from spare_gen.baseline.train import main as train
 from spare_gen.cli.common import script_main
-from spare_gen.cli.train_baseline import add_train_options
+from spare_gen.cli.options.train_baseline import add_train_options
 from spare_gen.data.evaluate import main as evaluate
 
 

@@ -135,7 +135,7 @@ def _loaded_after(imports: str, roots: tuple[str, ...]) -> list[str]:
 
 
 def test_options_and_the_command_line_import_without_torch_and_training_without_ocp_or_dask():
-    assert _loaded_after("spare_gen.baseline.options, spare_gen.cli.train_baseline, spare_gen.baseline.figure6",
+    assert _loaded_after("spare_gen.baseline.options, spare_gen.cli.options.train_baseline, spare_gen.baseline.figure6",
                          ("torch", "OCP", "dask")) == []
     assert _loaded_after("spare_gen.baseline.train, spare_gen.baseline.nets", ("OCP", "dask", "distributed")) == []
 
@@ -158,7 +158,7 @@ def test_every_train_option_is_on_the_command_line_with_its_default_shown():
     import argparse
     import dataclasses
 
-    from spare_gen.cli.train_baseline import add_arguments
+    from spare_gen.cli.options.train_baseline import add_arguments
 
     p = argparse.ArgumentParser()
     add_arguments(p)
