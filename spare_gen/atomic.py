@@ -1,8 +1,8 @@
 """Atomic file writes: a temporary name in the same folder, then ``os.replace``.
 
 A reader (or a resumed run) never sees a half-written file under its final name. ``noting_writes`` collects the
-final path of every write this process makes meanwhile: how a run proves which files of its output folder it
-wrote itself (``spare_gen.store.ownership``).
+final path (made absolute) of every write this process makes meanwhile: how a run proves which files of its output
+folder it wrote itself (``spare_gen.store.ownership``).
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ _noted: list[str] | None = None  # final paths written while ``noting_writes`` i
 
 @contextlib.contextmanager
 def noting_writes() -> Iterator[list[str]]:
-    """The list of the final path (as given) of every atomic write this process makes inside the block; an outer
+    """The list of the final path (absolute) of every atomic write this process makes inside the block; an outer
     block gets the inner block's paths too."""
     global _noted
     outer, _noted = _noted, []
@@ -52,8 +52,8 @@ def noting_writes() -> Iterator[list[str]]:
 
 
 def _note(path: str | os.PathLike) -> None:
-    if _noted is not None:
-        _noted.append(os.fspath(path))
+    if _noted is not None:  # absolute: a run whose output folder is given relative to the current one writes
+        _noted.append(os.path.abspath(path))  # paths that start with that folder, not inside it
 
 
 def _tmp_path(path: Path) -> Path:

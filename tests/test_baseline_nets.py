@@ -190,9 +190,9 @@ def test_a_few_steps_with_the_recipes_learning_rate_lower_the_loss_on_a_tiny_bat
     task, formulation, arch = cell
     options = TrainOptions(arch=arch, formulation=formulation, size=LEARN_SIZE).resolved(task)
     torch.manual_seed(0)
-    model = task_model(tiny, task, options)
-    batch = Resident(feed_dataset(tiny, task, "train", size=LEARN_SIZE, cache=False), torch.device("cpu")).batch(
-        torch.arange(2))
+    feed = feed_dataset(tiny, task, "train", size=LEARN_SIZE, cache=False)
+    model = task_model(task, options, feed.n_choices)
+    batch = Resident(feed, torch.device("cpu")).batch(torch.arange(2))
     optimiser = torch.optim.Adam(model.parameters(), lr=options.lr)
 
     def loss() -> torch.Tensor:

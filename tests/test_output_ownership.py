@@ -99,12 +99,18 @@ def test_an_output_folder_that_is_empty_the_root_or_has_a_control_character_is_o
     assert list(cwd.iterdir()) == []  # nothing written, not even into the current folder
 
 
+# 15 questions in all: what 16 models can give when each serves one question (questions.model_reuse = "once")
+SMALL_COUNTS = ("questions.counts={three_view_to_isometric=3, isometric_to_pose=3, pose_to_isometric=3, "
+                "isometric_view_generation=3, point_cloud_generation=3}")
+
+
 @pytest.fixture(scope="module")
 def pooled(tmp_path_factory) -> Path:
     """Every stage on 16 CSG models: questions, the bias audit, a 4-model pool, preview sheets and the card."""
     out = tmp_path_factory.mktemp("pooled") / "out"
     proc = spare_gen_cli("run", "-c", str(REPO / "configs" / "default.toml"), "--out", str(out), *QUIET,
-                         "--set", "models.csg.count=16", "--set", "questions.allow_fewer=true")
+                         "--set", "models.csg.count=16", "--set", "questions.allow_fewer=true",
+                         "--set", SMALL_COUNTS)
     assert proc.returncode == 0, proc.stderr
     assert validate(out) == []
     return out
@@ -159,7 +165,8 @@ def test_a_rerun_keeps_a_users_file_inside_a_table_folder_and_rewrites_a_deleted
     card = (out / "README.md").read_bytes()
     (out / "README.md").unlink()
     proc = spare_gen_cli("run", "-c", str(REPO / "configs" / "default.toml"), "--out", str(out), *QUIET,
-                         "--set", "models.csg.count=16", "--set", "questions.allow_fewer=true", "--stages", "models",
+                         "--set", "models.csg.count=16", "--set", "questions.allow_fewer=true",
+                         "--set", SMALL_COUNTS, "--stages", "models",
                          cwd=tmp_path)
     assert proc.returncode == 0 and "nothing to do" not in proc.stderr, proc.stderr
     assert (out / "README.md").read_bytes() == card
