@@ -26,6 +26,17 @@ class Stopped(KeyboardInterrupt):
     def __init__(self, signum: int):
         super().__init__(signal.Signals(signum).name)
         self.signum = signum
+        _STOPPED_BY.append(signum)
+
+
+_STOPPED_BY: list[int] = []  # the signals a Stopped was raised for, in this process
+
+
+def stopped_by() -> int | None:
+    """The signal that stopped the command, when a Stopped was raised: a library may catch it and raise its own
+    error instead (pydantic wraps an exception raised inside a serializer in a ValueError), and that error must
+    still end the command as a stop, not as bad input."""
+    return _STOPPED_BY[0] if _STOPPED_BY else None
 
 
 def stop_line(signum: int) -> str:

@@ -360,7 +360,7 @@ def public_tmp():
     shutil.rmtree(folder, ignore_errors=True)
 
 
-def test_bad_cad_inputs_become_rows_and_loose_edges_are_drawn(public_tmp, real_cad, shared_cluster):
+def test_bad_cad_inputs_become_rows_and_a_loose_edge_is_counted_not_drawn(public_tmp, real_cad, shared_cluster):
     from OCP.BRepBuilderAPI import BRepBuilderAPI_MakeEdge  # test-only shape building
 
     from spare_gen import cad
@@ -387,7 +387,8 @@ def test_bad_cad_inputs_become_rows_and_loose_edges_are_drawn(public_tmp, real_c
     assert rows["solids_and_edge"]["status"] == "ok" and rows["solids_and_edge"]["n_solids"] == 2
     drawings = {r["model_id"]: r for r in pq.read_table(out / "drawings.parquet").to_pylist()}
     assert drawings["solids_and_edge"]["status"] == "ok"
-    assert drawings["solids_and_edge"]["bbox"][5] >= 99.0  # the loose edge (up to z = 100) is drawn
+    assert drawings["solids_and_edge"]["n_loose_edges"] == 1
+    assert drawings["solids_and_edge"]["bbox"][5] <= 10.5  # the loose edge (up to z = 100) is left out of the framing
 
     # An unreadable file (as an ordinary user: root reads anything) is found, hashed and loaded as the
     # model stage does it, and becomes one failed row's error instead of stopping the run.

@@ -12,7 +12,7 @@ import signal
 import sys
 
 from spare_gen.cli.common import EXIT_MACHINE, MACHINE_ERRNOS
-from spare_gen.console import Stopped, stop_line
+from spare_gen.console import Stopped, stop_line, stopped_by
 from spare_gen.config.schema import Config
 from spare_gen.jobs.regenerate import run
 from spare_gen.runner.cluster import STOP_SIGNALS
@@ -37,11 +37,7 @@ def run_job(config: Config, stages: tuple[str, ...], announce: str = "") -> int:
     try:
         run(config, stages=stages, announce=announce)
     except KeyboardInterrupt as exc:
-        previous = {s: signal.SIG_IGN for s in STOP_SIGNALS}  # a second Ctrl-C while the process exits: no more lines
-        signum = exc.signum if isinstance(exc, Stopped) else signal.SIGINT
-        print(f"{stop_line(signum)}; finished units are kept: rerun the same command to resume "
-              f"(output in {config.out})", file=sys.stderr)
-        return 128 + signum
+        return _stopped(config, exc.signum if isinstance(exc, Stopped) else signal.SIGINT, previous)
     except MachineFailure as exc:
         print(f"spare-gen: {exc}", file=sys.stderr)
         return EXIT_MACHINE
@@ -51,7 +47,21 @@ def run_job(config: Config, stages: tuple[str, ...], announce: str = "") -> int:
         print(f"spare-gen: the machine failed writing {exc.filename or config.out} ({exc.strerror}); finished units "
               f"are kept: rerun the same command to finish once it is fixed", file=sys.stderr)
         return EXIT_MACHINE
+    except Exception:
+        signum = stopped_by()
+        if signum is None:
+            raise
+        return _stopped(config, signum, previous)  # a library turned the Stopped into its own error
     finally:
         for s, handler in previous.items():
             signal.signal(s, handler)
     return 0
+
+
+def _stopped(config: Config, signum: int, previous: dict) -> int:
+    """The stop's one line and exit code; a second Ctrl-C while the process exits says nothing more."""
+    for s in previous:
+        previous[s] = signal.SIG_IGN
+    print(f"{stop_line(signum)}; finished units are kept: rerun the same command to resume (output in {config.out})",
+          file=sys.stderr)
+    return 128 + signum
