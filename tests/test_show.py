@@ -91,6 +91,20 @@ def test_show_writes_every_task_with_answers_behind_the_toggle(tiny_dataset, tmp
                 assert f"(pose {row['choice_poses'][row['answer']]})" in q["hidden"]
 
 
+def test_show_with_more_than_a_split_holds_shows_all_and_says_so_in_one_line(tiny_dataset, tmp_path, capsys):
+    dest = tmp_path / "page.html"
+    task = TaskName.ISOMETRIC_TO_POSE
+    held = pq.read_metadata(tiny_dataset / "questions" / task.value / "test.parquet").num_rows
+    assert main(["show", str(tiny_dataset), "--task", task.value, "--n", str(held + 2), "--dest", str(dest)]) == 0
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"spare-gen show: fewer test questions than --n {held + 2}, all shown: {task.value} {held}"]
+    assert len(_parse(dest).questions) == held
+    assert f"{held} question{'' if held == 1 else 's'} of the test split: all it holds (--n asked for {held + 2})" \
+        in dest.read_text()
+    assert main(["show", str(tiny_dataset), "--task", task.value, "--n", str(held), "--dest", str(dest)]) == 0
+    assert capsys.readouterr().err == ""
+
+
 def test_pose_cube_highlights_the_given_poses():
     svg = pose_cube_svg((3,), "query pose 3")
     filled = re.findall(r'<circle[^>]*fill="#1f77b4"[^>]*/><text[^>]*>(\d)</text>', svg)

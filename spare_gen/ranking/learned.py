@@ -17,7 +17,6 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from enum import Enum
 
 import numpy as np
 import pandas as pd
@@ -25,19 +24,13 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import GroupKFold, KFold
 
 from spare_gen.ranking.agreement import agreement_scores, metric_preference
+from spare_gen.ranking.features import Features
 from spare_gen.ranking.judgements import Choice
 
 DEFAULT_FOLDS = 5
 DEFAULT_C = 1.0  # inverse L2 strength of the logistic fit
 LEARNED_NAME = "learned"
 LEARNED_IMAGE_NAME = "learned_image"  # the score column of `learn-metric --features image` (higher is better)
-
-
-class Features(str, Enum):
-    """What `learn-metric` learns from: the pool's metric values, or renderings through a frozen backbone."""
-
-    METRICS = "metrics"
-    IMAGE = "image"
 
 
 @dataclass(frozen=True)

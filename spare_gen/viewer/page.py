@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import html
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -126,15 +127,25 @@ def sample_rows(out: Path, task: TaskName, split: str, n: int) -> list[dict]:
     return table.take(keep).to_pylist() if keep else []
 
 
-def page_html(out: Path, tasks: list[TaskName], split: str, n: int) -> str:
-    sections = []
+def _count(n: int) -> str:
+    return f"{n} question{'' if n == 1 else 's'}"
+
+
+def page_html(out: Path, tasks: list[TaskName], split: str, n: int) -> tuple[str, dict[TaskName, int]]:
+    """The page, and each task whose split holds fewer than ``n`` questions with how many it holds (all shown)."""
+    sections, fewer = [], {}
     for task in tasks:
         if not split_path(out, task.value, split).is_file():
             sections.append(f"<h2>{task.value}</h2><p>No {split} questions (the split is empty).</p>")
+            fewer[task] = 0
             continue
         rows = sample_rows(out, task, split, n)
+        note = ""
+        if len(rows) < n:
+            fewer[task] = len(rows)
+            note = f": all it holds (--n asked for {n})"
         sections.append(f'<h2 id="{task.value}">{task.value}</h2>'
-                        f"<p class='meta'>{len(rows)} question{'' if len(rows) == 1 else 's'} of the {split} split</p>"
+                        f"<p class='meta'>{_count(len(rows))} of the {split} split{note}</p>"
                         + "".join(question_html(out, task, r) for r in rows))
     index = " &middot; ".join(f'<a href="#{t.value}">{t.value}</a>' for t in tasks)
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
@@ -142,10 +153,19 @@ def page_html(out: Path, tasks: list[TaskName], split: str, n: int) -> str:
             f"<h1>Sample questions of {html.escape(str(out))}</h1><p>{index}</p>"
             "<p class='meta'>Try each question, then open <i>Show answer</i>. Pose cube: isometric poses 1-8 sit "
             "on its corners; F, R, T are the front, right and top faces.</p>"
-            + "".join(sections) + "</body></html>\n")
+            + "".join(sections) + "</body></html>\n"), fewer
 
 
-def write_page(out: Path, task: str | None = None, n: int = 8, split: str = "test", dest: Path | None = None) -> Path:
+@dataclass(frozen=True)
+class ShownPage:
+    """Where the page was written, and each task whose split held fewer questions than asked (and how many)."""
+
+    path: Path
+    fewer: dict[TaskName, int]
+
+
+def write_page(out: Path, task: str | None = None, n: int = 8, split: str = DEFAULT_SPLIT,
+               dest: Path | None = None) -> ShownPage:
     out = Path(out)
     check_split(split)
     if n < 1:
@@ -155,14 +175,18 @@ def write_page(out: Path, task: str | None = None, n: int = 8, split: str = "tes
         raise FileNotFoundError(f"no question sets under {out / 'questions'} (run the question stage)")
     dest = Path(dest) if dest else out / SHOW_DIR / PAGE_NAME
     dest.parent.mkdir(parents=True, exist_ok=True)
-    return write_text(dest, page_html(out, tasks, split, n))
+    text, fewer = page_html(out, tasks, split, n)
+    return ShownPage(write_text(dest, text), fewer)
 
 
 def main(out: Path, task: str | None = None, n: int = 8, split: str = DEFAULT_SPLIT, dest: Path | None = None) -> int:
     try:
-        path = write_page(out, task, n, split, dest)
+        page = write_page(out, task, n, split, dest)
     except (ValueError, FileNotFoundError) as exc:
         print(f"spare-gen show: error: {exc}", file=sys.stderr)
         return 2
-    print(f"wrote {path} (open it in a browser: file://{path.resolve()})")
+    if page.fewer:
+        held = ", ".join(f"{t.value} {k}" for t, k in page.fewer.items())
+        print(f"spare-gen show: fewer {split} questions than --n {n}, all shown: {held}", file=sys.stderr)
+    print(f"wrote {page.path} (open it in a browser: file://{page.path.resolve()})")
     return 0

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import argparse
 
-from spare_gen.ranking.learned import Features
+from spare_gen.ranking.features import Features
 
 EPILOG = """input: OUT is a pool folder; ANSWERS is an answers CSV or a folder of them (pair_id,rater_id,choice),
 e.g. spare-gen learn-metric outputs/default outputs/default/annotations
