@@ -24,7 +24,7 @@ from spare_gen.config.loader import DEFAULT_CONFIG_FILE
 from spare_gen.card.dataset import card_text
 from spare_gen.stages.questions.layout import DEFAULT_SPLIT
 from spare_gen.wireframe import Wireframe
-from tests.conftest import REPO, spare_gen_cli
+from tests.conftest import REPO, TINY_OVERRIDES, spare_gen_cli
 
 CLI = [sys.executable, "-m", "spare_gen.cli"]
 
@@ -280,3 +280,30 @@ def test_empty_splits_are_one_warning_that_the_run_says_and_the_card_repeats():
     assert line.startswith("WARNING: 2 empty split(s)") and "raise questions.counts" in line
     summary = {"produced": produced, "requested": {t: 4 for t in produced}, "planned": {t: 4 for t in produced}}
     assert f"**{line}.**" in _counts(summary)
+
+
+def test_each_question_task_says_its_own_progress_line_by_its_name(tiny_dataset, tmp_path, capfd):
+    """One line per task, named ``questions <task>``; a task without per-model work says so instead of nothing."""
+    import shutil
+
+    from spare_gen.jobs.regenerate import run
+    from spare_gen.stages.questions.tasks import TASK_SPECS
+
+    out = tmp_path / "out"
+    shutil.copytree(tiny_dataset, out, symlinks=True)
+    capfd.readouterr()
+    cfg = load_config(REPO / "configs" / "default.toml", [
+        f'out="{out}"', "runner.progress=true", "runner.dashboard=false", "runner.workers=1",
+        *TINY_OVERRIDES, "questions.duplicate_tolerance_px=1.25",  # every task's units are made anew
+        *(f"questions.counts.{task.value}=3" for task in TASK_SPECS)])  # a few of them
+    run(cfg, stages=("questions",))
+    lines = capfd.readouterr().err.splitlines()
+    for task, spec in TASK_SPECS.items():
+        said = [line for line in lines if line.startswith(f"spare-gen: questions {task.value}: ")]
+        assert len(said) >= 1, (task, lines)
+        if spec.run_unit is None:
+            assert said == [f"spare-gen: questions {task.value}: {said[0].split(': ')[2].split()[0]} models "
+                            f"(no per-model work)"], said
+        else:
+            assert said[-1].split(": ")[2].split()[0].split("/")[0] == said[-1].split(": ")[2].split()[0].split("/")[1]
+    assert not any(line.startswith("spare-gen: questions_") for line in lines), lines

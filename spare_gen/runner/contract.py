@@ -39,6 +39,7 @@ class RunOptions(BaseModel):
     progress: bool = RunnerConfig.model_fields["progress"].default
     shard_units: int = RunnerConfig.model_fields["shard_units"].default
     debug: DebugConfig = DebugConfig()
+    label: str = ""  # what the progress line names (default: the stage), e.g. ``questions isometric_to_pose``
 
     @classmethod
     def from_config(cls, config: Config) -> "RunOptions":

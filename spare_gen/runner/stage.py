@@ -332,8 +332,9 @@ def new_run_token() -> str:
 
 
 def progress_bar(stage: str, total: int, done: int, options: RunOptions):
-    """The stage's progress bar on stderr (units; ``done`` of them already done), off unless ``options.progress``."""
-    return progress(total, stage, "unit", options.progress, done)
+    """The stage's progress bar on stderr (units; ``done`` of them already done), off unless ``options.progress``;
+    named ``options.label`` when the caller gives one."""
+    return progress(total, options.label or stage, "unit", options.progress, done)
 
 
 class Retries:

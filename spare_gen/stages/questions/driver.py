@@ -54,7 +54,8 @@ def _check_shortfalls(config: Config, quotas: dict, fills: dict[TaskName, TaskFi
         raise NotEnoughModels(
             f"questions: after rejections {task} {split} is {n} {stratum_label(stratum)} short "
             f"({sum(short.values())} questions short in all) and no usable models are left "
-            f"(needed {sum(quotas.values())} plus replacements, usable {len(inputs.strata)}; "
+            f"(its quota {quotas[(task, split, stratum)]}; usable {stratum_label(stratum)} in all splits: "
+            f"{sum(1 for s in inputs.strata.values() if s == stratum)} of {len(inputs.strata)} models; "
             f"rejected by rule: {rejected}); {ADVICE}")
     for task, fill in fills.items():
         trim_to_balance(fill.accepted, {k: n for k, n in quotas.items() if k[0] == task.value})

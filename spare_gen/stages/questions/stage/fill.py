@@ -9,6 +9,7 @@ the filled quotas do not depend on the number of workers.
 from __future__ import annotations
 
 import math
+import sys
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -64,11 +65,15 @@ def run_units(client, model_ids: list[str], inputs: Inputs, settings: QuestionSe
     task = settings.task
     run_unit = TASK_SPECS[task].run_unit
     if run_unit is None:
+        if options.progress and model_ids:
+            print(f"spare-gen: questions {task.value}: {len(model_ids)} models (no per-model work)", file=sys.stderr)
         return {m: {"model_id": m, "accepted": True} for m in model_ids}
     if not model_ids:
         return {}
+    label = f"questions {task.value}" + ("" if round_ == 1 else f" (round {round_}, replacing rejected models)")
     rows = run_stage(client, run_unit, _units(task, model_ids, inputs, Path(settings.out_dir)),
-                     settings.model_copy(update={"round": round_}), options, reply=decision,
+                     settings.model_copy(update={"round": round_}), options.model_copy(update={"label": label}),
+                     reply=decision,
                      expand=WORKER_INPUTS.get(TASK_SPECS[task].unit_inputs))
     return {r["model_id"]: r for r in rows}
 
