@@ -172,6 +172,10 @@ def test_export_is_deterministic_and_resumes(small_dataset, exported, tmp_path):
     r = spare_gen_cli("export-spare3d", str(small_dataset), str(again), "--tasks", "three_view_to_isometric",
                       "point_cloud_generation", "--splits", "val", "--no-progress")
     assert r.returncode == 0, r.stderr
+    # the summary names the folders as they are on disk (SPARE3D's capitalised task folders)
+    folders = [f"{TASK_FOLDERS[t]}/val" for t in (TaskName.POINT_CLOUD_GENERATION, TaskName.THREE_VIEW_TO_ISOMETRIC)]
+    assert r.stdout.strip().endswith(f"({', '.join(folders)})"), r.stdout
+    assert all((again / f).is_dir() for f in folders)
     assert tree_digest(again) == partial
     assert not [p for p in split_dir.iterdir() if p.name.startswith(".")]
 

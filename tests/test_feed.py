@@ -160,7 +160,13 @@ def test_the_cache_command_builds_each_split(synthetic, tmp_path, capsys):
     lines = capsys.readouterr().out.splitlines()
     assert [line.split(":")[0] for line in lines] == [f"isometric_to_pose/{s}" for s in ("train", "val", "test")]
     assert "6 questions, 24 images of 8x8 px" in lines[2]
+    assert all(line.endswith("(decoded)") for line in lines)
     assert len(list(cache.rglob("*.npy"))) == 3
+    stamps = {p: p.stat().st_mtime_ns for p in cache.rglob("*.npy")}
+    assert main(["cache", str(synthetic), "--task", "isometric_to_pose", "--size", "8", "--cache-dir", str(cache)]) == 0
+    again = capsys.readouterr().out.splitlines()
+    assert [line.replace("(already cached, nothing decoded)", "(decoded)") for line in again] == lines
+    assert {p: p.stat().st_mtime_ns for p in cache.rglob("*.npy")} == stamps  # nothing written again
     assert main(["cache", str(synthetic), "--task", "nope", "--cache-dir", str(cache)]) == 2
     assert "unknown task 'nope'" in capsys.readouterr().err
     assert os.listdir(cache) == ["feed"]

@@ -33,8 +33,9 @@ def run(args: argparse.Namespace) -> int:
                           questions=args.questions)
         h, w = ds.size
         mb = ds.cache_path.stat().st_size / 1e6
+        how = "already cached, nothing decoded" if ds.cache_reused else "decoded"
         print(f"{ds.task.value}/{split}: {len(ds)} questions, {int(ds.offsets[-1])} images of {w}x{h} px, "
-              f"{mb:.1f} MB in {ds.cache_path}", flush=True)
+              f"{mb:.1f} MB in {ds.cache_path} ({how})", flush=True)
         if args.export:
             started = time.perf_counter()
             path = ds.export(export_path(args.export, ds.task.value, split, len(splits) > 1), name=args.name,

@@ -117,6 +117,7 @@ class FeedDataset(Dataset):
     """
 
     source: Path | None = None  # the portable cache file it was loaded from, if any
+    cache_reused: bool = False  # its decoded cache was already there (a repeated `spare-gen cache`)
 
     def __init__(self, out: str | Path, task: TaskName | str, split: str, *,
                  size: int | tuple[int, int] | None = None, channels: Channels | str = Channels.RGB,
@@ -236,7 +237,8 @@ class FeedDataset(Dataset):
         stem = f"{self.split}-{self.size[0]}x{self.size[1]}" + (f"-first{self.questions}" if self.questions else "")
         path = folder / f"{stem}-{table_hash}.npy"
         shape = (int(self.offsets[-1]), 3, *self.size)
-        if not self._cache_holds(path, shape):
+        self.cache_reused = self._cache_holds(path, shape)  # True: decoded by an earlier feed of the same split
+        if not self.cache_reused:
             try:
                 folder.mkdir(parents=True, exist_ok=True)
             except OSError as exc:

@@ -270,5 +270,6 @@ def export(out: str | Path, dest: str | Path, *, tasks: list[str] | None = None,
 def main(out: Path, dest: Path, tasks: list[str] | None, splits: list[str] | None, progress: bool = True) -> int:
     marker = export(out, dest, tasks=tasks, splits=splits, progress=progress)
     done = sorted(k for k, v in marker["complete"].items() if v)
-    print(f"spare-gen: exported {len(done)} task splits to {dest} in the SPARE3D layout ({', '.join(done)})")
+    folders = [f"{TASK_FOLDERS[TaskName(t)]}/{s}" for t, s in (k.split("/") for k in done)]  # as written on disk
+    print(f"spare-gen: exported {len(done)} task splits to {dest} in the SPARE3D layout ({', '.join(folders)})")
     return 0
