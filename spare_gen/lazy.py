@@ -7,9 +7,12 @@ import importlib
 from typing import Any, Callable
 
 
-def lazy_exports(package: str, homes: dict[str, str]) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
-    """``__getattr__`` and ``__dir__`` for ``package``, whose public names live in the modules ``homes`` gives."""
+def lazy_exports(package: str, modules: dict[str, tuple[str, ...]]
+                 ) -> tuple[list[str], Callable[[str], Any], Callable[[], list[str]]]:
+    """``__all__``, ``__getattr__`` and ``__dir__`` for ``package``, whose public names live in its submodules as
+    ``modules`` lists them (submodule name -> its public names)."""
     namespace = importlib.import_module(package).__dict__
+    homes = {name: f"{package}.{module}" for module, names in modules.items() for name in names}
 
     def __getattr__(name: str) -> Any:
         if name not in homes:
@@ -21,4 +24,4 @@ def lazy_exports(package: str, homes: dict[str, str]) -> tuple[Callable[[str], A
     def __dir__() -> list[str]:
         return sorted(set(namespace) | set(homes))
 
-    return __getattr__, __dir__
+    return sorted(homes), __getattr__, __dir__

@@ -8,46 +8,24 @@ from __future__ import annotations
 
 from spare_gen.lazy import lazy_exports
 
-# each public name and the module it lives in: imported when first used, so a command that needs one part (or
+# each submodule and its public names, imported when first used, so a command that needs one part (or
 # `learn-metric --help`, which needs none) does not import scipy, sklearn and matplotlib through the rest
-_HOMES = {
-    "METRIC_TIE_TOL": "spare_gen.ranking.agreement",
-    "agreement_scores": "spare_gen.ranking.agreement",
-    "metric_agreement": "spare_gen.ranking.agreement",
-    "metric_directions": "spare_gen.ranking.agreement",
-    "metric_preference": "spare_gen.ranking.agreement",
-    "BradleyTerryFit": "spare_gen.ranking.bradley_terry",
-    "ELO_OFFSET": "spare_gen.ranking.bradley_terry",
-    "ELO_SCALE": "spare_gen.ranking.bradley_terry",
-    "comparison_components": "spare_gen.ranking.bradley_terry",
-    "elo_scores": "spare_gen.ranking.bradley_terry",
-    "fit_bradley_terry": "spare_gen.ranking.bradley_terry",
-    "implied_win_rates": "spare_gen.ranking.bradley_terry",
-    "win_probability": "spare_gen.ranking.bradley_terry",
-    "QualityFactor": "spare_gen.ranking.factor",
-    "quality_factor": "spare_gen.ranking.factor",
-    "rater_item_rates": "spare_gen.ranking.factor",
-    "Choice": "spare_gen.ranking.judgements",
-    "Item": "spare_gen.ranking.judgements",
-    "PairType": "spare_gen.ranking.judgements",
-    "build_judgements": "spare_gen.ranking.judgements",
-    "item_labels": "spare_gen.ranking.judgements",
-    "validate_annotations": "spare_gen.ranking.judgements",
-    "validate_pairs": "spare_gen.ranking.judgements",
-    "ranking_figure": "spare_gen.ranking.plot",
-    "ranking_files": "spare_gen.ranking.plot",
-    "ranking_png": "spare_gen.ranking.plot",
-    "rater_reliability": "spare_gen.ranking.reliability",
-    "ranking_markdown": "spare_gen.ranking.report",
-    "simulate_judgements": "spare_gen.ranking.simulate",
-    "Ranking": "spare_gen.ranking.table",
-    "rank_items": "spare_gen.ranking.table",
-    "Matchups": "spare_gen.ranking.winrate",
-    "matchups": "spare_gen.ranking.winrate",
-    "win_rate_interval": "spare_gen.ranking.winrate",
-    "win_rates": "spare_gen.ranking.winrate",
+_MODULES = {
+    "agreement": ("METRIC_TIE_TOL", "agreement_scores", "metric_agreement", "metric_directions", "metric_preference"),
+    "bradley_terry": (
+        "BradleyTerryFit", "ELO_OFFSET", "ELO_SCALE", "comparison_components", "elo_scores", "fit_bradley_terry",
+        "implied_win_rates", "win_probability",
+    ),
+    "factor": ("QualityFactor", "quality_factor", "rater_item_rates"),
+    "judgements": (
+        "Choice", "Item", "PairType", "build_judgements", "item_labels", "validate_annotations", "validate_pairs",
+    ),
+    "plot": ("ranking_figure", "ranking_files", "ranking_png"),
+    "reliability": ("rater_reliability",),
+    "report": ("ranking_markdown",),
+    "simulate": ("simulate_judgements",),
+    "table": ("Ranking", "rank_items"),
+    "winrate": ("Matchups", "matchups", "win_rate_interval", "win_rates"),
 }
 
-__all__ = sorted(_HOMES)
-
-__getattr__, __dir__ = lazy_exports(__name__, _HOMES)
+__all__, __getattr__, __dir__ = lazy_exports(__name__, _MODULES)
