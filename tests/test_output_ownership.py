@@ -80,6 +80,7 @@ def test_a_users_files_in_the_output_folder_survive_runs_and_shrinking_reruns_an
 def test_an_output_folder_that_is_empty_the_root_or_has_a_control_character_is_one_line_and_exit_2(tmp_path):
     cases = {
         "empty": (["--set", 'out=""'], "output folder '': empty"),
+        "empty --out": (["--out", ""], "output folder '': empty"),
         "blank": (["--out", " "], "output folder ' ': empty"),
         "root": (["--out", "/"], "output folder '/': is the file system's root"),
         "root above": (["--out", "/tmp/../.."], "is the file system's root"),

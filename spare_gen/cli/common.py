@@ -67,7 +67,7 @@ def resolve_config(args: argparse.Namespace) -> Config:
     """The config the options name, with --out/--scheduler/--workers/--cluster/--no-progress applied as overrides."""
     path = args.config if args.config is not None else DEFAULT_CONFIG_FILE
     overrides = list(args.overrides)
-    if args.out:
+    if args.out is not None:
         overrides.append(f"out={json.dumps(args.out)}")
     if args.scheduler:
         overrides += [f"runner.scheduler={json.dumps(args.scheduler)}", f"runner.cluster={ClusterKind.SCHEDULER.value}"]
