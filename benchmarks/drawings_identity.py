@@ -80,9 +80,9 @@ def main(argv: list[str]) -> int:
         paths = csg_models(count, Path(tmp)) + [Path(p) for p in argv[3:]]
         records = {}
         for path in paths:
-            records[path.name] = model_record(path, render)
-            print(f"{path.name}: {sum(len(v['lines'][1]) + len(v['lines'][2]) for v in records[path.name]['views'].values())}"
-                  " polylines", flush=True)
+            records[path.name] = record = model_record(path, render)
+            lines = sum(len(v["lines"][1]) + len(v["lines"][2]) for v in record["views"].values())
+            print(f"{path.name}: {lines} polylines", flush=True)
     if mode == "write":
         file.write_bytes(pickle.dumps(records))
         return 0

@@ -3,11 +3,11 @@
 HLRBRep builds its result edges on the XY plane from 2D curves only, so we read the 2D curve
 directly (no 3D curve rebuild). Lines become two points; circles and ellipses are sampled in numpy
 from their closed form; other curves (B-splines of silhouettes, intersections and free-form edges)
-go through ``sampling.sample_curves`` (all of a view's at once), which measures deviation from each chord as a segment. (OCCT's
-deflection samplers measure it from the chord's line: GCPnts_QuasiUniformDeflection turns some
-degree-8 HLR B-splines into a single chord, 30x over the tolerance, and GCPnts_TangentialDeflection
-turns an edge seen edge-on, whose projection runs out and back along one line, into its two end
-points, cutting the overhang off.)
+go through ``sampling.sample_curves`` (all of a view's at once), which measures deviation from each
+chord as a segment. (OCCT's deflection samplers measure it from the chord's line:
+GCPnts_QuasiUniformDeflection turns some degree-8 HLR B-splines into a single chord, 30x over the
+tolerance, and GCPnts_TangentialDeflection turns an edge seen edge-on, whose projection runs out
+and back along one line, into its two end points, cutting the overhang off.)
 """
 
 from __future__ import annotations

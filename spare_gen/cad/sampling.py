@@ -8,8 +8,11 @@ continuity span cut into SPAN_SEEDS (or its degree) even pieces are the seeds, a
 consecutive points is split until the curve at its quarter points lies within ``tolerance`` of the
 piece as a segment (distance to the segment, not to its line), so a fold shows up as a deviation like
 any bend. A degree-1 B-spline or Bezier (a polyline: every knot is a seed) is its seeds. Refinement
-runs breadth-first, one numpy pass per round. The same sampler serves 2D (HLR result) and 3D (model
-edge) adaptors. Measured: a B-spline face seen edge-on is drawn out to its fold
+runs breadth-first, one numpy pass per round for all the curves given together (``sample_curves``: a
+view's HLR curves, a model's edges); OCCT evaluates every point, each curve's in the same order as
+when it is sampled alone, so batching moves no point; it saves numpy's per-call overhead (curve
+extraction of 12 CSG models x 11 views: 1.76 -> 1.16 CPU s). The same sampler serves 2D (HLR
+result) and 3D (model edge) adaptors. Measured: a B-spline face seen edge-on is drawn out to its fold
 (tests/test_drawings_extent.py); drawing CSG models costs about 40% more CPU than the tangential
 sampler alone (HLR itself is the rest).
 """
