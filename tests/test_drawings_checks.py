@@ -74,6 +74,34 @@ def test_a_stray_segment_planted_in_an_exact_hlr_result_is_caught_with_its_dista
         f"a line strays {outline.stray_px(stray, front):.1f} px from every projected edge and silhouette")
 
 
+def test_a_plainly_right_view_skips_the_point_search_and_a_stray_line_is_still_measured(tmp_path):
+    hlr, outline, scale = _outline(write_model(L_BLOCK, tmp_path, "l_block"))
+    front = pose("f")
+    lines = hlr.project(front.direction, front.x_direction)
+    assert 0.0 < outline.stray_px(lines, front) and outline.stray_beyond_px(lines, front) == 0.0  # the grid said so
+    stray = ViewLines(lines.visible + [np.array([[2.0, 2.5], [4.0, 2.5]])], lines.hidden, lines.method)
+    assert outline.stray_beyond_px(stray, front) == outline.stray_px(stray, front) > STRAY_PX
+
+
+def test_lines_near_the_stray_threshold_are_judged_as_the_exact_distance_judges_them(tmp_path):
+    # a segment under the L-block's bottom edge (z = 0, x 0..4), at 0.5-3.5 px from it: the grid may only pass a view
+    # whose exact distance is within STRAY_PX, and every view beyond it is measured exactly
+    hlr, outline, scale = _outline(write_model(L_BLOCK, tmp_path, "l_block"))
+    front = pose("f")
+    lines = hlr.project(front.direction, front.x_direction)
+    box = projected_box(hlr.bbox, front)
+    verdicts = set()
+    for offset_px in np.random.default_rng(0).uniform(0.5, 3.5, 40):
+        planted = np.array([[1.5, -offset_px / scale], [2.5, -offset_px / scale]])
+        view = ViewLines(lines.visible + [planted], lines.hidden, lines.method)
+        exact, judged = outline.stray_px(view, front), outline.stray_beyond_px(view, front)
+        assert exact == pytest.approx(offset_px, abs=0.01)
+        assert judged == exact or (judged == 0.0 and exact <= STRAY_PX), offset_px
+        assert (view_problem(view, box, None, scale, outline, front) != "") == (exact > STRAY_PX), offset_px
+        verdicts.add((exact > STRAY_PX, judged == 0.0))
+    assert {(True, False), (False, True)} <= verdicts  # both sides of the threshold met, the grid passing some
+
+
 def test_silhouettes_of_curved_faces_are_no_stray_lines(tmp_path):
     sphere = tmp_path / "sphere.brep"
     cad.write_brep(BRepPrimAPI_MakeSphere(1.5).Shape(), sphere)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from OCP.BRep import BRep_Tool
+from OCP.BRepAdaptor import BRepAdaptor_Curve
 from OCP.BRepBuilderAPI import BRepBuilderAPI_MakeEdge, BRepBuilderAPI_MakeFace, BRepBuilderAPI_MakeWire
 from OCP.BRepMesh import BRepMesh_IncrementalMesh
 from OCP.collections import Array1_double, Array1_gp_Pnt, Array1_gp_Pnt2d, Array1_int
@@ -19,16 +20,16 @@ from OCP.Geom2d import Geom2d_BSplineCurve
 from OCP.Geom2dAdaptor import Geom2dAdaptor_Curve
 from OCP.GeomAPI import GeomAPI_PointsToBSpline
 from OCP.gp import gp_Pnt, gp_Pnt2d
-from OCP.TopAbs import TopAbs_FACE
+from OCP.TopAbs import TopAbs_EDGE, TopAbs_FACE
 from OCP.TopLoc import TopLoc_Location
 from scipy.spatial import cKDTree
 
 from drawings_shapes import L_BLOCK, render_config, write_model
 from spare_gen import cad
-from spare_gen.cad.compat import indexed_subshapes, to_face
+from spare_gen.cad.compat import indexed_subshapes, to_edge, to_face
 from spare_gen.cad.hlr import HlrMethod, HlrModel, ViewLines
 from spare_gen.cad.hlr_shape import edge_samples
-from spare_gen.cad.sampling import sample_curve
+from spare_gen.cad.sampling import sample_curve, sample_curves
 from spare_gen.canvas.poses import Framing, pose
 from spare_gen.stages.drawings.child import SHORTFALL_PX, draw_model, projected_box, view_problem
 from spare_gen.runner import testhooks
@@ -106,6 +107,19 @@ def test_a_polyline_bspline_is_sampled_at_every_vertex_its_fold_included():
     assert cKDTree(dense([points])).query(truth)[0].max() <= SAMPLE_STEP
     assert cKDTree(truth).query(dense([points]))[0].max() <= SAMPLE_STEP
     assert points[:, 0].max() == 2.0 and points[:, 0].min() == -1.0
+
+
+def test_curves_sampled_together_give_each_curve_the_points_it_gets_alone(real_cad):
+    # a blended casting: B-spline, circle and line edges of very different lengths, refined for different rounds
+    shape = cad.read_shape(real_cad / "0049_control_arm.step")
+    edges = [to_edge(e) for e in indexed_subshapes(shape, TopAbs_EDGE) if not BRep_Tool.Degenerated_s(to_edge(e))]
+    curves = [(c, c.FirstParameter(), c.LastParameter()) for c in map(BRepAdaptor_Curve, edges)]
+    tolerance = 1e-3 * float(np.ptp(np.array([c.Value(t).Coord() for c, t, _ in curves]), axis=0).max())
+    together = sample_curves(curves, tolerance, 3)
+    alone = [sample_curve(BRepAdaptor_Curve(e), *c[1:], tolerance, 3) for e, c in zip(edges, curves)]
+    assert len(together) == len(alone) == len(edges) > 100
+    assert len({len(p) for p in alone}) > 10  # edges refined to many different lengths
+    assert all(a.shape == b.shape and np.array_equal(a, b) for a, b in zip(together, alone))
 
 
 def mesh_nodes(shape, deflection: float) -> np.ndarray:

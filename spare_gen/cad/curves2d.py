@@ -3,16 +3,16 @@
 HLRBRep builds its result edges on the XY plane from 2D curves only, so we read the 2D curve
 directly (no 3D curve rebuild). Lines become two points; circles and ellipses are sampled in numpy
 from their closed form; other curves (B-splines of silhouettes, intersections and free-form edges)
-go through ``sampling.sample_curve``, which measures deviation from each chord as a segment. (OCCT's
-deflection samplers measure it from the chord's line: GCPnts_QuasiUniformDeflection turns some
-degree-8 HLR B-splines into a single chord, 30x over the tolerance, and GCPnts_TangentialDeflection
-turns an edge seen edge-on, whose projection runs out and back along one line, into its two end
-points, cutting the overhang off.)
+go through ``sampling.sample_curves`` (all of a view's at once), which measures deviation from each
+chord as a segment. (OCCT's deflection samplers measure it from the chord's line:
+GCPnts_QuasiUniformDeflection turns some degree-8 HLR B-splines into a single chord, 30x over the
+tolerance, and GCPnts_TangentialDeflection turns an edge seen edge-on, whose projection runs out
+and back along one line, into its two end points, cutting the overhang off.)
 """
 
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Iterable, NamedTuple
 
 import numpy as np
 from OCP.BRep import BRep_Tool
@@ -34,7 +34,7 @@ from spare_gen.cad.lines2d import (
     evaluate_conics,
     straighten,
 )
-from spare_gen.cad.sampling import sample_curve
+from spare_gen.cad.sampling import sample_curves
 
 _PLANE = BRepLib.Plane_s()  # the plane HLRBRep_HLRToShape / BRepLib_MakeEdge2d put 2D edges on
 _FACE = BRepBuilderAPI_MakeFace(_PLANE, 1e-7).Face()  # that plane as a face, for BRepAdaptor_Curve2d
@@ -63,8 +63,17 @@ def _chord(curve, first: float, last: float) -> np.ndarray:
     return np.array((curve.Value(first).Coord(), curve.Value(last).Coord()))
 
 
-def edge_geometry(edge, tolerance: float) -> np.ndarray | ConicSpec | None:
-    """Points along one planar HLR edge, a ConicSpec for circles and ellipses, or None without a 2D curve.
+class _Pending(NamedTuple):
+    """A curve left for ``sampling.sample_curves`` (all of a view's are sampled together)."""
+
+    curve: BRepAdaptor_Curve2d
+    first: float
+    last: float
+
+
+def edge_geometry(edge, tolerance: float) -> np.ndarray | ConicSpec | _Pending | None:
+    """Points along one planar HLR edge, a ConicSpec for circles and ellipses, a ``_Pending`` curve to sample (any
+    other curve), or None without a 2D curve.
 
     One BRepAdaptor_Curve2d per edge on the XY plane's face: its type, parameters and conic data come
     back as plain values (returning the Geom2d curve handle itself costs ~4 us per edge in OCP, more
@@ -86,17 +95,19 @@ def edge_geometry(edge, tolerance: float) -> np.ndarray | ConicSpec | None:
                            ellipse.MajorRadius(), ellipse.MinorRadius(), first, last, tolerance)
     if kind == _OTHER and curve.Curve() is None:  # no curve on the plane (an unloaded adaptor says "other")
         return None
-    return sample_curve(curve, first, last, tolerance, 2)
+    return _Pending(curve, first, last)
 
 
-def _view_items(compounds: Iterable[TopoDS_Shape], tolerance: float) -> list:
-    items = []
-    for compound in compounds:
-        for edge in _edges(compound):
-            geometry = edge_geometry(edge, tolerance)
-            if isinstance(geometry, ConicSpec) or (geometry is not None and len(geometry) >= 2):
-                items.append(geometry)
-    return items
+def _view_items(groups: Iterable[Iterable[TopoDS_Shape]], tolerance: float) -> list[list]:
+    """Each group's items (polylines and ConicSpecs), its edges in exploration order; every group's other curves
+    sampled together in one ``sample_curves`` call."""
+    geometries = [[edge_geometry(edge, tolerance) for compound in compounds for edge in _edges(compound)]
+                  for compounds in groups]
+    slots = [(g, i) for g, group in enumerate(geometries) for i, item in enumerate(group) if isinstance(item, _Pending)]
+    for (g, i), points in zip(slots, sample_curves([geometries[g][i] for g, i in slots], tolerance, 2)):
+        geometries[g][i] = points
+    return [[item for item in group if isinstance(item, ConicSpec) or (item is not None and len(item) >= 2)]
+            for group in geometries]
 
 
 def _realise(items: list) -> list[np.ndarray]:
@@ -116,7 +127,7 @@ def view_polylines(visible: Iterable[TopoDS_Shape], hidden: Iterable[TopoDS_Shap
     (``cover2d``); points and exact repeats within a group are dropped.
     """
     eps = COINCIDENCE * tolerance
-    vis_items, hid_items = _view_items(visible, tolerance), _view_items(hidden, tolerance)
+    vis_items, hid_items = _view_items([visible, hidden], tolerance)
     vis_conics = [v for v in vis_items if isinstance(v, ConicSpec)]
     vis_lines = straighten([v for v in vis_items if not isinstance(v, ConicSpec)], eps)
     vis_segments = np.array([v for v in vis_lines if len(v) == 2]).reshape(-1, 2, 2)
@@ -149,7 +160,7 @@ def view_polylines(visible: Iterable[TopoDS_Shape], hidden: Iterable[TopoDS_Shap
 
 def compound_polylines(compounds: Iterable[TopoDS_Shape], tolerance: float) -> list[np.ndarray]:
     """Polylines of every edge in the compounds (no visibility trimming), points and repeats dropped."""
-    lines = _realise(_view_items(compounds, tolerance))
+    lines = _realise(_view_items([compounds], tolerance)[0])
     return [lines[i] for i in drop_points_and_repeats(lines, tolerance * 1e-3)]
 
 

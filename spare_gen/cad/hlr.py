@@ -23,8 +23,9 @@ from OCP.TopoDS import TopoDS_Shape
 
 from spare_gen.cad.curves2d import poly_view_polylines, view_polylines
 from spare_gen.cad.hlr_shape import (
+    EdgeLines,
     Folds,
-    edge_polylines,
+    classified_edge_polylines,
     edge_samples,
     has_edges,
     has_faces,
@@ -115,9 +116,15 @@ class HlrModel:
         self._meshed = False
 
     @cached_property
+    def edge_lines(self) -> EdgeLines:
+        """Every edge of the model (fused) sampled once within the curve tolerance, for ``edge_points`` and
+        ``outline``."""
+        return classified_edge_polylines(self.prepared.base, self.tolerance)
+
+    @cached_property
     def edge_points(self) -> np.ndarray:
         """(n, 3) points along the model's drawn edge classes within the curve tolerance (what every view must reach)."""
-        return edge_samples(self.prepared.base, self.tolerance, self.smooth_edges)
+        return edge_samples(self.prepared.base, self.tolerance, self.smooth_edges, self.edge_lines)
 
     @cached_property
     def model_points(self) -> np.ndarray:
@@ -137,8 +144,7 @@ class HlrModel:
     def outline(self) -> tuple[list[np.ndarray], Folds]:
         """Where a drawn line may lie: every edge (loose ones too) as a 3D polyline within the curve tolerance, and
         the folds of the mesh the poly algorithm uses (the silhouettes of curved faces, per view)."""
-        edges = edge_polylines(self.prepared.base, self.tolerance, loose=True)
-        return edges, mesh_folds(self._mesh())
+        return self.edge_lines.select(loose=True), mesh_folds(self._mesh())
 
     def _mesh(self) -> TopoDS_Shape:
         if not self._meshed:

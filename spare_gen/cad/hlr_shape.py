@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import chain, repeat
 
 import numpy as np
 
@@ -15,6 +16,8 @@ from OCP.BRepGProp import BRepGProp
 from OCP.BRepLib import BRepLib
 from OCP.GeomAbs import GeomAbs_Shape, GeomAbs_SurfaceType
 from OCP.GProp import GProp_GProps
+from OCP.gp import gp_Pnt
+from OCP.Poly import Poly_Triangle
 from OCP.ShapeFix import ShapeFix_Shape
 from OCP.ShapeUpgrade import ShapeUpgrade_ShapeDivideClosed
 from OCP.TopAbs import TopAbs_EDGE, TopAbs_FACE
@@ -24,7 +27,7 @@ from OCP.TopoDS import TopoDS_Shape
 
 from spare_gen.cad.build import fuse_all, without_loose_edges
 from spare_gen.cad.compat import EdgeFaceMap, indexed_subshapes, to_edge, to_face
-from spare_gen.cad.sampling import sample_curve
+from spare_gen.cad.sampling import sample_curves
 
 # Faces meeting at an edge within this angle (radians) count as tangent (G1) when encoding regularity.
 REGULARITY_ANGLE = 1e-6
@@ -138,36 +141,54 @@ def _is_smooth(edge, faces: list) -> bool:
             and BRep_Tool.Continuity_s(edge, faces[0], faces[1]).value != GeomAbs_Shape.GeomAbs_C0.value)
 
 
-def edge_polylines(shape: TopoDS_Shape, tolerance: float, smooth_edges: bool = True,
-                   loose: bool = False) -> list[np.ndarray]:
-    """(k, 3) polylines along every (non-degenerate) edge of ``shape``, each edge within ``tolerance``.
+@dataclass(frozen=True)
+class EdgeLines:
+    """Every non-degenerate edge of a shape as a (k, 3) polyline within the curve tolerance (in the order of
+    TopExp's edge map), with its classes: ``loose`` (it bounds no face), ``smooth`` (between tangent faces)."""
 
-    With ``smooth_edges=False`` edges between tangent faces are skipped; loose edges (of no face) only with ``loose``.
-    """
+    polylines: list[np.ndarray]
+    loose: list[bool]
+    smooth: list[bool]
+
+    def select(self, smooth_edges: bool = True, loose: bool = False) -> list[np.ndarray]:
+        """The polylines of the edges a rule draws: smooth ones only with ``smooth_edges``, loose ones only with
+        ``loose``."""
+        return [p for p, is_loose, is_smooth in zip(self.polylines, self.loose, self.smooth)
+                if (loose or not is_loose) and (smooth_edges or not is_smooth)]
+
+
+def classified_edge_polylines(shape: TopoDS_Shape, tolerance: float) -> EdgeLines:
+    """``EdgeLines`` of ``shape``: each edge sampled once (all together, ``sampling.sample_curves``), for every
+    caller that wants some class of them (the extent check, the stray check's outline)."""
     faces_of = EdgeFaceMap()
     TopExp.MapShapesAndUniqueAncestors_s(shape, TopAbs_EDGE, TopAbs_FACE, faces_of)
-    lines = []
+    curves, loose, smooth = [], [], []
     for i in range(1, faces_of.Extent() + 1):
         edge = to_edge(faces_of.FindKey(i))
-        if BRep_Tool.Degenerated_s(edge) or (faces_of.FindFromIndex(i).Extent() == 0 and not loose):
+        if BRep_Tool.Degenerated_s(edge):
             continue
-        if not smooth_edges and _is_smooth(edge, [to_face(f) for f in faces_of.FindFromIndex(i)]):
-            continue
+        faces = faces_of.FindFromIndex(i)
+        loose.append(faces.Extent() == 0)
+        # two faces at most matter: First/Last (iterating an OCP list of shapes costs ~0.3 ms)
+        smooth.append(faces.Extent() == 2 and _is_smooth(edge, [to_face(faces.First()), to_face(faces.Last())]))
         curve = BRepAdaptor_Curve(edge)
-        lines.append(sample_curve(curve, curve.FirstParameter(), curve.LastParameter(), tolerance, 3))
-    return lines
+        curves.append((curve, curve.FirstParameter(), curve.LastParameter()))
+    return EdgeLines(sample_curves(curves, tolerance, 3), loose, smooth)
 
 
-def edge_samples(shape: TopoDS_Shape, tolerance: float, smooth_edges: bool = True) -> np.ndarray:
+def edge_samples(shape: TopoDS_Shape, tolerance: float, smooth_edges: bool = True,
+                 edges: EdgeLines | None = None) -> np.ndarray:
     """(n, 3) points along every (non-degenerate) edge of ``shape``, each edge within ``tolerance``.
 
     Sampled in 3D, independently of any projection: the model's projected extent in a view reaches at
     least as far as these points do, which is what a drawing's extent is checked against. With
     ``smooth_edges=False`` (a drawing rule that leaves them out) edges between tangent faces are skipped. Loose
     edges (of no face) are left out too: OCCT's hidden-line removal reports them only where they are visible, so a
-    drawing cannot be required to reach their hidden parts.
+    drawing cannot be required to reach their hidden parts. ``edges``: the shape's ``classified_edge_polylines``
+    at ``tolerance`` if already sampled.
     """
-    return np.concatenate([np.zeros((0, 3)), *edge_polylines(shape, tolerance, smooth_edges)])
+    edges = classified_edge_polylines(shape, tolerance) if edges is None else edges
+    return np.concatenate([np.zeros((0, 3)), *edges.select(smooth_edges)])
 
 
 @dataclass(frozen=True)
@@ -188,22 +209,20 @@ class Folds:
         return self.ends[facing[:, 0] * facing[:, 1] <= 0.0]
 
 
-def _face_folds(face) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-    """(fold ends, the normals on their two sides, every triangle's unnormalised normal) of a triangulated face."""
+def _triangulation(face) -> tuple[np.ndarray, np.ndarray] | None:
+    """(nodes (n, 3) placed by the face's location, triangles (t, 3) of 0-based node indices) of a face triangulated
+    into two triangles or more, each read through one iterator into one array (no Python list per node)."""
     location = TopLoc_Location()
     triangulation = BRep_Tool.Triangulation_s(face, location)
     if triangulation is None or triangulation.NbTriangles() < 2:
         return None
-    move = location.Transformation()
-    nodes = np.array([triangulation.Node(i).Transformed(move).Coord() for i in range(1, triangulation.NbNodes() + 1)])
-    tris = np.array([triangulation.Triangle(i).Get() for i in range(1, triangulation.NbTriangles() + 1)]) - 1
-    normals = np.cross(nodes[tris[:, 1]] - nodes[tris[:, 0]], nodes[tris[:, 2]] - nodes[tris[:, 0]])
-    sides = np.sort(tris[:, [0, 1, 1, 2, 2, 0]].reshape(-1, 2), axis=1)  # each triangle's three edges
-    owner = np.repeat(np.arange(len(tris)), 3)
-    order = np.lexsort((sides[:, 1], sides[:, 0]))
-    sides, owner = sides[order], owner[order]
-    twice = np.flatnonzero((sides[1:] == sides[:-1]).all(axis=1))  # an edge shared by two triangles
-    return nodes[sides[twice]], np.stack([normals[owner[twice]], normals[owner[twice + 1]]], axis=1), normals
+    n, t = triangulation.NbNodes(), triangulation.NbTriangles()
+    points = map(triangulation.Node, range(1, n + 1))
+    if not location.IsIdentity():  # (an identity location moves no node: gp_Pnt.Transformed leaves it as it is)
+        points = map(gp_Pnt.Transformed, points, repeat(location.Transformation()))
+    nodes = np.fromiter(chain.from_iterable(map(gp_Pnt.Coord, points)), dtype=float, count=3 * n).reshape(n, 3)
+    corners = chain.from_iterable(map(Poly_Triangle.Get, map(triangulation.Triangle, range(1, t + 1))))
+    return nodes, np.fromiter(corners, dtype=np.int64, count=3 * t).reshape(t, 3) - 1
 
 
 def _covered(face, triangle_normals: np.ndarray | None) -> bool:
@@ -215,16 +234,31 @@ def _covered(face, triangle_normals: np.ndarray | None) -> bool:
 
 
 def mesh_folds(shape: TopoDS_Shape) -> Folds:
-    """The ``Folds`` of every non-planar face of ``shape``, which must already be triangulated (BRepMesh)."""
-    ends, normals = [np.zeros((0, 2, 3))], [np.zeros((0, 2, 3))]
-    complete = True
+    """The ``Folds`` of every non-planar face of ``shape``, which must already be triangulated (BRepMesh).
+
+    Every face's triangles go through one numpy pass, their node indices offset face after face (so an edge found
+    twice is two triangles of one face, and the folds come face by face, in face order).
+    """
+    nodes, tris, checked, offset = [np.zeros((0, 3))], [np.zeros((0, 3), dtype=np.int64)], [], 0
     for face in indexed_subshapes(shape, TopAbs_FACE):
         face = to_face(face)
         if BRepAdaptor_Surface(face, False).GetType() == GeomAbs_SurfaceType.GeomAbs_Plane:
             continue  # a plane has no silhouette inside its edges
-        folds = _face_folds(face)
-        complete = complete and _covered(face, None if folds is None else folds[2])
-        if folds is not None and len(folds[0]):
-            ends.append(folds[0])
-            normals.append(folds[1])
-    return Folds(np.concatenate(ends), np.concatenate(normals), complete)
+        mesh = _triangulation(face)
+        checked.append((face, 0 if mesh is None else len(mesh[1])))
+        if mesh is not None:
+            nodes.append(mesh[0])
+            tris.append(mesh[1] + offset)
+            offset += len(mesh[0])
+    nodes, tris = np.concatenate(nodes), np.concatenate(tris)
+    normals = np.cross(nodes[tris[:, 1]] - nodes[tris[:, 0]], nodes[tris[:, 2]] - nodes[tris[:, 0]])
+    complete, start = True, 0
+    for face, count in checked:  # face by face, in order, until one is found partly bare
+        complete = complete and _covered(face, normals[start:start + count] if count else None)
+        start += count
+    sides = np.sort(tris[:, [0, 1, 1, 2, 2, 0]].reshape(-1, 2), axis=1)  # each triangle's three edges
+    owner = np.repeat(np.arange(len(tris)), 3)
+    order = np.lexsort((sides[:, 1], sides[:, 0]))
+    sides, owner = sides[order], owner[order]
+    twice = np.flatnonzero((sides[1:] == sides[:-1]).all(axis=1))  # an edge shared by two triangles
+    return Folds(nodes[sides[twice]], np.stack([normals[owner[twice]], normals[owner[twice + 1]]], axis=1), complete)

@@ -8,8 +8,11 @@ continuity span cut into SPAN_SEEDS (or its degree) even pieces are the seeds, a
 consecutive points is split until the curve at its quarter points lies within ``tolerance`` of the
 piece as a segment (distance to the segment, not to its line), so a fold shows up as a deviation like
 any bend. A degree-1 B-spline or Bezier (a polyline: every knot is a seed) is its seeds. Refinement
-runs breadth-first, one numpy pass per round. The same sampler serves 2D (HLR result) and 3D (model
-edge) adaptors. Measured: a B-spline face seen edge-on is drawn out to its fold
+runs breadth-first, one numpy pass per round for all the curves given together (``sample_curves``: a
+view's HLR curves, a model's edges); OCCT evaluates every point, each curve's in the same order as
+when it is sampled alone, so batching moves no point; it saves numpy's per-call overhead (curve
+extraction of 12 CSG models x 11 views: 1.76 -> 1.16 CPU s). The same sampler serves 2D (HLR
+result) and 3D (model edge) adaptors. Measured: a B-spline face seen edge-on is drawn out to its fold
 (tests/test_drawings_extent.py); drawing CSG models costs about 40% more CPU than the tangential
 sampler alone (HLR itself is the rest).
 """
@@ -33,20 +36,39 @@ _POLYNOMIAL = frozenset(t.value for t in (GeomAbs_CurveType.GeomAbs_BSplineCurve
                                           GeomAbs_CurveType.GeomAbs_BezierCurve))
 
 
-def _seed_parameters(curve, first: float, last: float, tolerance: float) -> np.ndarray:
-    """GCPnts_TangentialDeflection's parameters and each C2 span's even cuts within [first, last], sorted."""
-    sampler = GCPnts_TangentialDeflection(curve, first, last, ANGULAR_DEFLECTION, tolerance, 2)
-    seeds = [first, last, *(sampler.Parameter(i) for i in range(1, sampler.NbPoints() + 1))]
-    bounds = [first, last]
-    n = curve.NbIntervals(GeomAbs_Shape.GeomAbs_C2)
-    if n > 1:
-        knots = Array1_double(1, n + 1)
-        curve.Intervals(knots, GeomAbs_Shape.GeomAbs_C2)
-        bounds = sorted({first, last, *(k for k in (knots.Value(i) for i in range(1, n + 2)) if first < k < last)})
-    pieces = max(SPAN_SEEDS, curve.Degree() if curve.GetType().value in _POLYNOMIAL else 0)
-    edges = np.asarray(bounds)
-    seeds.extend((edges[:-1, None] + (edges[1:] - edges[:-1])[:, None] * np.arange(pieces)[None] / pieces).ravel())
-    return np.unique(np.clip(np.asarray(seeds, dtype=float), first, last))
+def _seeds(curves: list, tolerance: float) -> tuple[np.ndarray, np.ndarray]:
+    """(parameters, owner) of every curve's seeds: GCPnts_TangentialDeflection's parameters and each C2 span's even
+    cuts within [first, last], sorted and unique per curve, curve after curve (``owner``: the curve's index)."""
+    raw, raw_owner, span_a, span_d, span_pieces, span_owner = [], [], [], [], [], []
+    for index, (curve, first, last) in enumerate(curves):
+        sampler = GCPnts_TangentialDeflection(curve, first, last, ANGULAR_DEFLECTION, tolerance, 2)
+        seeds = [first, last, *(sampler.Parameter(i) for i in range(1, sampler.NbPoints() + 1))]
+        raw.extend(seeds)
+        raw_owner.extend([index] * len(seeds))
+        bounds = [first, last]
+        n = curve.NbIntervals(GeomAbs_Shape.GeomAbs_C2)
+        if n > 1:
+            knots = Array1_double(1, n + 1)
+            curve.Intervals(knots, GeomAbs_Shape.GeomAbs_C2)
+            bounds = sorted({first, last, *(k for k in (knots.Value(i) for i in range(1, n + 2)) if first < k < last)})
+        pieces = max(SPAN_SEEDS, curve.Degree() if curve.GetType().value in _POLYNOMIAL else 0)
+        span_a.extend(bounds[:-1])
+        span_d.extend(b - a for a, b in zip(bounds[:-1], bounds[1:]))
+        span_pieces.extend([pieces] * (len(bounds) - 1))
+        span_owner.extend([index] * (len(bounds) - 1))
+    pieces = np.asarray(span_pieces, dtype=np.int64)
+    which = np.repeat(np.arange(len(pieces)), pieces)
+    k = np.arange(len(which)) - np.repeat(np.cumsum(pieces) - pieces, pieces)  # 0 .. pieces-1 within each span
+    cuts = np.asarray(span_a, dtype=float)[which] + np.asarray(span_d, dtype=float)[which] * k / pieces[which]
+    values = np.concatenate([np.asarray(raw, dtype=float), cuts])
+    owner = np.concatenate([np.asarray(raw_owner, dtype=np.int64), np.asarray(span_owner, dtype=np.int64)[which]])
+    ends = np.array([(c[1], c[2]) for c in curves], dtype=float).reshape(-1, 2)
+    values = np.minimum(np.maximum(values, ends[owner, 0]), ends[owner, 1])  # np.clip's order: low bound, then high
+    order = np.lexsort((values, owner))
+    values, owner = values[order], owner[order]
+    keep = np.ones(len(values), dtype=bool)
+    keep[1:] = (values[1:] != values[:-1]) | (owner[1:] != owner[:-1])
+    return values[keep], owner[keep]
 
 
 def _segment_distances(probes: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -57,39 +79,61 @@ def _segment_distances(probes: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.n
     return np.sqrt(((probes - a[:, None] - t[..., None] * ab[:, None]) ** 2).sum(axis=2)).max(axis=1)
 
 
+def _values(curves: list, ts: np.ndarray, owner: np.ndarray, dim: int) -> np.ndarray:
+    """(n, dim) the curves' points at ``ts`` (grouped by ``owner``, ascending): one OCCT evaluation per point,
+    in the order given, read straight into one array."""
+    coord = (gp_Pnt2d if dim == 2 else gp_Pnt).Coord
+    counts = np.bincount(owner, minlength=len(curves)).tolist()
+    cuts = np.cumsum([0, *counts]).tolist()
+    flat = ts.tolist()
+    calls = chain.from_iterable(map(curves[i][0].Value, flat[cuts[i]:cuts[i + 1]]) for i in range(len(curves))
+                                if counts[i])
+    return np.fromiter(chain.from_iterable(map(coord, calls)), dtype=float, count=len(flat) * dim).reshape(-1, dim)
+
+
+def sample_curves(curves: list, tolerance: float, dim: int) -> list[np.ndarray]:
+    """``sample_curve`` of every (curve, first, last) in ``curves``, refined together: one numpy pass per round for
+    all of them. Each curve's points are evaluated in the same order as alone, so they are the same points."""
+    if not curves:
+        return []
+    params, owner = _seeds(curves, tolerance)
+    points = _values(curves, params, owner, dim)
+    straight = np.array([c.GetType().value in _POLYNOMIAL and c.Degree() == 1 for c, _, _ in curves])
+    # a polyline: the seeds hold every knot, so each piece is straight and no probe can be off
+    same = owner[1:] == owner[:-1]
+    piece = same & ~straight[owner[1:]]  # consecutive seeds of one curve that is not a polyline
+    all_t, all_p, all_o = [params], [points], [owner]
+    t0, t1, p0, p1, o = params[:-1][piece], params[1:][piece], points[:-1][piece], points[1:][piece], owner[1:][piece]
+    total = np.bincount(owner, minlength=len(curves))
+    for _ in range(MAX_ROUNDS):
+        go = total[o] <= MAX_POINTS  # a curve past MAX_POINTS stops refining
+        if not go.all():
+            t0, t1, p0, p1, o = t0[go], t1[go], p0[go], p1[go], o[go]
+        if not len(t0):
+            break
+        probe_t = t0[:, None] + (t1 - t0)[:, None] * _PROBES[None]
+        probes = _values(curves, probe_t.ravel(), np.repeat(o, len(_PROBES)), dim).reshape(len(t0), len(_PROBES), dim)
+        bad = _segment_distances(probes, p0, p1) > tolerance
+        if not bad.any():
+            break
+        all_t.append(probe_t[bad].ravel())
+        all_p.append(probes[bad].reshape(-1, dim))
+        all_o.append(np.repeat(o[bad], len(_PROBES)))
+        total += np.bincount(all_o[-1], minlength=len(curves))
+        ts = np.concatenate([t0[bad, None], probe_t[bad], t1[bad, None]], axis=1)  # (m, 5)
+        ps = np.concatenate([p0[bad, None], probes[bad], p1[bad, None]], axis=1)  # (m, 5, dim)
+        o = np.repeat(o[bad], len(_PROBES) + 1)
+        t0, t1 = ts[:, :-1].ravel(), ts[:, 1:].ravel()
+        p0, p1 = ps[:, :-1].reshape(-1, dim), ps[:, 1:].reshape(-1, dim)
+    t, o, p = np.concatenate(all_t), np.concatenate(all_o), np.concatenate(all_p)
+    order = np.lexsort((t, o))  # stable: equal parameters of one curve keep the order they were found in
+    return np.split(p[order], np.cumsum(np.bincount(o, minlength=len(curves)))[:-1].tolist())
+
+
 def sample_curve(curve, first: float, last: float, tolerance: float, dim: int) -> np.ndarray:
     """(k, dim) points on ``curve`` (a 2D or 3D OCCT adaptor) from ``first`` to ``last``, in parameter order.
 
     Every piece between consecutive points stays within ``tolerance`` of the curve at its quarter
     points, measured to the piece as a segment; ``dim`` = 2 or 3 (the adaptor's dimension).
     """
-    value, coord = curve.Value, (gp_Pnt2d if dim == 2 else gp_Pnt).Coord
-
-    def values(ts: np.ndarray) -> np.ndarray:  # one OCCT evaluation per point, read straight into one array
-        n = len(ts)
-        return np.fromiter(chain.from_iterable(map(coord, map(value, ts.tolist()))), dtype=float,
-                           count=n * dim).reshape(n, dim)
-
-    params = _seed_parameters(curve, first, last, tolerance)
-    points = values(params)
-    if curve.GetType().value in _POLYNOMIAL and curve.Degree() == 1:
-        return points  # a polyline: the seeds hold every knot, so each piece is straight and no probe can be off
-    all_t, all_p = [params], [points]
-    t0, t1, p0, p1 = params[:-1], params[1:], points[:-1], points[1:]
-    for _ in range(MAX_ROUNDS):
-        if not len(t0) or sum(len(t) for t in all_t) > MAX_POINTS:
-            break
-        probe_t = t0[:, None] + (t1 - t0)[:, None] * _PROBES[None]
-        probes = values(probe_t.ravel()).reshape(len(t0), len(_PROBES), dim)
-        bad = _segment_distances(probes, p0, p1) > tolerance
-        if not bad.any():
-            break
-        all_t.append(probe_t[bad].ravel())
-        all_p.append(probes[bad].reshape(-1, dim))
-        ts = np.concatenate([t0[bad, None], probe_t[bad], t1[bad, None]], axis=1)  # (m, 5)
-        ps = np.concatenate([p0[bad, None], probes[bad], p1[bad, None]], axis=1)  # (m, 5, dim)
-        t0, t1 = ts[:, :-1].ravel(), ts[:, 1:].ravel()
-        p0, p1 = ps[:, :-1].reshape(-1, dim), ps[:, 1:].reshape(-1, dim)
-    t = np.concatenate(all_t)
-    order = np.argsort(t, kind="stable")
-    return np.concatenate(all_p)[order]
+    return sample_curves([(curve, first, last)], tolerance, dim)[0]

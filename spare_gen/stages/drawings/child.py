@@ -133,7 +133,7 @@ def view_problem(lines: ViewLines, box: np.ndarray, reach: np.ndarray | None, px
     short = shortfall(lines, reach) * px_per_unit
     if short > SHORTFALL_PX:
         return f"lines stop {short:.1f} px short of the model's projected edges"
-    stray = 0.0 if outline is None or pose is None else outline.stray_px(lines, pose)
+    stray = 0.0 if outline is None or pose is None else outline.stray_beyond_px(lines, pose)
     if stray > STRAY_PX:
         return f"a line strays {stray:.1f} px from every projected edge and silhouette of the model"
     return ""
