@@ -1,15 +1,18 @@
 """CPU time of `spare-gen --help`, --version, a bare `spare-gen` and every command's --help (getrusage of the child).
 
 Each is one fresh interpreter (`python -m spare_gen ...`), as a user types it; the figure is the child's user +
-system CPU, so a loaded machine stretches the wall clock but not this. Run from the repository root:
+system CPU, so a loaded machine stretches the wall clock but not this, and with ``--repeat N`` the median of N such
+runs (each command's runs interleaved with the others'). Run from the repository root:
 
-    python benchmarks/bench_help.py
+    python benchmarks/bench_help.py --repeat 5
 """
 
 from __future__ import annotations
 
+import argparse
 import os
 import resource
+import statistics
 import subprocess
 import sys
 
@@ -26,10 +29,21 @@ def child_cpu(args: list[str]) -> tuple[float, int]:
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=1, help="runs of each command; the median is printed")
+    repeat = parser.parse_args().repeat
     child_cpu(["--version"])  # once, to warm the file cache
-    for args in (["--help"], ["--version"], [], *([name, "--help"] for name in COMMANDS)):
-        cpu, code = child_cpu(args)
-        print(f"{'spare-gen ' + ' '.join(args):32s} {cpu:5.2f} s  (exit {code})")
+    print(f"load {os.getloadavg()[0]:.1f}")
+    every = (["--help"], ["--version"], [], *([name, "--help"] for name in COMMANDS))
+    runs: dict[tuple[str, ...], list[tuple[float, int]]] = {tuple(args): [] for args in every}
+    for _ in range(max(1, repeat)):
+        for args in every:
+            runs[tuple(args)].append(child_cpu(list(args)))
+    for args, results in runs.items():
+        cpu = statistics.median(c for c, _ in results)
+        codes = sorted({code for _, code in results})
+        print(f"{'spare-gen ' + ' '.join(args):32s} {cpu:5.2f} s  (exit {', '.join(map(str, codes))})")
+    print(f"load {os.getloadavg()[0]:.1f}")
 
 if __name__ == "__main__":
     main()

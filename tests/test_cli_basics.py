@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -99,6 +100,31 @@ def test_help_version_and_a_bare_command_work_on_the_base_install_without_torch(
     every = subprocess.run([str(python_without_torch), "-c", EVERY_HELP], cwd=REPO, capture_output=True, text=True,
                            timeout=300, env=without_torch_env())
     assert every.returncode == 0 and every.stdout == f"{len(COMMANDS)} False\n", every.stderr
+
+
+# one command's --help in a fresh interpreter, as a user types it: the heavy packages it loaded
+ONE_HELP = """
+import contextlib, io, sys
+from spare_gen.cli import main
+with contextlib.redirect_stdout(io.StringIO()):
+    try:
+        main([sys.argv[1], "--help"])
+    except SystemExit as exc:
+        assert exc.code == 0, exc.code
+print(" ".join(m for m in sys.argv[2:] if m in sys.modules))
+"""
+NEVER_FOR_HELP = ("torch", "dask", "distributed", "OCP")  # no command's --help loads these
+ARRAYS = ("numpy", "pyarrow", "pandas", "scipy", "PIL")  # nor these, for the commands whose options need no data
+NO_ARRAYS_FOR_HELP = ("run", "pool", "config", "validate", "metric-report", "rank", "simulate-raters", "learn-metric",
+                      "evaluate-poses", "audit", "export-spare3d")
+
+
+@pytest.mark.parametrize("command", list(COMMANDS))
+def test_a_commands_help_imports_no_heavy_package(command):
+    heavy = NEVER_FOR_HELP + (ARRAYS if command in NO_ARRAYS_FOR_HELP else ())
+    done = subprocess.run([sys.executable, "-c", ONE_HELP, command, *heavy], cwd=REPO, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0 and done.stdout == "\n", (command, done.stdout, done.stderr)
 
 
 @pytest.mark.parametrize("command", ["cache", "train-baseline"])

@@ -6,7 +6,10 @@ from collections import Counter
 
 import pytest
 
+from spare_gen.card.dataset import rules
+from spare_gen.config import load_config
 from spare_gen.stages.questions.select import (
+    split_ratio,
     ModelQueues, balanced_choice, balanced_labels, fit_counts, model_order, needs_by_split, needs_by_stratum,
     plan_quotas, shortage, split_blocks, split_sizes, spread,
 )
@@ -114,3 +117,13 @@ def test_balanced_choice_respects_options_and_balances():
     assert restricted[0] in (1, 2) and restricted[1] == 1 and restricted[2] in (2, 3)
     with pytest.raises(ValueError, match="no allowed value"):
         balanced_choice([[99]], values, rng)
+
+
+def test_the_split_ratio_is_said_in_the_smallest_whole_numbers_and_the_card_says_the_configured_one():
+    assert split_ratio((0.8, 0.1, 0.1)) == "8:1:1"
+    assert split_ratio((0.7, 0.15, 0.15)) == "14:3:3"
+    assert split_ratio((0.5, 0.25, 0.25)) == "2:1:1"
+    assert split_ratio((1 / 3, 1 / 3, 1 / 3)) == "1:1:1"
+    assert split_ratio((0.3333, 0.3333, 0.3334)) == "33.3 % / 33.3 % / 33.3 %"  # no small whole-number ratio
+    assert any("sized 8:1:1," in rule for rule in rules(load_config(None)))
+    assert any("sized 14:3:3," in rule for rule in rules(load_config(None, ["questions.split=[0.7,0.15,0.15]"])))

@@ -3,6 +3,8 @@ compared or written outside the stage schemas; the stages `regenerate` runs are 
 
 from __future__ import annotations
 
+import argparse
+import importlib
 import re
 from pathlib import Path
 
@@ -11,7 +13,9 @@ import pytest
 
 from spare_gen.config import load_config
 from spare_gen.stages.drawings.schema import DRAWINGS_SCHEMA, failed_rows
-from spare_gen.jobs.stages import STAGE_NAMES, wanted
+from spare_gen.cli.options import run as run_options
+from spare_gen.stage_table import POOL_STAGES, STAGE_NAMES, STAGES, wanted
+from spare_gen.store.inventory import MANAGED_DIRS
 from spare_gen.stages.models.schema import MODELS_SCHEMA, ModelRow
 from spare_gen.runner.isolation import Status
 from spare_gen.store.shards import rows_to_table
@@ -59,3 +63,22 @@ def test_the_stages_run_are_the_listed_ones_the_config_enables():
     no_drawings = load_config(None, ["render.enabled=false", "pool.enabled=false"])
     assert [s.name for s in wanted(no_drawings, STAGE_NAMES)] == ["models"]
     assert [s.name for s in wanted(everything, ("pool", "models"))] == ["models", "pool"]  # list order, not asked order
+
+
+
+def test_a_stage_is_named_once_and_the_help_the_store_and_the_stage_packages_read_it_from_the_table():
+    from spare_gen.stages.drawings.render import DRAWINGS_DIR
+    from spare_gen.stages.pool.schema import POOL_DIR
+    from spare_gen.stages.questions.schema import QUESTIONS_DIR
+
+    assert MANAGED_DIRS == ("models", "drawings", "questions", "pool") == tuple(s.folder for s in STAGES if s.folder)
+    assert (DRAWINGS_DIR, QUESTIONS_DIR, POOL_DIR) == ("drawings", "questions", "pool")
+    assert POOL_STAGES == ("models", "pool")
+    parser = argparse.ArgumentParser()
+    run_options.add_arguments(parser)
+    stages = next(a for a in parser._actions if a.dest == "stages")
+    assert stages.default == "models,drawings,questions,pool" and "four" not in stages.help
+    assert all(f"{s.name} ({s.help})" in stages.help for s in STAGES if not s.follows), stages.help
+    for stage in STAGES:  # every implementation the table names exists
+        module, _, function = stage.runs.partition(":")
+        assert callable(getattr(importlib.import_module(module), function)), stage.runs

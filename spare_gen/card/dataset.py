@@ -13,7 +13,8 @@ from spare_gen.stages.drawings.preset import drawing_rule
 from spare_gen.hub.pack import HF_SPLIT, hf_path
 from spare_gen.stages.models.quality import Quality
 from spare_gen.stages.models.schema import MODELS_FILE
-from spare_gen.stages.questions.tasks import LAYOUTS, SPLITS, TASKS, TASK_SPECS, describe
+from spare_gen.stages.questions.select import split_ratio
+from spare_gen.stages.questions.tasks import SPLITS, TASKS, TASK_SPECS, describe
 from spare_gen.stages.questions.layout import empty_splits, empty_splits_warning
 from spare_gen.stages.questions.tasks.isometric_to_pose import POSE_CHOICE_SETS
 from spare_gen.runner.isolation import Status
@@ -33,7 +34,7 @@ RULES = [
     "No two candidates of a question are the same or nearly the same drawing (identical PNG bytes, or symmetric "
     "chamfer distance of the vector drawings below `duplicate_tolerance_px`).",
     "Models the drawing stage flagged blank, tiny or duplicate are never used.",
-    "Splits are made by model (no model in two splits), sized 8:1:1, and every split of every task has the same "
+    "Splits are made by model (no model in two splits), sized {ratio}, and every split of every task has the same "
     "mix of 2/3/4-primitive models (counts at most 1 apart).",
     "All images of a task have the same size, resolution and scale rule (one framing per model, shared by all "
     "its views and by its cut objects).",
@@ -46,9 +47,10 @@ REUSE_RULE = ("Each model serves at most one question per task (`questions.model
 
 
 def rules(config: Config) -> list[str]:
-    """The card's rules: rule 2 says how models are shared between tasks."""
+    """The card's rules: rule 2 says how models are shared between tasks, rule 5 the configured split ratio."""
     reuse = config.questions.model_reuse is ModelReuse.PER_TASK
-    return [REUSE_RULE if reuse and i == 1 else rule for i, rule in enumerate(RULES)]
+    ratio = split_ratio(config.questions.split)
+    return [REUSE_RULE if reuse and i == 1 else rule.replace("{ratio}", ratio) for i, rule in enumerate(RULES)]
 
 
 def _table(header: list[str], rows: list[list]) -> str:
@@ -271,7 +273,7 @@ def _intro(config: Config, tasks: list[TaskName]) -> list[str]:
         "",
         "## Tasks",
         "",
-        *[f"- **`{t.value}`** - {LAYOUTS[t].summary} Files: `questions/{t.value}/{{train,val,test}}.parquet`."
+        *[f"- **`{t.value}`** - {TASK_SPECS[t].summary} Files: `questions/{t.value}/{{train,val,test}}.parquet`."
           for t in tasks],
         "",
     ]

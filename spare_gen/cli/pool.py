@@ -6,7 +6,7 @@ import argparse
 
 from spare_gen.cli.common import config_line, resolve_config
 from spare_gen.cli.job import run_job
-from spare_gen.jobs.regenerate import POOL_STAGES
+from spare_gen.stage_table import POOL_STAGES
 
 
 def run(args: argparse.Namespace) -> int:

@@ -24,10 +24,10 @@ from spare_gen.data.stats import CONFIDENCE, wilson
 from spare_gen.data.tables import check_split, load_split
 from spare_gen.store.inventory import REPORTS_DIR
 from spare_gen.stages.questions.layout import task_name
-from spare_gen.stages.questions.tasks import LAYOUTS, TASKS, dataset_choices
+from spare_gen.stages.questions.tasks import TASK_SPECS, TASKS, dataset_choices
 
 REQUIRED_COLUMNS = ("question_id", "answer")
-MULTIPLE_CHOICE = tuple(t for t in TASKS if LAYOUTS[t].n_answers)
+MULTIPLE_CHOICE = tuple(t for t in TASKS if TASK_SPECS[t].n_answers)
 SHOWN_IDS = 3  # ids quoted per kind of problem in a one-line error
 
 

@@ -35,10 +35,10 @@ from spare_gen.metrics.paper_table2 import (
     unexplained_cells,
 )
 from spare_gen.stages.models.schema import MODELS_FILE
+from spare_gen.metrics import RECOMMENDED_MODELS
 from spare_gen.metrics.properties import (
     PAPER_ASSUMPTIONS,
     PASS_RATE,
-    RECOMMENDED_MODELS,
     STEPS,
     TESTS,
     bootstrap_intervals,
@@ -47,6 +47,7 @@ from spare_gen.metrics.properties import (
     property_cases,
     render_markdown,
 )
+from spare_gen.jobs.defaults import METRIC_REPORT_MODELS as DEFAULT_MODELS
 from spare_gen.runner.cluster import open_client
 from spare_gen.runner.isolation import Status
 from spare_gen.stages.pool.driver import pool_models, wireframe_unit
@@ -55,7 +56,6 @@ from spare_gen.stages.pool.settings import WIREFRAMES_STAGE, WireframeSettings
 from spare_gen.wireframe import Wireframe
 
 WIREFRAME_COLUMNS = ["model_id", "vertices", "edges", "vertex_kinds"]
-DEFAULT_MODELS = RECOMMENDED_MODELS  # GT wireframes the report aims for (pool's first, then extracted)
 MARKDOWN_NAME = "metric_properties.md"
 PARQUET_NAME = "metric_properties.parquet"
 

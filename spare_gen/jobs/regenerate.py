@@ -21,13 +21,13 @@ from spare_gen.card.compose import write_card
 from spare_gen.config.schema import Config
 from spare_gen.store import ownership
 from spare_gen.store.inventory import RUN_FILE, foreign, owned, remove_unreferenced
-from spare_gen.jobs.stages import POOL_STAGES, STAGE_NAMES, pool_models_only, wanted
 from spare_gen.store.manifest import complete_for, now, stage_summaries, write_manifest, write_run_record
 from spare_gen.stages.models.driver import models_unchanged
 from spare_gen.stages.questions.stage.plan import check_counts
 from spare_gen.store.preflight import check_output_folder, check_output_path, output_lock
 from spare_gen.runner.cluster import open_cluster
 from spare_gen.runner.stage import MachineFailure
+from spare_gen.stage_table import POOL, POOL_STAGES, QUESTIONS, STAGE_NAMES, pool_models_only, wanted
 
 __all__ = ["POOL_STAGES", "STAGE_NAMES", "nothing_to_do", "run"]
 
@@ -46,9 +46,9 @@ def run(config: Config, *, stages: tuple[str, ...] = STAGE_NAMES, announce: str 
     notebook's, a benchmark's) to run on instead of the configured cluster; it stays open after the run."""
     check_output_path(config.out)  # an empty out (the current folder), the root: one line, before anything
     out = Path(config.out)
-    if "questions" in _names(config, stages):  # counts no run could meet: one line (exit 2), nothing touched
+    if QUESTIONS.name in _names(config, stages):  # counts no run could meet: one line (exit 2), nothing touched
         check_counts(config)
-    if "pool" in stages and config.pool.enabled and config.pool.predictions \
+    if POOL.name in stages and config.pool.enabled and config.pool.predictions \
             and not Path(config.pool.predictions).is_dir():  # before any work
         raise FileNotFoundError(f"pool.predictions: folder {config.pool.predictions!r} does not exist")
     if nothing_to_do(config, out, stages):

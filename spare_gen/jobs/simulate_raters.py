@@ -17,6 +17,7 @@ import pyarrow.parquet as pq
 
 from spare_gen import atomic
 from spare_gen.annotate.plan import ANNOTATIONS_DIR
+from spare_gen.jobs.defaults import SIMULATED_TRUTH
 from spare_gen.ranking.agreement import metric_directions
 from spare_gen.ranking.judgements import validate_pairs
 from spare_gen.ranking.raters import SIMULATED_PREFIX
@@ -24,7 +25,6 @@ from spare_gen.ranking.simulate import metric_mix_quality, parse_weights, simula
 
 # beside the raters' answers, where `rank OUT OUT/annotations` reads; a rater name cannot start with "_"
 DEFAULT_ANSWERS = f"{ANNOTATIONS_DIR}/_simulated_raters.csv"
-DEFAULT_TRUTH = "edge_f1"
 
 
 def parse_group(text: str) -> tuple[list[float], str]:
@@ -36,7 +36,7 @@ def parse_group(text: str) -> tuple[list[float], str]:
         raise ValueError(f"--group {text!r}: accuracies must be numbers, e.g. '0.9,0.9:edge_f1'") from None
     if not values:
         raise ValueError(f"--group {text!r} lists no rater accuracy")
-    return values, truth or DEFAULT_TRUTH
+    return values, truth or SIMULATED_TRUTH
 
 
 def run(

@@ -1,15 +1,12 @@
-"""The pipeline's stages, listed once, in the order they run: each a name, whether the config enables it, and
-``run(client, config, out, names) -> Summary`` (``names``: the stages this run was asked for).
+"""Each stage's implementation as the stage table (``spare_gen.stage_table``) names it: ``run_<stage>(client, config,
+out, names) -> Summary`` (``names``: the stages this run was asked for), and the bias audit's line.
 
-``spare-gen run --stages`` takes the names of ``STAGE_NAMES``; a step that ``follows`` a stage (the bias audit
-follows the questions) runs whenever that stage runs. Adding a stage is one entry here and one driver.
+The table (names, folders, help, the config switches, run order) is re-exported here for the jobs.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 from spare_gen.audit.probes import REPORT_NAME, audit_and_record
 from spare_gen.audit.text import summary as audit_summary
@@ -17,44 +14,15 @@ from spare_gen.audit.text import too_little_data
 from spare_gen.audit.text import warnings as audit_warnings
 from spare_gen.config.schema import Config
 from spare_gen.data.evaluate import REPORTS_DIR
-from spare_gen.stages.drawings.driver import run_drawings
-from spare_gen.stages.models.driver import run_models
-from spare_gen.stages.pool.driver import run_pool
-from spare_gen.stages.questions.driver import run_questions
+from spare_gen.stages.drawings import driver as drawings_driver
+from spare_gen.stages.models import driver as models_driver
+from spare_gen.stages.pool import driver as pool_driver
+from spare_gen.stages.questions import driver as questions_driver
 from spare_gen.runner.contract import Summary
+from spare_gen.stage_table import AUDIT, POOL_STAGES, STAGE_NAMES, STAGES, pool_models_only, wanted
 
-AUDIT = "audit"
-
-
-@dataclass(frozen=True)
-class Stage:
-    name: str
-    enabled: Callable[[Config], bool]
-    run: Callable[[object, Config, Path, tuple[str, ...]], Summary]
-    follows: str = ""  # a step run with that stage, not named on its own in --stages
-
-
-def _always(config: Config) -> bool:
-    return True
-
-
-def _drawn(config: Config) -> bool:
-    return config.render.enabled
-
-
-def _asked(config: Config) -> bool:
-    return config.render.enabled and config.questions.enabled
-
-
-def _pooled(config: Config) -> bool:
-    return config.pool.enabled
-
-
-def pool_models_only(config: Config, names: tuple[str, ...]) -> int:
-    """The models a run needs when it makes a pool and nothing that needs every model (no drawings): pool.models
-    (0 = every model, as when drawings are made)."""
-    runs = {s.name for s in wanted(config, names)}
-    return config.pool.models if "pool" in runs and "drawings" not in runs else 0
+__all__ = ["POOL_STAGES", "STAGE_NAMES", "STAGES", "audit_line", "pool_models_only", "run_audit", "run_drawings",
+           "run_models", "run_pool", "run_questions", "wanted"]
 
 
 def audit_line(out: Path, seed: int, client=None, show: bool = False) -> str:
@@ -71,37 +39,21 @@ def audit_line(out: Path, seed: int, client=None, show: bool = False) -> str:
     return f"audit: {audit_summary(report)}"
 
 
-def _models(client, config: Config, out: Path, names: tuple[str, ...]) -> Summary:
-    return run_models(client, config, out, pool_models_only(config, names))
+def run_models(client, config: Config, out: Path, names: tuple[str, ...]) -> Summary:
+    return models_driver.run_models(client, config, out, pool_models_only(config, names))
 
 
-def _drawings(client, config: Config, out: Path, names: tuple[str, ...]) -> Summary:
-    return run_drawings(client, config, out)
+def run_drawings(client, config: Config, out: Path, names: tuple[str, ...]) -> Summary:
+    return drawings_driver.run_drawings(client, config, out)
 
 
-def _questions(client, config: Config, out: Path, names: tuple[str, ...]) -> Summary:
-    return run_questions(client, config, out)
+def run_questions(client, config: Config, out: Path, names: tuple[str, ...]) -> Summary:
+    return questions_driver.run_questions(client, config, out)
 
 
-def _audit(client, config: Config, out: Path, names: tuple[str, ...]) -> Summary:
-    return Summary(AUDIT, audit_line(Path(out), config.seed, client, config.runner.progress))
+def run_audit(client, config: Config, out: Path, names: tuple[str, ...]) -> Summary:
+    return Summary(AUDIT.name, audit_line(Path(out), config.seed, client, config.runner.progress))
 
 
-def _pool(client, config: Config, out: Path, names: tuple[str, ...]) -> Summary:
-    return run_pool(client, config, out)
-
-
-STAGES = (
-    Stage("models", _always, _models),
-    Stage("drawings", _drawn, _drawings),
-    Stage("questions", _asked, _questions),
-    Stage(AUDIT, _asked, _audit, follows="questions"),
-    Stage("pool", _pooled, _pool),
-)
-STAGE_NAMES = tuple(s.name for s in STAGES if not s.follows)  # what --stages accepts
-POOL_STAGES = ("models", "pool")  # `spare-gen pool`
-
-
-def wanted(config: Config, names: tuple[str, ...]) -> tuple[Stage, ...]:
-    """The stages (and the steps that follow them) among ``names`` that ``config`` enables, in run order."""
-    return tuple(s for s in STAGES if (s.follows or s.name) in names and s.enabled(config))
+def run_pool(client, config: Config, out: Path, names: tuple[str, ...]) -> Summary:
+    return pool_driver.run_pool(client, config, out)

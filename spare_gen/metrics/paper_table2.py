@@ -63,8 +63,8 @@ PAPER_RATES: dict[str, dict[str, float]] = {
 }
 
 class Cause(str, Enum):
-    """Why a cell's verdict differs from the paper's, by kind; each is shown by an experiment (a test) that
-    fails when the cause stops reproducing."""
+    """Why a cell's verdict differs from the paper's, by kind; each is shown by an experiment, which the test suite
+    runs so that it fails when the cause stops reproducing."""
 
     PROTOCOL = "paper protocol"  # the other mode (the paper's protocol, or ours) runs the cell its way and agrees
     DATA = "data"  # the paper's GT are houses, ours CSG/CAD parts (the house pool agrees), or a feature of our
@@ -79,7 +79,7 @@ class Cause(str, Enum):
 
 @dataclass(frozen=True)
 class Diagnosis:
-    """One line of cause and the experiment (a test name) that shows it."""
+    """One line of cause and the experiment that shows it, in one sentence."""
 
     cause: Cause
     why: str
@@ -91,8 +91,6 @@ class Diagnosis:
 
 UNEXPLAINED = "not explained yet"
 
-_T = "tests/test_paper_table2.py::"
-
 
 def _cells(diagnosis: Diagnosis, test: str, *metrics: str) -> dict[tuple[str, str], Diagnosis]:
     """The diagnosis of each named (test, metric) cell: one exact cell per metric, never a name prefix."""
@@ -102,123 +100,117 @@ def _cells(diagnosis: Diagnosis, test: str, *metrics: str) -> dict[tuple[str, st
 _WEDS = ("wed_prereg", "wed_mnn", "wed_nearest", "wed_ap")
 _vertex_only = Diagnosis(Cause.DEFINITION, "a score of the vertices alone cannot change when only edges do (the "
                          "paper's own corner P/R/F1 fail this row); the paper's 1.00 needs an offset that reads "
-                         "edges", _T + "test_vertex_only_metrics_cannot_see_wrong_or_deleted_edges")
+                         "edges", "Vertex-only metrics cannot see wrong or deleted edges")
 _wrong = Diagnosis(Cause.DEFINITION, "each wrong edge is an edge the WED deletes at its length, cylinder volume "
                    "outside the GT's and a positive weight in the Laplacian, so the metric as defined rises at every "
-                   "step", _T + "test_every_wed_spectrum_and_cylinder_iou_rises_with_each_wrong_edge")
+                   "step", "Every WED spectrum and cylinder IoU rises with each wrong edge")
 _collinear = Diagnosis(Cause.SCHEDULE, "our split pushes the new vertex 0.05 off the edge; split collinearly, as the "
                        "paper's Figure 1 (--paper-compat), the edge's points and cylinders stay where they were and no step "
                        "shows",
-                       _T + "test_collinear_splits_leave_the_chamfer_and_the_cylinder_iou_unchanged")
+                       "Collinear splits leave the chamfer and the cylinder IoU unchanged")
 _random_samples = Diagnosis(Cause.PROTOCOL, "the paper samples the edges at random, so two samplings of one "
                             "wireframe differ; ours are deterministic (--paper-compat samples at random and agrees)",
-                            _T + "test_under_the_paper_protocol_identity_is_d_x_x_and_round_off_or_random_samples_fail_it")
+                            "Under the paper protocol, identity is d(x, x), and round-off or random samples fail it")
 _sampling_noise = Diagnosis(Cause.PROTOCOL, "random edge samples add noise to every chamfer value, larger than what "
                             "one small break or deleted edge adds, so a step can look like a fall (--paper-compat "
                             "samples at random and agrees)",
-                            _T + "test_random_samples_hide_steps_the_deterministic_chamfer_sees")
+                            "Random samples hide steps the deterministic chamfer sees")
 _round_off = Diagnosis(Cause.PROTOCOL, "the paper checks d(x, x) == 0 exactly, which pre-registration's "
                        "(x - mean) / s * s + mean misses by round-off; ours allows 1e-9 on a relabelled copy "
                        "(--paper-compat agrees)",
-                       _T + "test_under_the_paper_protocol_identity_is_d_x_x_and_round_off_or_random_samples_fail_it")
+                       "Under the paper protocol, identity is d(x, x), and round-off or random samples fail it")
 _pure_shift = Diagnosis(Cause.PROTOCOL, "our shift rows add the noise too, which changes the GT length that divides "
                         "the WED; the paper's translate only, keeping every length (--paper-compat agrees)",
-                        _T + "test_a_pure_shift_keeps_the_weds_symmetric_where_our_noisy_shift_does_not")
+                        "A pure shift keeps the WEDs symmetric where our noisy shift does not")
 _symmetric = Diagnosis(Cause.DEFINITION, "the metric as defined is symmetric (a test swaps the arguments); the "
                        "paper's value says its implementation was not",
-                       _T + "test_the_corner_offset_and_spectral_distances_are_symmetric_and_blind_to_a_shift")
+                       "The corner offset and spectral distances are symmetric and blind to a shift")
 _shift_blind = Diagnosis(Cause.DEFINITION, "a translation leaves every edge length and so the spectrum unchanged: "
                          "every difference is 0, which the test counts as proportional",
-                         _T + "test_the_corner_offset_and_spectral_distances_are_symmetric_and_blind_to_a_shift")
+                         "The corner offset and spectral distances are symmetric and blind to a shift")
 _normalised = Diagnosis(Cause.METRIC, "the paper's Spectral L2 behaves like W2 between the normalised Laplacians' "
                         "spectra (spectral_normalised), which do not follow a break or a deleted edge step by step "
                         "(--paper-compat compares it and agrees)",
-                        _T + "test_the_normalised_spectrum_misses_steps_that_the_length_weighted_one_follows")
+                        "The normalised spectrum misses steps that the length-weighted one follows")
 _padded = Diagnosis(Cause.METRIC, "W1 compares the spectra as distributions, so a vertex fewer re-weights every "
                     "eigenvalue; the paper's L1 rises like the zero-padded L1 (spectral_l1_padded; --paper-compat "
                     "compares it as a relative error and agrees)",
-                    _T + "test_the_zero_padded_spectral_l1_rises_with_each_deleted_vertex_where_w1_does_not")
+                    "The zero-padded spectral L1 rises with each deleted vertex where W1 does not")
 _relative_l1 = Diagnosis(Cause.METRIC, "the paper's L1 fails this row as its WEDs do (0.44 each), as an L1 divided by a "
                          "size of the GT must once noise changes that size; the relative L1 (spectral_l1_relative, "
                          "--paper-compat) agrees",
-                         _T + "test_an_l1_divided_by_a_size_of_the_gt_is_not_symmetric_under_noise_as_the_weds")
+                         "An L1 divided by a size of the GT is not symmetric under noise as the WEDs")
 _squared = Diagnosis(Cause.METRIC, "W2 between spectra is a metric and keeps the triangle inequality; a squared "
                      "distance breaks it as the paper's L2 does (its L1 passes; --paper-compat compares "
                      "spectral_normalised_squared)",
-                     _T + "test_the_squared_spectral_distance_breaks_the_triangle_inequality_the_w2_distance_keeps")
+                     "The squared spectral distance breaks the triangle inequality the W2 distance keeps")
 _thinned_spectrum = Diagnosis(Cause.DATA, "squared, the normalised spectral distance breaks the inequality on thinned "
                               "copies of wireframes with close vertices (two cubes with a chimney: 0.60) but rarely on "
                               "our houses' (128 houses: 0.93)",
-                              _T + "test_the_squared_normalised_spectrum_breaks_the_triangle_on_wireframes_with_close_"
-                              "vertices")
+                              "The squared normalised spectrum breaks the triangle on wireframes with close vertices")
 _box_splits = Diagnosis(Cause.DATA, "split collinearly, the boxes CSG parts are made of raise the zero-padded spectrum at "
                         "every step; a house with a chimney does not (the house pool's 0.50 agrees)",
-                        _T + "test_collinear_splits_raise_the_padded_spectrum_of_boxes_but_not_always_of_a_house")
+                        "Collinear splits raise the padded spectrum of boxes but not always of a house")
 _ap_radius = Diagnosis(Cause.METRIC, "the close shift (10 x 0.003) crosses our 0.02 match radius and the WED jumps; "
                        "with a radius past 0.03 (Building3D's is in metres) it stays proportional",
-                       _T + "test_the_threshold_wed_follows_a_close_shift_proportionally_only_with_a_radius_beyond_the_shift")
+                       "The threshold WED follows a close shift proportionally only with a radius beyond the shift")
 _house_edges = Diagnosis(Cause.DATA, "on parts some deleted edges (short curve pieces, overlapping features) hide "
                          "inside their neighbours' cylinders; on house wireframes every deletion shows",
-                         _T + "test_a_short_edge_inside_its_neighbours_cylinders_is_deleted_unseen")
+                         "A short edge inside its neighbours' cylinders is deleted unseen")
 
 _split_costs = Diagnosis(Cause.DEFINITION, "every split, collinear or pushed, adds a vertex no GT vertex is matched "
                          "to and replaces a GT edge by two pieces: the OSPA offset charges the vertex and each WED pays "
                          "the vertex and the edge at every step",
-                         _T + "test_every_split_adds_an_unmatched_vertex_and_replaces_a_gt_edge_which_the_offset_and_"
-                         "every_wed_charge")
+                         "Every split adds an unmatched vertex and replaces a GT edge which the offset and every WED "
+                         "charge")
 _short_split = Diagnosis(Cause.DATA, "half of an edge shorter than twice the 0.02 threshold still matches the whole "
                          "(segment Hausdorff within the threshold), so its collinear split is unseen; 2 of our 12 "
                          "houses split such an edge (chimney and dormer edges)",
-                         _T + "test_a_collinear_split_of_an_edge_shorter_than_twice_the_edge_threshold_leaves_edge_"
-                         "recall_unchanged")
+                         "A collinear split of an edge shorter than twice the edge threshold leaves edge recall "
+                         "unchanged")
 _w1_split = Diagnosis(Cause.DEFINITION, "a split adds an eigenvalue and divides one edge weight in two: W1 between the "
                       "spectra rises at every step, split collinearly or pushed",
-                      _T + "test_every_split_adds_a_vertex_and_divides_a_weight_which_the_w1_spectrum_follows")
+                      "Every split adds a vertex and divides a weight which the W1 spectrum follows")
 _move_conflict = Diagnosis(Cause.CONFLICT, "the paper's corner recall sees every move (1.00), so each moved vertex "
                            "leaves the 0.02 threshold, which takes its edges out of the GT's capsules of the same "
                            "radius: the IoU sees every step too",
-                           _T + "test_a_move_the_corner_recall_sees_takes_the_vertex_edges_out_of_the_gt_cylinders")
+                           "A move the corner recall sees takes the vertex edges out of the GT cylinders")
 _moving_l2 = Diagnosis(Cause.METRIC, "compared with spectral_normalised_squared, the variant that matches the column's other "
                        "monotonic rows; the text's length-weighted W2 (spectral) follows every move, as the paper's",
-                       _T + "test_a_moved_vertex_moves_the_length_weighted_spectrum_every_step_but_not_always_the_"
-                       "normalised_one")
+                       "A moved vertex moves the length-weighted spectrum every step but not always the normalised one")
 _unmatched_break = Diagnosis(Cause.CONFLICT, "each break's new vertex is matched to no GT vertex however small the gap; "
                              "read as the paper's text (correct within the threshold of any GT corner) a break under "
                              "the threshold would go unseen, but such a gap is also lost to the cylinder IoU, which "
                              "the paper's sees at every step (1.00)",
-                             _T + "test_every_break_leaves_a_vertex_unmatched_and_a_break_under_the_radius_is_lost_to_"
-                             "the_iou")
+                             "Every break leaves a vertex unmatched and a break under the radius is lost to the IoU")
 _break_eigen = Diagnosis(Cause.DEFINITION, "a break adds a vertex (one more eigenvalue) and shortens one edge weight: "
                          "W1 and the zero-padded L1 both rise at every step",
-                         _T + "test_each_break_adds_an_eigenvalue_both_readings_of_the_spectral_l1_count")
+                         "Each break adds an eigenvalue both readings of the spectral L1 count")
 _break_prereg = Diagnosis(Cause.DEFINITION, "each break adds an unmatched vertex and pulls a GT edge's end 0.05 away: "
                           "the pre-registered WED pays both at every step (the house pool's 0.67 agrees)",
-                          _T + "test_each_disconnect_step_is_seen_by_the_corners_prereg_wed_chamfer_and_spectra")
+                          "Each disconnect step is seen by the corners, prereg WED, chamfer and spectra")
 _deleted_vertex = Diagnosis(Cause.DEFINITION, "each deleted vertex takes at least one GT edge with it: its capsule "
                             "leaves the union and the WED pays its length, pre-registered or not",
-                            _T + "test_each_moving_vertex_and_deleted_vertex_step_is_seen_by_the_cylinder_iou_and_prereg_"
-                            "wed")
+                            "Each moving vertex and deleted vertex step is seen by the cylinder IoU and prereg WED")
 _hausdorff_symmetric = Diagnosis(Cause.DEFINITION, "Hausdorff is the larger of the two directed distances, so swapping "
                                  "the arguments changes nothing, with deterministic samples or each wireframe's random "
                                  "samples kept",
-                                 _T + "test_the_hausdorff_distance_is_the_same_both_ways_with_each_wireframe_keeping_its_"
-                                 "samples")
+                                 "The Hausdorff distance is the same both ways with each wireframe keeping its samples")
 _prereg_shift = Diagnosis(Cause.DEFINITION, "pre-registration moves the prediction onto the GT's mean, so after a pure "
                           "translation both directions are round-off, equal under numpy.isclose",
-                          _T + "test_pre_registration_removes_a_translation_so_the_shifted_wed_is_round_off_both_ways")
+                          "Pre-registration removes a translation so the shifted WED is round-off both ways")
 _thinned_chamfer = Diagnosis(Cause.DEFINITION, "a copy missing edges only uncovers points of x, each counted in "
                              "d(y, x) or, where y keeps its edge, in d(z, y): the chamfer keeps the inequality on "
                              "thinned copies, with deterministic or random samples",
-                             _T + "test_copies_that_only_lose_edges_keep_the_chamfer_triangle_inequality")
+                             "Copies that only lose edges keep the chamfer triangle inequality")
 _far_hausdorff = Diagnosis(Cause.PROTOCOL, "deterministic samples make each 0.025 shift step grow the Hausdorff "
                            "distance by the same amount; random samples (--paper-compat) add noise beyond 5 % of a step "
                            "and agree",
-                           _T + "test_a_far_shift_is_linear_for_the_deterministic_hausdorff_and_noisy_for_random_samples")
+                           "A far shift is linear for the deterministic Hausdorff and noisy for random samples")
 _chained_noise = Diagnosis(Cause.SCHEDULE, "our two noisy copies are independent and under the thresholds, so no "
                            "vertex changes its assignment; with the noise added twice at 0.03 (--paper-compat) close "
                            "vertices swap assignments and the cell agrees",
-                           _T + "test_noise_added_twice_past_the_thresholds_swaps_wed_vertex_assignments_and_breaks_the_"
-                           "triangle")
+                           "Noise added twice past the thresholds swaps WED vertex assignments and breaks the triangle")
 
 #: Our default metric -> the variant that behaves like the paper's implementation where its numbers show one
 #: other than its text; ``--paper-compat`` compares the variant with the paper's column instead.
@@ -277,7 +269,7 @@ DIAGNOSES: dict[tuple[str, str], Diagnosis] = {
 
 _fixed_samples = Diagnosis(Cause.PROTOCOL, "random samples drawn afresh for each call make a chamfer step look like "
                            "a fall; the deterministic default passes",
-                           _T + "test_random_samples_add_noise_larger_than_what_deleting_a_short_edge_adds_to_the_chamfer")
+                           "Random samples add noise larger than what deleting a short edge adds to the chamfer")
 
 #: Diagnoses of the cells that differ under the paper's protocol (``--paper-compat``), by exact cell.
 PAPER_COMPAT_DIAGNOSES: dict[tuple[str, str], Diagnosis] = {

@@ -126,7 +126,6 @@ PAPER_ASSUMPTIONS = (
 )
 PASS_RATE = 0.9  # a test is passed when at least this fraction of wireframes pass
 BOOTSTRAP_SAMPLES = 1000  # resamples of the wireframes for each cell's 95 % interval
-RECOMMENDED_MODELS = 64  # below this many wireframes many verdicts are not stable (see the report's intervals)
 
 
 class Category(str, Enum):

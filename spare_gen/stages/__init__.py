@@ -5,8 +5,8 @@
 3. ``questions`` -- the question datasets of every task (``questions/<task>/<split>.parquet``);
 4. ``pool``      -- the wireframe pool: ground-truth wireframes, corrupted variants, pictures and rater pairs.
 
-The stage list itself (names, enabled-by-config, each driver's ``run``) lives in
-``spare_gen/jobs/stages.py``; the regenerate job runs the listed stages in that order.
+The stage table itself (names, folders, help, the config switches, where each implementation lives) is
+``spare_gen/stage_table.py``; the regenerate job runs the listed stages in that order.
 This package imports nothing: importing ``spare_gen.stages`` does not load a driver. The library code the stages
 use sits beside them: ``spare_gen.wireframes`` (the pool's wireframe science), ``spare_gen.metrics``,
 ``spare_gen.store`` (dataset plumbing), ``spare_gen.runner`` and ``spare_gen.cad``.

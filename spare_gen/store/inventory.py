@@ -20,6 +20,7 @@ import pyarrow.parquet as pq
 from spare_gen.console import progress
 from spare_gen.filehash import sha256_file
 from spare_gen.store import ownership
+from spare_gen.stage_table import STAGE_FOLDERS
 from spare_gen.store.packed import packed_bytes, packed_paths
 
 MANIFEST_FILE = "dataset.json"
@@ -28,9 +29,10 @@ BOOKKEEPING = (".units", "timings", RUN_FILE)  # resume state and timings: not d
 REPORTS_DIR = "reports"  # analyses made from a dataset later (audit, metric report, rankings): not its tables
 FILE_COLUMN_NAMES = ("path", "svg", "png")
 FILE_COLUMN_SUFFIXES = ("_path", "_svg", "_png", "_step", "_json")
-# Folders whose files exist only because a table references them: a file spare_gen wrote there that no table names
-# is stale (removed after a run); a file it did not write is kept, wherever it is.
-MANAGED_DIRS = ("models", "drawings", "questions", "pool")
+# Folders whose files exist only because a table references them, the stages' (spare_gen.stage_table): a file
+# spare_gen wrote there that no table names is stale (removed after a run); a file it did not write is kept, wherever
+# it is.
+MANAGED_DIRS = STAGE_FOLDERS
 # Folders that commands run on a finished dataset write into (reports, rater answers, HTML pages, exports): not the
 # run's, so neither checked by validate nor listed as not spare_gen's (reports/audit.json, written by the run, is).
 LATER_DIRS = (REPORTS_DIR, "annotations", "show", "exports")

@@ -8,11 +8,11 @@ from __future__ import annotations
 import argparse
 
 from spare_gen.cli.common import CONFIG_INPUT, add_config_arguments
-from spare_gen.jobs.stages import STAGE_NAMES as STAGES
+from spare_gen.stage_table import STAGE_NAMES, stages_help
 
 EPILOG = CONFIG_INPUT
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     add_config_arguments(p)
-    p.add_argument("--stages", default=",".join(STAGES), help=f"comma-separated subset of {','.join(STAGES)} (default: all four)")
+    p.add_argument("--stages", default=",".join(STAGE_NAMES), help=stages_help())

@@ -10,7 +10,7 @@ from spare_gen.atomic import write_parquet
 from spare_gen.config.schema import Config, DrawingStore
 from spare_gen.stages.drawings.flags import apply_duplicates, duplicate_map
 from spare_gen.stages.drawings.schema import DRAWINGS_FILE, DRAWINGS_SCHEMA, VIEWS_FILE, VIEWS_SCHEMA, views_schema
-from spare_gen.stages.drawings.settings import STAGE, DrawSettings
+from spare_gen.stages.drawings.settings import DrawSettings
 from spare_gen.stages.drawings.worker import draw_task, drawings_rows, views_rows
 from spare_gen.stages.models.schema import MODELS_FILE
 from spare_gen.runner.contract import RunOptions, Summary
@@ -18,6 +18,7 @@ from spare_gen.runner.isolation import Status
 from spare_gen.runner.sharded import TableOut, run_sharded_stage
 from spare_gen.runner.stage import status_summary
 from spare_gen.store.shards import rows_to_table
+from spare_gen.stage_table import DRAWINGS
 
 TABLES = (TableOut(VIEWS_FILE, VIEWS_SCHEMA, views_rows), TableOut(DRAWINGS_FILE, DRAWINGS_SCHEMA, drawings_rows))
 
@@ -44,7 +45,7 @@ def run_drawings(client, config: Config, out: Path) -> Summary:
     run_sharded_stage(client, draw_task, units, DrawSettings.from_config(config, out), tables(config),
                       RunOptions.from_config(config))
     mark_duplicates(out / DRAWINGS_FILE)
-    return Summary(STAGE, summary(out / DRAWINGS_FILE, out / VIEWS_FILE))
+    return Summary(DRAWINGS.name, summary(out / DRAWINGS_FILE, out / VIEWS_FILE))
 
 
 def mark_duplicates(drawings: Path) -> None:
@@ -63,7 +64,7 @@ def mark_duplicates(drawings: Path) -> None:
 
 def summary(drawings: Path, views: Path) -> str:
     rows = shards.read(drawings, ["status", "blank", "tiny", "duplicate", "usable"]).to_pylist()
-    text = status_summary("drawings", rows)
+    text = status_summary(DRAWINGS.name, rows)
     flags = {k: sum(bool(r.get(k)) for r in rows) for k in ("blank", "tiny", "duplicate")}
     usable = sum(bool(r.get("usable")) for r in rows)
     methods = Counter(shards.read(views, ["hlr_method"]).column("hlr_method").to_pylist())

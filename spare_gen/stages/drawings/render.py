@@ -19,12 +19,13 @@ from spare_gen.stages.drawings.schema import ViewRow
 from spare_gen.canvas.svg import Layer, quantize, svg_document
 from spare_gen.store.packed import packed_row
 from spare_gen.runner.isolation import Status
+from spare_gen.stage_table import DRAWINGS
 
 VISIBLE_COLOR = (0, 0, 0)
 HIDDEN_RED = (255, 0, 0)  # SPARE3D: hidden lines in solid red
 HIDDEN_GREY = (128, 128, 128)
 HIDDEN_DASH = (2.0, 1.5)  # px on, px off (drafting convention: short dashes)
-DRAWINGS_DIR = "drawings"
+DRAWINGS_DIR = DRAWINGS.folder
 
 _RENDER = RenderConfig.model_fields
 

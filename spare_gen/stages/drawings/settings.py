@@ -6,8 +6,7 @@ from pathlib import Path
 
 from spare_gen.config.schema import Config, RenderConfig
 from spare_gen.runner.contract import StageSettings
-
-STAGE = "drawings"
+from spare_gen.stage_table import DRAWINGS
 
 
 class DrawSettings(StageSettings):
@@ -18,5 +17,5 @@ class DrawSettings(StageSettings):
 
     @classmethod
     def from_config(cls, config: Config, out: Path) -> "DrawSettings":
-        return cls(stage=STAGE, seed=config.seed, out_dir=str(Path(out).resolve()),
+        return cls(stage=DRAWINGS.name, seed=config.seed, out_dir=str(Path(out).resolve()),
                    timeout_s=config.runner.timeout_s, render=config.render)

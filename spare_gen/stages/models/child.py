@@ -24,6 +24,7 @@ from spare_gen.stages.models.csg import primitives_volume, random_program
 from spare_gen.stages.models.houses import convex_parts, random_house
 from spare_gen.stages.models.quality import assess
 from spare_gen.stages.models.settings import ModelSettings
+from spare_gen.stage_table import MODELS
 
 
 class Rejection(str, Enum):
@@ -52,7 +53,7 @@ def step_copy_differs(shape_volume: float, step_path: Path) -> bool:
 
 
 def model_paths(out_dir: str, model_id: str) -> tuple[Path, Path]:
-    base = Path(out_dir) / "models"
+    base = Path(out_dir) / MODELS.folder
     return base / f"{model_id}.step", base / f"{model_id}.brep"
 
 

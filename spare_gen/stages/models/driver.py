@@ -11,12 +11,13 @@ from spare_gen.stages.models.files import discover
 from spare_gen.stages.models.houses import house_plan
 from spare_gen.stages.models.quality import Quality
 from spare_gen.stages.models.schema import MODELS_FILE, MODELS_SCHEMA
-from spare_gen.stages.models.settings import STAGE, ModelSettings
+from spare_gen.stages.models.settings import ModelSettings
 from spare_gen.stages.models.worker import model_rows, model_task
 from spare_gen.runner.contract import RunOptions, Summary
 from spare_gen.runner.isolation import Status
 from spare_gen.runner.sharded import TableOut, all_done, run_sharded_stage
 from spare_gen.runner.stage import status_summary
+from spare_gen.stage_table import MODELS
 
 
 def model_units(config: Config) -> list[dict]:
@@ -60,7 +61,7 @@ def run_models(client, config: Config, out: Path, need_ok: int = 0) -> Summary:
     while True:
         run_sharded_stage(client, model_task, units[:take], settings, (MODELS_TABLE,), options)
         if take >= len(units) or _ok_models(out) >= need_ok:
-            return Summary(STAGE, summary(out / MODELS_FILE))
+            return Summary(MODELS.name, summary(out / MODELS_FILE))
         take = min(len(units), 2 * take)
 
 
@@ -85,7 +86,7 @@ def summary(table_path: Path) -> str:
     from collections import Counter
 
     rows = shards.read(table_path, ["status", "rejections", "attempts", "quality"]).to_pylist()
-    text = status_summary("models", rows)
+    text = status_summary(MODELS.name, rows)
     rejected = Counter()
     for r in rows:
         if r["rejections"]:

@@ -8,8 +8,7 @@ from pydantic import Field
 
 from spare_gen.config.schema import Config, CsgConfig, HousesConfig
 from spare_gen.runner.contract import StageSettings
-
-STAGE = "models"
+from spare_gen.stage_table import MODELS
 
 
 class ModelSettings(StageSettings):
@@ -20,6 +19,6 @@ class ModelSettings(StageSettings):
 
     @classmethod
     def from_config(cls, config: Config, out: Path) -> "ModelSettings":
-        return cls(stage=STAGE, seed=config.seed, out_dir=str(Path(out).resolve()),
+        return cls(stage=MODELS.name, seed=config.seed, out_dir=str(Path(out).resolve()),
                    timeout_s=config.runner.timeout_s, csg=config.models.csg,
                    houses=config.models.houses)

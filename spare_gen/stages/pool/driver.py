@@ -35,6 +35,7 @@ from spare_gen.stages.pool.schema import (
 )
 from spare_gen.stages.pool.settings import CorruptionSettings, WireframeSettings
 from spare_gen.stages.pool.worker import corruption_task, wireframe_task
+from spare_gen.stage_table import POOL
 
 
 
@@ -238,4 +239,4 @@ def run_pool(client, config: Config, out: Path) -> Summary:
     corruptions = run_corruptions(client, config, out, wireframes)
     pairs = run_pairs(config, out, corruptions)
     write_preview(out, wireframes, corruptions)
-    return Summary("pool", summary(wireframes, corruptions, pairs))
+    return Summary(POOL.name, summary(wireframes, corruptions, pairs))

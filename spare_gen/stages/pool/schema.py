@@ -8,9 +8,10 @@ import pyarrow as pa
 from spare_gen.metrics.wireframe import get_metric_names
 from spare_gen.rows import arrow_schema, column, row_type
 from spare_gen.runner.isolation import Status
+from spare_gen.stage_table import POOL
 from spare_gen.wireframes.pairs import PAIRS_SCHEMA, PairRow  # pairs.parquet: declared with the pairs
 
-POOL_DIR = "pool"
+POOL_DIR = POOL.folder
 WIREFRAMES_FILE = "wireframes.parquet"
 CORRUPTIONS_FILE = "corruptions.parquet"
 PAIRS_FILE = "pairs.parquet"

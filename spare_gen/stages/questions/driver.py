@@ -24,8 +24,7 @@ from spare_gen.stages.questions.stage.inputs import Inputs, load_inputs
 from spare_gen.stages.questions.stage.plan import ADVICE, model_queues, plan, reuses_models
 from spare_gen.stages.questions.tasks import TASK_SPECS, TASKS, question_settings
 from spare_gen.runner.contract import RunOptions, Summary
-
-STAGE = "questions"
+from spare_gen.stage_table import QUESTIONS
 
 
 def _fill_all(client, config: Config, out: Path, inputs: Inputs, quotas: dict) -> dict[TaskName, TaskFill]:
@@ -86,5 +85,5 @@ def run_questions(client, config: Config, out: Path) -> Summary:
     rejected = sum(sum(v.values()) for v in summary["rejected_models"].values())
     empty = empty_splits(summary["produced"])
     warning = f"\n  {empty_splits_warning(empty)}" if empty else ""
-    return Summary(STAGE, f"questions: {produced}; {len(paths)} files; {rejected} candidate models rejected "
+    return Summary(QUESTIONS.name, f"questions: {produced}; {len(paths)} files; {rejected} candidate models rejected "
                           f"(counts by rule in README.md){warning}")

@@ -13,6 +13,7 @@ from pathlib import Path
 import pyarrow as pa
 
 from spare_gen.rows import arrow_fields, arrow_schema, column, row_type
+from spare_gen.stage_table import QUESTIONS
 
 PATHS = "paths relative to the dataset root"
 # Column names and prefixes that loaders read by role; a drawing column is <prefix>_svg / <prefix>_png.
@@ -83,7 +84,7 @@ FILE_SOURCES_SCHEMA = pa.schema([
 ])
 
 # Output file and folder names (relative to the dataset root).
-QUESTIONS_DIR = "questions"
+QUESTIONS_DIR = QUESTIONS.folder
 MANIFEST_NAME = "files.parquet"
 SUMMARY_NAME = "summary.json"
 TIMINGS_NAME = "timings.json"

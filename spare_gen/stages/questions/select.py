@@ -13,6 +13,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections import deque
+from fractions import Fraction
 from typing import Hashable, Iterable, Mapping, Sequence
 
 import numpy as np
@@ -39,6 +40,19 @@ def split_sizes(n: int, ratios: Sequence[float]) -> list[int]:
     for i in order[: n - sum(sizes)]:
         sizes[i] += 1
     return sizes
+
+
+def split_ratio(ratios: Sequence[float]) -> str:
+    """``ratios`` as the smallest whole numbers in the same proportion, e.g. (0.8, 0.1, 0.1) -> "8:1:1"; fractions
+    with no such small ratio as percentages, e.g. "33.3 % / 33.3 % / 33.3 %"."""
+    fractions = [Fraction(str(r)).limit_denominator(1000) for r in ratios]
+    scale = math.lcm(*(f.denominator for f in fractions))
+    whole = [int(f * scale) for f in fractions]
+    common = math.gcd(*whole) or 1
+    if all(abs(float(f) - r) < 1e-9 for f, r in zip(fractions, ratios)) and max(whole) // common <= 100:
+        return ":".join(str(w // common) for w in whole)
+    total = float(sum(ratios))
+    return " / ".join(f"{100 * r / total:.3g} %" for r in ratios)
 
 
 def spread(n: int, keys: Sequence[Hashable], start: int = 0) -> dict:

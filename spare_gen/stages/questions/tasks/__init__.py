@@ -35,7 +35,6 @@ def _load_spec(task: TaskName) -> TaskSpec:
 
 TASK_SPECS: dict[TaskName, TaskSpec] = {task: _load_spec(task) for task in TaskName}
 TASKS: tuple[TaskName, ...] = tuple(TaskName)
-LAYOUTS = TASK_SPECS  # name kept for the card and evaluate: a spec has the layout's n_answers and summary
 
 
 def task_spec(task: TaskName | str, questions: QuestionsConfig) -> TaskSpec:
@@ -77,5 +76,5 @@ def describe(task: TaskName) -> list[tuple[str, str, str]]:
     return [(f.name, str(f.type), (f.metadata or {}).get(b"description", b"").decode()) for f in question_schema(task)]
 
 
-__all__ = ["LAYOUTS", "SPLITS", "TASKS", "TASK_SPECS", "describe", "path_columns", "dataset_choices",
+__all__ = ["SPLITS", "TASKS", "TASK_SPECS", "describe", "path_columns", "dataset_choices",
            "question_schema", "question_settings", "task_name", "task_spec"]

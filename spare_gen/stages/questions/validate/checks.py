@@ -15,7 +15,7 @@ from spare_gen.store.packed import drawing_bytes, drawing_exists
 from spare_gen.stages.questions.dataset import LoadedDataset, question_id
 from spare_gen.stages.questions.layout import SPLITS
 from spare_gen.stages.questions.publish.files import dataset_sha256, row_paths
-from spare_gen.stages.questions.select import split_sizes
+from spare_gen.stages.questions.select import split_ratio, split_sizes
 from spare_gen.stages.questions.tasks import TASK_SPECS
 
 SVG_SIZE = re.compile(rb'<svg[^>]*\bwidth="([\d.]+)"[^>]*\bheight="([\d.]+)"')
@@ -118,7 +118,8 @@ def check_models(ds: LoadedDataset) -> list[str]:
 
 
 def check_splits(ds: LoadedDataset) -> list[str]:
-    """Rule 5: 8:1:1 sizes, split column = file, strata per split at most 1 apart, true primitive counts."""
+    """Rule 5: sizes in the configured split ratio (8:1:1 by default), split column = file, strata per split at most
+    1 apart, true primitive counts."""
     bad = []
     strata = sorted(ds.summary["usable_models"])
     for task, splits in ds.rows.items():
@@ -126,7 +127,8 @@ def check_splits(ds: LoadedDataset) -> list[str]:
         expected = dict(zip(SPLITS, split_sizes(total, ds.summary["split_ratios"])))
         sizes = {s: len(splits.get(s, [])) for s in SPLITS}
         if ds.summary["planned"].get(task) == total and sizes != expected:
-            bad.append(f"splits: {task} split sizes {sizes} are not {expected} (8:1:1 of {total})")
+            ratio = split_ratio(ds.summary["split_ratios"])
+            bad.append(f"splits: {task} split sizes {sizes} are not {expected} ({ratio} of {total})")
         for split, rows in splits.items():
             for r in rows:
                 if r["split"] != split:
