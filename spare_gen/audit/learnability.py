@@ -174,12 +174,13 @@ def design(inputs: TaskInputs, sees_views: bool) -> np.ndarray:
 
 
 def grouped_folds(groups: np.ndarray, folds: int, rng: np.random.Generator) -> np.ndarray:
-    """Fold index per question: each group (model id) whole in one fold, groups in seeded order, each to the
-    smallest fold so far (the lowest index on ties)."""
+    """Fold index per question: each group (model id) whole in one fold; the largest groups first (equal sizes in
+    seeded order), each to the smallest fold so far (the lowest index on ties)."""
     names, inverse, sizes = np.unique(groups.astype(str), return_inverse=True, return_counts=True)
     fold_of_group = np.empty(len(names), dtype=np.int64)
     filled = np.zeros(folds, dtype=np.int64)
-    for g in rng.permutation(len(names)):
+    order = rng.permutation(len(names))
+    for g in order[np.argsort(-sizes[order], kind="stable")]:
         f = int(np.argmin(filled))
         fold_of_group[g] = f
         filled[f] += sizes[g]
