@@ -118,3 +118,18 @@ def test_two_runs_of_the_view_aware_probes_write_the_same_bytes(audited, tmp_pat
     first = json.loads((decided / "reports" / "audit.json").read_text())["view_aware"]
     again = view_aware(decided, [t for t in TaskName if t in MULTIPLE_CHOICE], 0)
     assert write_json(tmp_path / "a.json", first).read_bytes() == write_json(tmp_path / "b.json", again).read_bytes()
+
+
+def test_questions_without_their_views_are_not_audited_and_the_summary_says_so(audited, tmp_path):
+    decided = audited[0]
+    copy = tmp_path / "no_views"
+    shutil.copytree(decided, copy, symlinks=True)
+    path = split_path(copy, TASK.value, "train")
+    table = pq.read_table(path)
+    index = table.schema.get_field_index("front_png")
+    pq.write_table(table.set_column(index, table.schema.field(index), pa.nulls(len(table), pa.string())), path)
+    r = view_aware_task(copy, TASK, 0)
+    assert r == {"task": TASK.value, "not_audited": "48 of 60 questions without their F, R, T drawings"}
+    report = json.loads((decided / "reports" / "audit.json").read_text())
+    report["view_aware"]["results"] = [r if x["task"] == TASK.value else x for x in report["view_aware"]["results"]]
+    assert "view-aware NOT AUDITED: isometric_to_pose" in summary(report)

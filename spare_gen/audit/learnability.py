@@ -122,8 +122,9 @@ def _question_columns(task: TaskName) -> list[str]:
     return columns + ([POSE_COLUMN] if spec.loader.pose == POSE_COLUMN else [])
 
 
-def read_inputs(out: Path, task: TaskName, seed: int) -> TaskInputs:
-    """The task's questions of every split (a seeded subsample of MAX_QUESTIONS when there are more), featurised."""
+def read_inputs(out: Path, task: TaskName, seed: int) -> TaskInputs | str:
+    """The task's questions of every split (a seeded subsample of MAX_QUESTIONS when there are more), featurised;
+    the reason instead when some question has no F, R, T drawing (nothing to compare with)."""
     out = Path(out)
     rows: list[dict] = []
     for split in SPLITS:
@@ -134,6 +135,10 @@ def read_inputs(out: Path, task: TaskName, seed: int) -> TaskInputs:
         keep = np.sort(derive_rng(seed, "audit", "view_aware", task.value, "subsample").choice(
             available, MAX_QUESTIONS, replace=False))
         rows = [rows[i] for i in keep]
+    view_columns = [f"{p}_{Kind.PNG.value}" for p in THREE_VIEW_PREFIXES.values()]
+    missing = sum(1 for r in rows if not all(r[c] for c in view_columns))
+    if missing:
+        return f"{missing} of {len(rows)} questions without their F, R, T drawings"
     side = f"{TASK_SPECS[task].answer_side_prefix}_{Kind.PNG.value}"
     cache: dict[str, np.ndarray] = {}
 
@@ -240,6 +245,8 @@ def view_aware_task(out: Path, task: TaskName, seed: int) -> dict:
     from threadpoolctl import threadpool_limits
 
     inputs = read_inputs(out, task, seed)
+    if isinstance(inputs, str):
+        return {"task": task.value, "not_audited": inputs}
     n = len(inputs.answers)
     result = {"task": task.value, "questions": n, "available": inputs.available,
               "chance": 1.0 / max(inputs.n_choices, 1)}

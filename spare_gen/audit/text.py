@@ -74,7 +74,7 @@ def view_aware_summary(section: dict) -> str:
 
 def view_aware_too_little(section: dict) -> list[dict]:
     """The view-aware results on fewer than ``min_questions`` questions: too few to tell views from blind."""
-    return [r for r in section["results"] if r["questions"] < section["min_questions"]]
+    return [r for r in section["results"] if "questions" in r and r["questions"] < section["min_questions"]]
 
 
 def view_aware_line(r: dict) -> str:
