@@ -8,9 +8,9 @@ than the same learner without them. Per multiple-choice task:
   ink centroid and spread, ink per quadrant and per third, ink bounding box, edge directions);
 * ``views`` sees the F, R, T drawings (and, for pose_to_isometric, the query pose) and the choice; ``blind`` the
   choice alone. A candidate task scores each candidate with one binary classifier (its features, its difference
-  from the question's mean candidate and, for ``views``, the views and the candidate minus each view) and picks
-  the argmax; isometric_to_pose classifies the isometric drawing (with the views, and its differences from them)
-  among the pose choices;
+  from the question's mean candidate and, for ``views``, the candidate minus each view, and the query pose) and
+  picks the argmax; isometric_to_pose classifies the isometric drawing (for ``views`` with its differences from
+  each view) among the pose choices;
 * the learner is scikit-learn's HistGradientBoostingClassifier (fixed settings ``LEARNER``, no early stopping, one
   thread), under the same grouped ``FOLDS``-fold cross-validation for both (groups: the model id, so no model is
   on both sides of a fold), over at most ``MAX_QUESTIONS`` questions of all splits;
