@@ -102,8 +102,10 @@ def make_dataset(root: Path, *, seed: int = 0, biased: bool = False, split_sizes
                 answer = int(answers[i])
                 front = None
                 if views_decide:
-                    front = ((_quadrant_lines(rng, 3, answer), _quadrant_lines(rng, 1, answer))
-                             if task is TaskName.ISOMETRIC_TO_POSE else (_lines(rng, int(rng.integers(2, 6))), _lines(rng, 1)))
+                    if task is TaskName.ISOMETRIC_TO_POSE:
+                        front = (_quadrant_lines(rng, 3, answer), _quadrant_lines(rng, 1, answer))
+                    else:
+                        front = (_lines(rng, int(rng.integers(2, 6))), _lines(rng, 1))
                 row = {"question_id": f"{task.value}-{split}-{i:05d}", "task": task.value, "split": split,
                        "model_id": model_id, "n_primitives": 2 + i % 3, "seed": i,
                        **_inputs(w, model_id, rng, front)}

@@ -78,7 +78,8 @@ def drawing_features(data: bytes, side: int = IMAGE_SIDE) -> np.ndarray:
     sxy = float(((coords[:, None] - cy) * (coords[None, :] - cx) * d).sum() / total)
     h = side // 2
     quadrants = [d[:h, :h].sum(), d[:h, h:].sum(), d[h:, :h].sum(), d[h:, h:].sum()]
-    ink_rows, ink_cols = np.flatnonzero((d > INK_THRESHOLD).any(axis=1)), np.flatnonzero((d > INK_THRESHOLD).any(axis=0))
+    inked = d > INK_THRESHOLD
+    ink_rows, ink_cols = np.flatnonzero(inked.any(axis=1)), np.flatnonzero(inked.any(axis=0))
     if len(ink_rows):
         top, bottom, left, right = ink_rows[0] / side, (ink_rows[-1] + 1) / side, ink_cols[0] / side, \
             (ink_cols[-1] + 1) / side
