@@ -3,7 +3,10 @@
 Drawings are random straight polylines (black visible, red hidden) on a small canvas, so tests of the
 loaders, scoring and bias audit control exactly what the answer side looks like: ``biased=True`` makes
 the correct candidate the one with the most visible lines (and, for isometric_to_pose, the number of
-hidden lines tell the pose), a shortcut any question-blind probe should find.
+hidden lines tell the pose), a shortcut any question-blind probe should find. ``views_decide=True`` makes the
+views decide the answer instead: the correct candidate is drawn with the front view's own lines (the others are
+random), and for isometric_to_pose the front view's lines lie in the quadrant of the answer; the choices alone
+then tell nothing.
 """
 
 from __future__ import annotations
@@ -56,24 +59,34 @@ class Writer:
                            "hidden": [], "camera_rotation": rotation.tolist(), "camera_position": position.tolist()})
 
 
-def _inputs(w: Writer, model_id: str, rng) -> dict:
+def _quadrant_lines(rng: np.random.Generator, n: int, quadrant: int) -> list[list[list[float]]]:
+    """``n`` random lines inside one quadrant (0 top left, 1 top right, 2 bottom left, 3 bottom right)."""
+    x0, y0 = (quadrant % 2) * SIZE / 2, (quadrant // 2) * SIZE / 2
+    return [np.round(rng.uniform(2, SIZE / 2 - 2, size=(2, 2)) + [x0, y0], 2).tolist() for _ in range(n)]
+
+
+def _inputs(w: Writer, model_id: str, rng, front: tuple | None = None) -> dict:
+    """F, R, T drawings of random lines; ``front``: (visible, hidden) lines of F instead."""
     out = {}
     for view, name in (("f", "front"), ("r", "right"), ("t", "top")):
-        paths = w.drawing(model_id, view, _lines(rng, 3), _lines(rng, 1))
+        lines = front if view == "f" and front is not None else (_lines(rng, 3), _lines(rng, 1))
+        paths = w.drawing(model_id, view, *lines)
         out[f"{name}_svg"], out[f"{name}_png"] = paths["svg"], paths["png"]
     return out
 
 
-def _candidates(w: Writer, model_id: str, answer: int, biased: bool, rng) -> dict:
+def _candidates(w: Writer, model_id: str, answer: int, biased: bool, rng, front: tuple | None = None) -> dict:
+    """4 candidates of random lines; ``biased``: the answer has the most; ``front``: the answer is drawn with them."""
     counts = rng.integers(2, 6, size=4)
     if biased:
         counts[answer] = 7
-    paths = [w.drawing(model_id, f"c{k}", _lines(rng, int(counts[k])), _lines(rng, 1)) for k in range(4)]
+    paths = [w.drawing(model_id, f"c{k}", *(front if front is not None and k == answer else
+                                            (_lines(rng, int(counts[k])), _lines(rng, 1)))) for k in range(4)]
     return {"candidate_svg": [p["svg"] for p in paths], "candidate_png": [p["png"] for p in paths]}
 
 
 def make_dataset(root: Path, *, seed: int = 0, biased: bool = False, split_sizes: dict | None = None,
-                 random_views: int = 0, n_models_with_views: int = 0) -> Path:
+                 random_views: int = 0, n_models_with_views: int = 0, views_decide: bool = False) -> Path:
     """Write the dataset under ``root``; return ``root``."""
     root = Path(root)
     w = Writer(root)
@@ -87,12 +100,20 @@ def make_dataset(root: Path, *, seed: int = 0, biased: bool = False, split_sizes
                 model_id = f"{task.value}-{split}-{i:03d}"
                 rng = derive_rng(seed, "synthetic", task.value, split, i)
                 answer = int(answers[i])
+                front = None
+                if views_decide:
+                    if task is TaskName.ISOMETRIC_TO_POSE:
+                        front = (_quadrant_lines(rng, 3, answer), _quadrant_lines(rng, 1, answer))
+                    else:
+                        front = (_lines(rng, int(rng.integers(2, 6))), _lines(rng, 1))
                 row = {"question_id": f"{task.value}-{split}-{i:05d}", "task": task.value, "split": split,
-                       "model_id": model_id, "n_primitives": 2 + i % 3, "seed": i, **_inputs(w, model_id, rng)}
+                       "model_id": model_id, "n_primitives": 2 + i % 3, "seed": i,
+                       **_inputs(w, model_id, rng, front)}
+                given = front if task is not TaskName.ISOMETRIC_TO_POSE else None
                 if task is TaskName.THREE_VIEW_TO_ISOMETRIC:
-                    row.update(_candidates(w, model_id, answer, biased, rng), answer=answer)
+                    row.update(_candidates(w, model_id, answer, biased, rng, given), answer=answer)
                 elif task is TaskName.POSE_TO_ISOMETRIC:
-                    row.update(_candidates(w, model_id, answer, biased, rng), answer=answer, pose=1 + i % 8,
+                    row.update(_candidates(w, model_id, answer, biased, rng, given), answer=answer, pose=1 + i % 8,
                                candidate_poses=[1, 2, 3, 4])
                 elif task is TaskName.ISOMETRIC_TO_POSE:
                     hidden = answer + 1 if biased else int(rng.integers(1, 5))

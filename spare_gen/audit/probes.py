@@ -23,6 +23,9 @@ Two evaluations per probe: ``test`` (fitted on the train split, scored on the te
 (5-fold cross-validation over the questions of all splits, folds stratified by answer, every
 prediction out of fold: more power when the test split is small; no model is shared between
 questions, so folds do not leak).
+Beside them, view-aware probes (``spare_gen.audit.learnability``, the report's ``view_aware``) show the other
+half: that a learner seeing the F, R, T drawings picks the answer more often than the same learner without them.
+
 Verdict: the Wilson interval of each evaluation's accuracy at a family-wise 95% level (Bonferroni
 over every evaluation that ran, so an unbiased dataset raises a false alarm in at most 5% of audits);
 a probe is "within chance" when every interval contains the chance level 1/4. Plain 95% intervals
@@ -41,6 +44,7 @@ from spare_gen.atomic import write_json
 from spare_gen.audit import logit
 from spare_gen.audit.features import LAYOUT, FeatureKind, Layout
 from spare_gen.audit.inputs import Source, join_split_data, probe_split_data
+from spare_gen.audit.learnability import view_aware
 from spare_gen.audit.surface import TOKEN_PROBES, SurfaceProbe, TokenLookup, empty_splits, task_columns
 from spare_gen.config.schema import TaskName
 from spare_gen.console import progress
@@ -215,12 +219,14 @@ def audit(out: Path, seed: int = 0, client=None, show: bool = False) -> dict:
             jobs.append((task, probe, {s: split_data(task, s, source) for s in SPLITS}, n_choices))
     results = _fit(jobs, seed, client, progress(len(jobs), "audit", "probe", show))
     level = judge(results)
+    learnable = view_aware(out, tasks, seed, client)  # the views against blind, per task
     return {"seed": seed, "family_confidence": FAMILY_CONFIDENCE, "per_evaluation_confidence": level,
             "confidence": CONFIDENCE, "min_train": MIN_TRAIN, "cv_folds": logit.CV_FOLDS, "results": results,
             "empty_splits": empty_splits(out, tasks, SPLITS), "answer_key_columns": excluded,
             "flagged": [f"{r['task']}/{r['probe']}" for r in results
                         if r["verdict"] in (Verdict.ABOVE.value, Verdict.BELOW.value)],
-            "not_audited": [f"{r['task']}/{r['probe']}" for r in results if r["verdict"] == Verdict.NOT_AUDITED.value]}
+            "not_audited": [f"{r['task']}/{r['probe']}" for r in results if r["verdict"] == Verdict.NOT_AUDITED.value],
+            "view_aware": learnable}
 
 
 def _fit(jobs: list[tuple], seed: int, client, bar) -> list[dict]:

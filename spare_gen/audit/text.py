@@ -53,7 +53,41 @@ def summary(report: dict) -> str:
     if wide:
         parts.append(f"TOO LITTLE DATA: {len(wide)} evaluation(s) with an interval wider than "
                      f"+-{100 * MAX_HALF_WIDTH:.0f} points")
+    if report.get("view_aware"):
+        parts.append(view_aware_summary(report["view_aware"]))
     return "; ".join(parts)
+
+
+def view_aware_summary(section: dict) -> str:
+    """How many tasks' view-aware probes beat their blind twins, and on how many tasks there is too little data."""
+    results = section["results"]
+    above = [r for r in results if r.get("views_above_blind")]
+    text = f"views beat blind on {len(above)} of {len(results)} tasks (view-aware probes)"
+    small = view_aware_too_little(section)
+    missing = [r["task"] for r in results if "not_audited" in r]
+    if missing:
+        text += f"; view-aware NOT AUDITED: {', '.join(missing)}"
+    if small:
+        text += f"; TOO LITTLE DATA for the view-aware probes: {len(small)} task(s)"
+    return text
+
+
+def view_aware_too_little(section: dict) -> list[dict]:
+    """The view-aware results on fewer than ``min_questions`` questions: too few to tell views from blind."""
+    return [r for r in section["results"] if "questions" in r and r["questions"] < section["min_questions"]]
+
+
+def view_aware_line(r: dict) -> str:
+    """One task's views against blind, e.g. ``isometric_to_pose: views 47.3% [43.5%, 51.2%] against blind 28.1% [...],
+    difference +19.2 points [...], answers shuffled 23.0% / 25.8%``."""
+    if "not_audited" in r:
+        return f"{r['task']}: not audited ({r['not_audited']})"
+    d = r["difference"]
+    return (f"{r['task']}: views {pct(r['views']['accuracy'])} {interval(r['views']['ci95'])} against blind "
+            f"{pct(r['blind']['accuracy'])} {interval(r['blind']['ci95'])}, difference {100 * d['mean']:+.1f} points "
+            f"[{100 * d['ci95'][0]:+.1f}, {100 * d['ci95'][1]:+.1f}], answers shuffled "
+            f"{pct(r['shuffled']['views']['accuracy'])} / {pct(r['shuffled']['blind']['accuracy'])} "
+            f"({r['questions']} questions)")
 
 
 def too_little_data(report: dict) -> list[str]:
@@ -104,6 +138,12 @@ def warnings(report: dict) -> list[str]:
     wide = too_little_data(report)
     if wide:  # one line, with the first as the example: a small dataset has dozens
         out.append(f"{len(wide)} evaluation(s) on too little data, e.g. {wide[0]}: {REPORT_HINT}")
+    section = report.get("view_aware")
+    small = view_aware_too_little(section) if section else []
+    if small:
+        out.append(f"{len(small)} task(s) with too little data for the view-aware probes (fewer than "
+                   f"{section['min_questions']} questions), e.g. {small[0]['task']} with {small[0]['questions']}: "
+                   f"views against blind can show only a large difference; make more questions: {REPORT_HINT}")
     return out
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 
-from spare_gen.audit.text import finding, interval, pct
+from spare_gen.audit.text import finding, interval, pct, view_aware_line
 from spare_gen.stages.questions.tasks import TASKS
 
 BEGIN = "<!-- spare-gen audit: begin (rewritten by `spare-gen audit`) -->"
@@ -14,6 +14,15 @@ def _cells(e) -> list[str]:
     if e is None:
         return ["-", "-", "-"]
     return [f"{e['correct']}/{e['total']}", pct(e["accuracy"]), interval(e["ci_family"], " - ")]
+
+
+def view_aware_sentence(section: dict) -> str:
+    """The card's one sentence on the view-aware probes: per task, views against blind with intervals."""
+    return (f"View-aware probes (gradient-boosted trees on {len(section['features'])} features of each "
+            f"{section['image_side']} x {section['image_side']} drawing; *views* sees F, R, T and the choice, *blind* "
+            f"the choice alone; {section['cv_folds']}-fold cross-validation grouped by model, 95% intervals; "
+            f"fewer than {section['min_questions']} questions can show only a large difference): "
+            + "; ".join(view_aware_line(r) for r in section["results"]) + ".")
 
 
 def section_text(report: dict) -> str:
@@ -31,6 +40,8 @@ def section_text(report: dict) -> str:
                      f"{', '.join(f'`{f}`' for f in missing)}.** These are not evidence of a fair dataset.")
     if empty:
         lines.append(f"**WARNING: empty splits: {', '.join(f'`{e}`' for e in empty)}.**")
+    if report.get("view_aware"):
+        lines.append(view_aware_sentence(report["view_aware"]))
     summary = "\n\n".join(lines)
     found = report.get("answer_key_columns", {})  # task order (reports/audit.json sorts its keys)
     keys = {t.value: found[t.value] for t in TASKS if found.get(t.value)}
