@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import signal
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Callable, TextIO
@@ -29,6 +30,7 @@ class Stopped(KeyboardInterrupt):
         _STOPPED_BY.append(signum)
 
 
+RESEND_STOP_S = 0.05  # how long after a swallowed stop its signal is sent again
 _STOPPED_BY: list[int] = []  # the signals a Stopped was raised for, in this process
 
 
@@ -54,6 +56,19 @@ def _exit_at_once(signum, frame) -> None:
 
 def _raise_stopped(signum, frame) -> None:
     raise Stopped(signum)
+
+
+def _stop_again(unraisable) -> None:
+    """``sys.unraisablehook`` while a command runs: a stop raised where Python cannot raise (inside a gc callback or a
+    ``__del__``, as Dask's gc diagnosis is) would be swallowed ("Exception ignored in ...") and the command would run
+    on to the end; its signal is sent again a moment later, from a thread, so that it lands in the command's own code
+    (raised here, it would be swallowed too)."""
+    exc = unraisable.exc_value
+    if not isinstance(exc, KeyboardInterrupt):
+        sys.__unraisablehook__(unraisable)
+        return
+    signum = exc.signum if isinstance(exc, Stopped) else signal.SIGINT
+    threading.Timer(RESEND_STOP_S, os.kill, (os.getpid(), signum)).start()
 
 
 def is_the_command(argv0: str) -> bool:
@@ -93,6 +108,7 @@ def run_command(command: Callable[[], int]) -> int:
         signal.signal(signal.SIGINT, signal.default_int_handler)
     if signal.getsignal(signal.SIGTERM) is _exit_at_once:  # a SIGTERM, too, stops it with one line
         signal.signal(signal.SIGTERM, _raise_stopped)
+    hook, sys.unraisablehook = sys.unraisablehook, _stop_again
     try:
         code = command()
         sys.stdout.flush()  # inside the try: a closed pipe shows here, not at exit
@@ -104,6 +120,8 @@ def run_command(command: Callable[[], int]) -> int:
     except BrokenPipeError:
         _quiet_stdout()
         return EXIT_BROKEN_PIPE
+    finally:
+        sys.unraisablehook = hook
 
 
 

@@ -124,6 +124,38 @@ def _stop_at(moment: str, send, tmp_path: Path) -> tuple[int, list[str]]:
     return proc.returncode, said + rest.splitlines()
 
 
+STOP_INSIDE_A_GC_CALLBACK = """
+import gc, os, signal, sys
+from spare_gen.console import guard_startup, run_command
+
+def command():
+    def callback(phase, info):  # as distributed's gc diagnosis: Python code that gc runs, where raising is swallowed
+        if phase == "start":
+            gc.callbacks.remove(callback)
+            os.kill(os.getpid(), signal.SIGTERM)
+            for _ in range(1000):  # the handler runs here, inside the callback
+                pass
+    gc.callbacks.append(callback)
+    gc.collect()
+    for _ in range(10 ** 7):
+        pass
+    print("ran to the end")
+    return 0
+
+guard_startup()
+sys.exit(run_command(command))
+"""
+
+
+def test_a_sigterm_that_lands_inside_a_gc_callback_still_stops_the_command_in_one_line():
+    """Python swallows an exception raised in a gc callback ("Exception ignored in ..."): a SIGTERM that landed there
+    while the embedded cluster started let the run go on to the end and exit 0."""
+    proc = subprocess.run([sys.executable, "-c", STOP_INSIDE_A_GC_CALLBACK], capture_output=True, text=True,
+                          timeout=120, env=dict(os.environ, PYTHONPATH=str(REPO)))
+    assert proc.returncode == 143, proc.stderr
+    assert proc.stderr.splitlines() == ["spare-gen: stopped by SIGTERM"] and "ran to the end" not in proc.stdout
+
+
 @pytest.mark.parametrize("moment", ["imports", "config", "cluster"])
 def test_a_sigterm_at_any_moment_of_a_run_is_one_line_and_exit_143(moment, tmp_path):
     code, lines = _stop_at(moment, lambda pid: os.kill(pid, signal.SIGTERM), tmp_path)

@@ -157,6 +157,7 @@ def test_server_stores_answers_resumes_and_refuses_bad_requests_with_json(datase
     assert written["phase"].tolist() == ["training"] * 6 + ["test"] * 2 and (written["time_limit_s"].iloc[6] == 5)
 
 
+@pytest.mark.filterwarnings("error::pytest.PytestUnhandledThreadExceptionWarning")  # a person who gave up fails it
 def test_a_sigkill_in_the_middle_of_a_20_person_study_loses_no_acknowledged_answer_and_stores_none_twice(dataset):
     port = free_port()
     url = f"http://127.0.0.1:{port}/?token={TOKEN}"

@@ -11,6 +11,7 @@ HTTP, many at once, as a load test of a study's machine (the answers then carry 
 
 from __future__ import annotations
 
+import http.client
 import json
 import threading
 import time
@@ -113,7 +114,7 @@ def _call(base: str, token: str, path: str, body: dict | None = None) -> tuple[i
 
 def play(url: str, out: Path, people: People, *, deadline_s: float = 600.0, acknowledged: list | None = None) -> dict:
     """Simulated people answering a running server (``url`` with its ``?token=``), one thread each, until done or
-    ``deadline_s``; a refused connection (a restarting server) is retried. Each answer the server acknowledged is
+    ``deadline_s``; a refused or cut connection (a restarting or killed server) is retried. Each answer the server acknowledged is
     appended to ``acknowledged`` as (person, position). Returns {person: answers acknowledged}."""
     people = check_people(people)
     parts = urllib.parse.urlsplit(url)
@@ -138,7 +139,7 @@ def play(url: str, out: Path, people: People, *, deadline_s: float = 600.0, ackn
                 status, reply = _call(base, token, "/api/answer",
                                       {"person": name, "position": item["position"], "choice": choice,
                                        "response_ms": ms})
-            except (urllib.error.URLError, ConnectionError, TimeoutError):
+            except (OSError, http.client.HTTPException):  # URLError, refused, reset, timed out, cut mid-reply
                 time.sleep(0.2)  # the server is down or restarting: try again
                 continue
             if status == 200:
