@@ -103,10 +103,10 @@ def test_the_quick_configuration_trains_every_cell_with_a_line_per_epoch(planted
 
 def test_a_ctrl_c_while_a_cell_trains_is_one_line_and_exit_130(planted, tmp_path):
     proc = _pipeline("--dataset", str(planted), "--dest", str(tmp_path / "fig"), "--cells", "isometric_to_pose",
-                     "--archs", "bagnet33", "--size", "36", "--epochs", "50", "--questions", "4", "--batch-size", "4",
-                     "--device", "cpu")
+                     "--archs", "bagnet33", "--size", "36", "--epochs", "2000", "--questions", "4", "--batch-size", "4",
+                     "--device", "cpu")  # far more epochs than a loaded machine runs before the signal lands
     for line in proc.stdout:  # wait for training to be under way
-        if ": epoch 1/50" in line:
+        if ": epoch 1/2000" in line:
             break
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=300)

@@ -214,64 +214,59 @@ def train(out: str | Path, task: TaskName | str, options: TrainOptions, *, dest:
     torch.manual_seed(derive_seed(options.seed, "baseline", task.value, "init"))
     started = time.perf_counter()
     data = data or load_splits(out, task, options, device)
-    decode_seconds = time.perf_counter() - started
     if len(data["train"]) == 0:
         raise ValueError(f"{out}: {task.value} has no train questions")
-    shuffle = torch.Generator().manual_seed(derive_seed(options.seed, "baseline", task.value, "shuffle"))
-    model = task_model(task, options, data["train"].n_choices).to(device)
+    history = _new_history(task, options, device, data, decode_seconds=time.perf_counter() - started)
+    model = _model_on(device, task_model(task, options, data["train"].n_choices))
+    _fit(model, data, options, device, history, progress, on_epoch, deadline)
+    return _write_results(model, task, data, options, device, dest, history)
+
+
+def _new_history(task: TaskName, options: TrainOptions, device: torch.device, data: dict[str, Resident],
+                 decode_seconds: float) -> dict:
+    """The training record, filled epoch by epoch (``history.json``)."""
+    return {"task": task.value, "options": _record(options), "device": device_name(device),
+            "n": {s: len(d) for s, d in data.items()}, "decode_seconds": decode_seconds,
+            "step_loss": [], "epoch_steps": [], "epoch_loss": [], "train_accuracy": [],
+            "val_accuracy": [], "test_accuracy": [], "train_seconds": 0.0, "epoch_seconds": [],
+            "stopped": None}
+
+
+def _model_on(device: torch.device, model: nn.Module) -> nn.Module:
+    model = model.to(device)
     if device.type == "cuda":  # convolutions run fastest in NHWC on tensor cores
         torch.backends.cudnn.benchmark = True
         model = model.to(memory_format=torch.channels_last)
-    optimiser = torch.optim.Adam(model.parameters(), lr=options.lr)
+    return model
 
-    steps_per_epoch = -(-len(data["train"]) // options.batch_size)
-    total = options.epochs * steps_per_epoch
+
+def _fit(model: nn.Module, data: dict[str, Resident], options: TrainOptions, device: torch.device, history: dict,
+         progress: bool, on_epoch: Callable[[dict], None] | None, deadline: float | None) -> None:
+    """The epochs: train, score val and test, keep the best-val weights (loaded into ``model`` at the end)."""
+    task = history["task"]
+    shuffle = torch.Generator().manual_seed(derive_seed(options.seed, "baseline", task, "shuffle"))
+    optimiser = torch.optim.Adam(model.parameters(), lr=options.lr)
+    total = options.epochs * -(-len(data["train"]) // options.batch_size)
     if options.max_steps:
         total = min(total, options.max_steps)
-    history: dict = {"task": task.value, "options": _record(options), "device": device_name(device),
-                     "n": {s: len(d) for s, d in data.items()}, "decode_seconds": decode_seconds,
-                     "step_loss": [], "epoch_steps": [], "epoch_loss": [], "train_accuracy": [],
-                     "val_accuracy": [], "test_accuracy": [], "train_seconds": 0.0, "epoch_seconds": [],
-                     "stopped": None}
     best_state, best_val, best_epoch = copy.deepcopy(model.state_dict()), -1.0, 0
-    bar = console.progress(total, f"train {task.value} {options.arch.value}", "step", enabled=progress)
+    bar = console.progress(total, f"train {task} {options.arch.value}", "step", enabled=progress)
     step, seen_total = 0, 0
     for epoch in range(options.epochs):
         if deadline is not None and history["epoch_seconds"] and \
                 time.monotonic() + history["epoch_seconds"][-1] > deadline:
             history["stopped"] = f"time budget: {epoch} of {options.epochs} epochs"
             break
-        model.train()
-        losses, correct, seen = [], 0, 0
         tick = time.perf_counter()
         order = torch.randperm(len(data["train"]), generator=shuffle)
-        for batch in data["train"].batches(options.batch_size, order, options.blank_views):
-            if step >= total:
-                break
-            with autocast(device, options.bf16):
-                logits = model(batch)
-            loss = loss_of(options.formulation, logits.float(), batch["answer"])
-            optimiser.zero_grad()
-            loss.backward()
-            optimiser.step()
-            step += 1
-            losses.append(loss.item())
-            correct += int((logits.argmax(dim=1) == batch["answer"]).sum())
-            seen += len(batch["answer"])
-            bar.update(1)
-            bar.set_postfix(epoch=epoch + 1, loss=f"{losses[-1]:.3f}")
+        losses, correct, seen, step = _train_epoch(model, optimiser, data["train"], order, options, device, bar,
+                                                   epoch, step, total)
         history["train_seconds"] += time.perf_counter() - tick
         seen_total += seen
         if not losses:
             break
-        val_acc, test_acc = (accuracy(*predict(model, data[s], options, device))
-                             for s in ("val", "test"))
-        history["step_loss"] += losses
-        history["epoch_steps"].append(step)
-        history["epoch_loss"].append(sum(losses) / len(losses))
-        history["train_accuracy"].append(correct / seen)
-        history["val_accuracy"].append(val_acc)
-        history["test_accuracy"].append(test_acc)
+        val_acc, test_acc = (accuracy(*predict(model, data[s], options, device)) for s in ("val", "test"))
+        _record_epoch(history, losses, step, correct / seen, val_acc, test_acc)
         if not val_acc <= best_val:  # the first epoch, any better one; NaN (no val questions) keeps the latest
             best_state, best_val, best_epoch = copy.deepcopy(model.state_dict()), val_acc, epoch + 1
         history["epoch_seconds"].append(time.perf_counter() - tick)
@@ -282,18 +277,56 @@ def train(out: str | Path, task: TaskName | str, options: TrainOptions, *, dest:
     model.load_state_dict(best_state)
     history["best_epoch"] = best_epoch
 
+
+def _train_epoch(model: nn.Module, optimiser: torch.optim.Optimizer, train: Resident, order: torch.Tensor,
+                 options: TrainOptions, device: torch.device, bar, epoch: int, step: int, total: int
+                 ) -> tuple[list[float], int, int, int]:
+    """One pass over the train split in ``order``, stopping at ``total`` steps: (losses, correct, seen, step)."""
+    model.train()
+    losses, correct, seen = [], 0, 0
+    for batch in train.batches(options.batch_size, order, options.blank_views):
+        if step >= total:
+            break
+        with autocast(device, options.bf16):
+            logits = model(batch)
+        loss = loss_of(options.formulation, logits.float(), batch["answer"])
+        optimiser.zero_grad()
+        loss.backward()
+        optimiser.step()
+        step += 1
+        losses.append(loss.item())
+        correct += int((logits.argmax(dim=1) == batch["answer"]).sum())
+        seen += len(batch["answer"])
+        bar.update(1)
+        bar.set_postfix(epoch=epoch + 1, loss=f"{losses[-1]:.3f}")
+    return losses, correct, seen, step
+
+
+def _record_epoch(history: dict, losses: list[float], step: int, train_acc: float, val_acc: float,
+                  test_acc: float) -> None:
+    history["step_loss"] += losses
+    history["epoch_steps"].append(step)
+    history["epoch_loss"].append(sum(losses) / len(losses))
+    history["train_accuracy"].append(train_acc)
+    history["val_accuracy"].append(val_acc)
+    history["test_accuracy"].append(test_acc)
+
+
+def _write_results(model: nn.Module, task: TaskName, data: dict[str, Resident], options: TrainOptions,
+                   device: torch.device, dest: Path, history: dict) -> dict:
+    """The best weights' test predictions and report, the curve, the weights and ``history.json``."""
     preds, _ = predict(model, data["test"], options, device)
     pred_path = write_text(dest / PREDICTIONS_NAME, predictions_csv(data["test"].ids, preds))
     report = report_on_test(task, data["test"], preds, pred_path)
     history["test"] = {k: report[k] for k in ("n_questions", "overall", "by_primitives", "chance")}
     history["spare3d_glob_swaps"] = {s: sum(d.swapped) for s, d in data.items()}
-    chance = report["chance"]
     title = (f"{task.value}, {options.formulation.value}, {describe(options.arch)}"
-             f"{', views blank' if options.blank_views else ''}: best epoch {best_epoch}, "
+             f"{', views blank' if options.blank_views else ''}: best epoch {history['best_epoch']}, "
              f"test {report['overall']['accuracy']:.3f}")
-    for suffix, data in curve_files(history["step_loss"], history["epoch_steps"], history["train_accuracy"],
-                                    history["val_accuracy"], chance, title, history["test_accuracy"]).items():
-        write_bytes((dest / CURVE_NAME).with_suffix(suffix), data)  # curve.png, and .svg and .pdf for papers
+    for suffix, content in curve_files(history["step_loss"], history["epoch_steps"], history["train_accuracy"],
+                                       history["val_accuracy"], report["chance"], title,
+                                       history["test_accuracy"]).items():
+        write_bytes((dest / CURVE_NAME).with_suffix(suffix), content)  # curve.png, and .svg and .pdf for papers
     buf = io.BytesIO()
     torch.save(model.state_dict(), buf)
     write_bytes(dest / WEIGHTS_NAME, buf.getvalue())

@@ -175,18 +175,7 @@ def run_image(
 
     out = Path(out_dir)
     judgements, values, used = _inputs(out, answers_path, metrics)
-    if not (out / "wireframes.parquet").is_file():
-        raise FileNotFoundError(f"learn-metric --features image needs {out / 'wireframes.parquet'}, which does not exist")
-    variants = pd.read_parquet(out / "corruptions.parquet",
-                               columns=["corruption_id", "model_id", "kind", "severity", "status", *GRAPH_COLUMNS])
-    variants = variants[variants["status"] == Status.OK].sort_values("corruption_id", kind="stable")
-    gts = pd.read_parquet(out / "wireframes.parquet", columns=["model_id", "status", *GRAPH_COLUMNS])
-    gt_of = _wireframes(gts[gts["status"] == Status.OK], "model_id")
-    variants = variants[variants["model_id"].astype(str).isin(gt_of)]
-    judged = set(judgements["left_id"].astype(str)) | set(judgements["right_id"].astype(str))
-    unknown = sorted(judged - set(variants["corruption_id"].astype(str)))
-    if unknown:
-        raise ValueError(f"learn-metric: judged variant {unknown[0]!r} has no usable wireframe in corruptions.parquet")
+    variants, gt_of = _judged_pictures(out, judgements)
     ids = variants["corruption_id"].astype(str).tolist()
     candidates = list(zip(variants["model_id"].astype(str), _wireframes(variants, "corruption_id").values()))
     on = im.device()
@@ -207,10 +196,40 @@ def run_image(
     atomic.write_parquet(paths["cv"], pa.Table.from_pandas(cv, preserve_index=False))
     atomic.write_parquet(paths["folds"], pa.Table.from_pandas(per_fold, preserve_index=False))
     n_folds = int(per_fold["fold"].nunique())
-    markdown = "\n".join([
+    atomic.write_text(paths["markdown"], _image_markdown(settings, judgements, cv, n_folds,
+                                                         im.CANONICAL_VIEW.name, im.IMAGE_NAME))
+    if not quiet:
+        _print_image_summary(cv, n_folds, paths["scores"], im.IMAGE_NAME)
+    return {
+        **{k: str(v) for k, v in paths.items()},
+        "accuracy": {r.metric: float(r.accuracy) for r in cv.itertuples(index=False)},
+    }
+
+
+def _judged_pictures(out: Path, judgements: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, Wireframe]]:
+    """The usable corruptions (sorted by id) whose ground truth has a wireframe, and those ground truths; every
+    judged corruption must be among them."""
+    if not (out / "wireframes.parquet").is_file():
+        raise FileNotFoundError(f"learn-metric --features image needs {out / 'wireframes.parquet'}, which does not exist")
+    variants = pd.read_parquet(out / "corruptions.parquet",
+                               columns=["corruption_id", "model_id", "kind", "severity", "status", *GRAPH_COLUMNS])
+    variants = variants[variants["status"] == Status.OK].sort_values("corruption_id", kind="stable")
+    gts = pd.read_parquet(out / "wireframes.parquet", columns=["model_id", "status", *GRAPH_COLUMNS])
+    gt_of = _wireframes(gts[gts["status"] == Status.OK], "model_id")
+    variants = variants[variants["model_id"].astype(str).isin(gt_of)]
+    judged = set(judgements["left_id"].astype(str)) | set(judgements["right_id"].astype(str))
+    unknown = sorted(judged - set(variants["corruption_id"].astype(str)))
+    if unknown:
+        raise ValueError(f"learn-metric: judged variant {unknown[0]!r} has no usable wireframe in corruptions.parquet")
+    return variants, gt_of
+
+
+def _image_markdown(settings: "ImageSettings", judgements: pd.DataFrame, cv: pd.DataFrame, n_folds: int,
+                    view: str, image_name: str) -> str:
+    return "\n".join([
         "# Learned metric from pictures (DINOv2 features, MLP head, Bradley-Terry loss)",
         "",
-        f"Backbone `{settings.backbone}` (frozen), pictures {settings.image_size} px from the `{im.CANONICAL_VIEW.name}` "
+        f"Backbone `{settings.backbone}` (frozen), pictures {settings.image_size} px from the `{view}` "
         f"view, features: class token and mean patch token; head: MLP with {settings.head.hidden} hidden units, "
         f"{settings.head.epochs} epochs, batch {settings.head.batch_size}. Fitted on "
         f"{int((judgements['choice'] != 'equal').sum())} decisive of {len(judgements)} judgements "
@@ -220,23 +239,20 @@ def run_image(
         "",
         f"{n_folds} folds; models and methods (corruption kind/severity) disjoint between training and test; "
         "every row is scored on the same held-out judgements. Accuracy: decisive judgements whose winner scores "
-        f"higher (the paper's measure); agreement: all judgements, 1 / 0.5 / 0. `{im.IMAGE_NAME}` is this model, "
+        f"higher (the paper's measure); agreement: all judgements, 1 / 0.5 / 0. `{image_name}` is this model, "
         f"`{LEARNED_NAME}` the metric-feature model refitted per fold.",
         "",
         markdown_table(cv, {"metric": ("Metric", None), "accuracy": ("Accuracy", ".3f"),
                             "accuracy_std_over_folds": ("± over folds", ".3f"), "agreement": ("Agreement", ".3f")}),
     ]) + "\n"  # fmt: skip
-    atomic.write_text(paths["markdown"], markdown)
+
+
+def _print_image_summary(cv: pd.DataFrame, n_folds: int, scores_path: Path, image_name: str) -> None:
     row = cv.set_index("metric")
-    singles = cv[~cv["metric"].isin([im.IMAGE_NAME, LEARNED_NAME])]
-    if not quiet:
-        best = f"best single metric: {singles.iloc[0]['metric']} {singles.iloc[0]['accuracy']:.3f}" if len(singles) else ""
-        print(f"spare-gen learn-metric: cross-validated accuracy {row.loc[im.IMAGE_NAME, 'accuracy']:.3f} "
-              f"over {n_folds} model- and method-disjoint folds ({best}"
-              + (f"; metric-feature model {row.loc[LEARNED_NAME, 'accuracy']:.3f}" if LEARNED_NAME in row.index else "")
-              + f"); scores in {paths['scores']}")  # fmt: skip
-    return {
-        **{k: str(v) for k, v in paths.items()},
-        "accuracy": {r.metric: float(r.accuracy) for r in cv.itertuples(index=False)},
-    }
+    singles = cv[~cv["metric"].isin([image_name, LEARNED_NAME])]
+    best = f"best single metric: {singles.iloc[0]['metric']} {singles.iloc[0]['accuracy']:.3f}" if len(singles) else ""
+    print(f"spare-gen learn-metric: cross-validated accuracy {row.loc[image_name, 'accuracy']:.3f} "
+          f"over {n_folds} model- and method-disjoint folds ({best}"
+          + (f"; metric-feature model {row.loc[LEARNED_NAME, 'accuracy']:.3f}" if LEARNED_NAME in row.index else "")
+          + f"); scores in {scores_path}")  # fmt: skip
 

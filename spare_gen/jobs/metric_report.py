@@ -15,6 +15,7 @@ has more usable models (``models.parquet``), the report tops the set up to ``mod
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 from pathlib import Path
@@ -178,54 +179,40 @@ def run(
     if not wireframes:
         raise ValueError(f"no wireframes to test in {out_dir / 'wireframes.parquet'}")
     target = 0 if max_models is not None else int(models)
-    if client is None:
-        with open_client(scheduler, workers=workers, dashboard=False, quiet=quiet or not scheduler,
-                         shared=out_dir if scheduler else None) as own:
-            ids, wireframes, n_extracted, cases = _test(out_dir, ids, wireframes, target, seed, own, paper_compat,
-                                                        not quiet)
-    else:
-        ids, wireframes, n_extracted, cases = _test(out_dir, ids, wireframes, target, seed, client, paper_compat,
+    own = None if client is not None else open_client(scheduler, workers=workers, dashboard=False,
+                                                       quiet=quiet or not scheduler,
+                                                       shared=out_dir if scheduler else None)
+    with own or contextlib.nullcontext(client) as active:
+        ids, wireframes, n_extracted, cases = _test(out_dir, ids, wireframes, target, seed, active, paper_compat,
                                                     not quiet)
     rates = pass_rates(cases)
     low, high = bootstrap_intervals(cases, seed=seed)
     excluded = excluded_counts(cases)
     unsettled = int(((low < PASS_RATE) & (high >= PASS_RATE)).to_numpy().sum())
     n_cells = int(rates.notna().to_numpy().sum())
-    size_note = (
-        f" **Only {len(wireframes)} wireframes: below the {RECOMMENDED_MODELS} we recommend, so many verdicts are "
-        f"not settled; build the pool with `pool.models = 0` (every model) or at least {RECOMMENDED_MODELS}.**"
-        if len(wireframes) < RECOMMENDED_MODELS
-        else ""
-    )
-    variants = (" beside the variant its numbers show: " + ", ".join(f"{v} for {m}" for m, v in PAPER_VARIANTS.items())
-                if paper_compat else "")
-    title = (
-        f"# Metric properties\n\nShare of {len(wireframes)} GT wireframes ({len(wireframes) - n_extracted} from "
-        f"the pool, {n_extracted} extracted from further models) passing each test (seed {seed}; "
-        f"{'the paper' if paper_compat else 'our'} protocol{', --paper-compat' if paper_compat else ''}); "
-        f"bold = passed (>= {PASS_RATE:.0%}). [low–high] = 95 % bootstrap interval over the wireframes; "
-        f"~ = the interval straddles {PASS_RATE:.0%}, so the verdict is not settled ({unsettled} of {n_cells} "
-        f"cells).{size_note} P = the paper's Table 2 rate (128 house wireframes){variants}; ≠ = our verdict differs. "
-        f"Monotonic tests run exactly {STEPS} steps; 'Excluded' counts wireframes with too few "
-        "vertices/edges for them.\n\n"
-    )
-    markdown = title + render_markdown(rates, low=low, high=high, compare_paper=True, excluded=excluded,
-                                      paper_compat=paper_compat)
-    if paper_compat:
-        assumptions = "".join(f"- {line}\n" for line in PAPER_ASSUMPTIONS)
-        markdown += f"\n### Assumptions where the paper gives no value\n\n{assumptions}"
+    markdown = (_title(len(wireframes), n_extracted, seed, paper_compat, unsettled, n_cells)
+                + render_markdown(rates, low=low, high=high, compare_paper=True, excluded=excluded,
+                                  paper_compat=paper_compat)
+                + _assumptions(paper_compat))
     reports = out_dir / "reports"
     md_path = write_text(reports / MARKDOWN_NAME, markdown)
     long = _long_table(cases, low, high, paper_compat)
     pq_path = write_parquet(reports / PARQUET_NAME, pa.Table.from_pandas(long, preserve_index=False))
-    passes = (rates >= PASS_RATE).sum(axis=0)
+    result = _result(rates, excluded, len(wireframes), n_extracted, unsettled, md_path, pq_path, paper_compat)
     if not quiet:  # a short summary; the table is in the files
-        counts = ", ".join(f"{m} {int(passes[m])}/{len(rates)}" for m in rates.columns)
+        counts = ", ".join(f"{m} {n}/{result['n_tests']}" for m, n in result["pass_counts"].items())
         print(f"metric-report: {len(wireframes)} wireframes ({n_extracted} extracted), tests passed per metric: "
               f"{counts}; {unsettled} of {n_cells} verdicts not settled")
         print(f"metric-report: wrote {md_path} and {pq_path}")
+    return result
+
+
+def _result(rates: pd.DataFrame, excluded, n_models: int, n_extracted: int, unsettled: int, md_path: Path,
+            pq_path: Path, paper_compat: bool) -> dict:
+    """What ``run`` returns: counts of passed tests per metric, unsettled, differing and unexplained cells."""
+    passes = (rates >= PASS_RATE).sum(axis=0)
     return {
-        "n_models": len(wireframes),
+        "n_models": n_models,
         "n_extracted": n_extracted,
         "markdown_path": str(md_path),
         "parquet_path": str(pq_path),
@@ -237,3 +224,32 @@ def run(
         "differing_cells": len(differing_cells(rates, PASS_RATE, paper_compat)),
         "unexplained_cells": len(unexplained_cells(rates, PASS_RATE, paper_compat)),
     }
+
+
+def _title(n_wireframes: int, n_extracted: int, seed: int, paper_compat: bool, unsettled: int, n_cells: int) -> str:
+    """The report's heading and legend: what was tested, by which protocol, and how to read a cell."""
+    size_note = (
+        f" **Only {n_wireframes} wireframes: below the {RECOMMENDED_MODELS} we recommend, so many verdicts are "
+        f"not settled; build the pool with `pool.models = 0` (every model) or at least {RECOMMENDED_MODELS}.**"
+        if n_wireframes < RECOMMENDED_MODELS
+        else ""
+    )
+    variants = (" beside the variant its numbers show: " + ", ".join(f"{v} for {m}" for m, v in PAPER_VARIANTS.items())
+                if paper_compat else "")
+    return (
+        f"# Metric properties\n\nShare of {n_wireframes} GT wireframes ({n_wireframes - n_extracted} from "
+        f"the pool, {n_extracted} extracted from further models) passing each test (seed {seed}; "
+        f"{'the paper' if paper_compat else 'our'} protocol{', --paper-compat' if paper_compat else ''}); "
+        f"bold = passed (>= {PASS_RATE:.0%}). [low–high] = 95 % bootstrap interval over the wireframes; "
+        f"~ = the interval straddles {PASS_RATE:.0%}, so the verdict is not settled ({unsettled} of {n_cells} "
+        f"cells).{size_note} P = the paper's Table 2 rate (128 house wireframes){variants}; ≠ = our verdict differs. "
+        f"Monotonic tests run exactly {STEPS} steps; 'Excluded' counts wireframes with too few "
+        "vertices/edges for them.\n\n"
+    )
+
+
+def _assumptions(paper_compat: bool) -> str:
+    if not paper_compat:
+        return ""
+    assumptions = "".join(f"- {line}\n" for line in PAPER_ASSUMPTIONS)
+    return f"\n### Assumptions where the paper gives no value\n\n{assumptions}"

@@ -387,8 +387,6 @@ def property_cases(
     (:func:`chunk_tests`) after one task for its self-dissimilarity, so no single wireframe holds a worker to
     the end (same rows, same order as without a client). ``progress``: a bar on stderr, one step per wireframe.
     """
-    from distributed import as_completed
-
     names = get_metric_names() if metric_names is None else list(metric_names)
     ids = [str(i) for i in range(len(wireframes))] if model_ids is None else [str(m) for m in model_ids]
     gts = [P.normalise(w) for w in wireframes]
@@ -399,33 +397,42 @@ def property_cases(
             per_model.append(model_cases(i, gts, names, seed, paper_compat))
             bar.update(1)
     else:
-        # one future for the whole list, under a fresh key (content-hashed keys of scattered data have been
-        # seen to be "already forgotten" by a busy cluster, cancelling the tasks that need them)
-        shared = client.scatter([gts], broadcast=True, hash=False)[0]
-        # longest first: wireframes with many edges run first so no worker is left with one at the end
-        order = sorted(range(len(gts)), key=lambda i: -gts[i].n_edges)
-        futures: dict[int, list] = {}
-        for i in order:
-            chunks = chunk_tests(gts[i].n_edges)
-            if len(chunks) == 1:
-                futures[i] = [client.submit(wireframe_cases, i, shared, names, seed, None, None, paper_compat,
-                                            pure=False)]
-                continue
-            self_d = client.submit(self_dissimilarity, i, shared, names, pure=False)
-            futures[i] = [client.submit(wireframe_cases, i, shared, names, seed, c, self_d, paper_compat, pure=False)
-                          for c in chunks]
-        left = {i: len(fs) for i, fs in futures.items()}
-        owner = {f.key: i for i, fs in futures.items() for f in fs}
-        for fut in as_completed([f for fs in futures.values() for f in fs]):
-            left[owner[fut.key]] -= 1
-            if not left[owner[fut.key]]:  # every part of this wireframe is done
-                bar.update(1)
-        per_model = [[r for f in futures[i] for r in f.result()] for i in range(len(gts))]
+        per_model = _cases_on_cluster(client, gts, names, seed, paper_compat, bar)
     bar.close()
     rows = [(ids[r[0]], *r) for rows_i in per_model for r in rows_i]
     frame = pd.DataFrame(rows, columns=["model_id", "model_index", "category", "test", "metric", "passed"])
     frame["passed"] = frame["passed"].astype("boolean")
     return frame
+
+
+def _cases_on_cluster(client, gts: list[Wireframe], names: list[str], seed: int, paper_compat: bool, bar
+                      ) -> list[list]:
+    """Each wireframe's case rows, computed on the Dask cluster: large wireframes first, split into chunks of tests
+    after one task for their self-dissimilarity; ``bar`` steps once per finished wireframe."""
+    from distributed import as_completed
+
+    # one future for the whole list, under a fresh key (content-hashed keys of scattered data have been
+    # seen to be "already forgotten" by a busy cluster, cancelling the tasks that need them)
+    shared = client.scatter([gts], broadcast=True, hash=False)[0]
+    # longest first: wireframes with many edges run first so no worker is left with one at the end
+    order = sorted(range(len(gts)), key=lambda i: -gts[i].n_edges)
+    futures: dict[int, list] = {}
+    for i in order:
+        chunks = chunk_tests(gts[i].n_edges)
+        if len(chunks) == 1:
+            futures[i] = [client.submit(wireframe_cases, i, shared, names, seed, None, None, paper_compat,
+                                        pure=False)]
+            continue
+        self_d = client.submit(self_dissimilarity, i, shared, names, pure=False)
+        futures[i] = [client.submit(wireframe_cases, i, shared, names, seed, c, self_d, paper_compat, pure=False)
+                      for c in chunks]
+    left = {i: len(fs) for i, fs in futures.items()}
+    owner = {f.key: i for i, fs in futures.items() for f in fs}
+    for fut in as_completed([f for fs in futures.values() for f in fs]):
+        left[owner[fut.key]] -= 1
+        if not left[owner[fut.key]]:  # every part of this wireframe is done
+            bar.update(1)
+    return [[r for f in futures[i] for r in f.result()] for i in range(len(gts))]
 
 
 def pass_rates(cases: pd.DataFrame) -> pd.DataFrame:
@@ -510,23 +517,10 @@ def render_markdown(
             lines.append(f"| **{current.value if current else 'Other'}** |" + (" |" if extra else "") + " |" * len(metrics))
         cells = []
         for metric, value in row.items():
-            if pd.isna(value):
-                cells.append("n/a")
-                continue
-            cell = f"**{value:.2f}**" if _verdict(value, threshold) else f"{value:.2f}"
-            if low is not None and high is not None and not pd.isna(low.loc[test, metric]):
-                lo, hi = float(low.loc[test, metric]), float(high.loc[test, metric])
-                cell += f" [{lo:.2f}–{hi:.2f}]"
-                if lo < threshold <= hi:
-                    cell += " ~"
-            if compare_paper:
-                paper = paper_rate(str(test), str(metric), paper_compat)
-                if not np.isnan(paper):
-                    cell += f" · P {paper:.2f}"
-                    if _verdict(paper, threshold) != _verdict(value, threshold):
-                        cell += " ≠"
-                        differences.append((test, metric, value, paper))
+            cell, paper = _cell(str(test), str(metric), value, threshold, low, high, compare_paper, paper_compat)
             cells.append(cell)
+            if paper is not None:
+                differences.append((test, metric, value, paper))
         lines.append(f"| {test} | " + (f"{int(excluded.get(test, 0))} | " if extra else "") + " | ".join(cells) + " |")
     counts = (rates >= threshold).sum(axis=0)
     applicable = rates.notna().sum(axis=0)
@@ -534,12 +528,39 @@ def render_markdown(
         "| Pass count | " + ("| " if extra else "") + " | ".join(f"{counts[m]}/{applicable[m]}" for m in metrics) + " |"
     )
     if compare_paper:
-        unexplained = sum(diagnose(str(t), str(m), paper_compat) is None for t, m, _, _ in differences)
-        lines += ["", f"### Verdicts that differ from the paper's Table 2 ({len(differences)}; "
-                      f"{unexplained} {UNEXPLAINED})", ""]
-        lines += [
-            f"- {test} / {metric}: ours {ours:.2f}, paper {paper:.2f} — "
-            f"{difference_reason(str(test), str(metric), paper_compat)}"
-            for test, metric, ours, paper in differences
-        ] or ["None."]
+        lines += _differences(differences, paper_compat)
     return "\n".join(lines) + "\n"
+
+
+def _cell(test: str, metric: str, value: float, threshold: float, low: pd.DataFrame | None,
+          high: pd.DataFrame | None, compare_paper: bool, paper_compat: bool) -> tuple[str, float | None]:
+    """One cell of the table, and the paper's rate when its verdict differs from ours (else None)."""
+    if pd.isna(value):
+        return "n/a", None
+    cell = f"**{value:.2f}**" if _verdict(value, threshold) else f"{value:.2f}"
+    if low is not None and high is not None and not pd.isna(low.loc[test, metric]):
+        lo, hi = float(low.loc[test, metric]), float(high.loc[test, metric])
+        cell += f" [{lo:.2f}–{hi:.2f}]"
+        if lo < threshold <= hi:
+            cell += " ~"
+    differs = None
+    if compare_paper:
+        paper = paper_rate(test, metric, paper_compat)
+        if not np.isnan(paper):
+            cell += f" · P {paper:.2f}"
+            if _verdict(paper, threshold) != _verdict(value, threshold):
+                cell += " ≠"
+                differs = paper
+    return cell, differs
+
+
+def _differences(differences: list, paper_compat: bool) -> list[str]:
+    """The section listing every verdict that differs from the paper's, each with its reason."""
+    unexplained = sum(diagnose(str(t), str(m), paper_compat) is None for t, m, _, _ in differences)
+    lines = ["", f"### Verdicts that differ from the paper's Table 2 ({len(differences)}; "
+                 f"{unexplained} {UNEXPLAINED})", ""]
+    return lines + ([
+        f"- {test} / {metric}: ours {ours:.2f}, paper {paper:.2f} — "
+        f"{difference_reason(str(test), str(metric), paper_compat)}"
+        for test, metric, ours, paper in differences
+    ] or ["None."])
