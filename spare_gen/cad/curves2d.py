@@ -176,21 +176,26 @@ def _segments(compounds: Iterable[TopoDS_Shape]) -> list:
     HLRBRep_PolyHLRToShape builds every edge from two points (BRepLib_MakeEdge2d: a FORWARD vertex, then a
     REVERSED one), so TopExp's first and last vertex are the edge's two vertices in their stored order. They are
     read with map chains and one ``np.fromiter`` (about 300 edges a view on CSG models; 6 OCP calls an edge, no
-    Python frame per call), not with a vertex explorer per edge (17 calls an edge): the same floats. An edge without two vertices (none
-    seen) is left out, as before.
+    Python frame per call), not with a vertex explorer per edge (17 calls an edge): the same floats. An edge without
+    two vertices (none seen: BRep_Tool.Pnt raises on its null vertex) is left out, as before.
     """
     edges = [edge for compound in compounds for edge in _edges(compound)]
     firsts = list(map(TopExp.FirstVertex_s, edges))
     lasts = list(map(TopExp.LastVertex_s, edges))
-    whole = [not (a.IsNull() or b.IsNull()) for a, b in zip(firsts, lasts)]
-    if not all(whole):
-        firsts = [v for v, ok in zip(firsts, whole) if ok]
-        lasts = [v for v, ok in zip(lasts, whole) if ok]
+    try:
+        xyz = _vertex_points(firsts, lasts)
+    except Exception:  # OCP maps each OCCT exception to its own class
+        whole = [not (a.IsNull() or b.IsNull()) for a, b in zip(firsts, lasts)]
+        xyz = _vertex_points([v for v, ok in zip(firsts, whole) if ok], [v for v, ok in zip(lasts, whole) if ok])
+    points = list(map(tuple, xyz[:, :2].tolist()))
+    return [segment for segment in zip(points[0::2], points[1::2]) if segment[0] != segment[1]]
+
+
+def _vertex_points(firsts: list, lasts: list) -> np.ndarray:
+    """(2 n, 3) the points of first[0], last[0], first[1], ... (vertices), in one array."""
     vertices = chain.from_iterable(zip(firsts, lasts))
-    xyz = np.fromiter(chain.from_iterable(map(gp_Pnt.Coord, map(BRep_Tool.Pnt_s, vertices))), dtype=float,
-                      count=6 * len(firsts))
-    ends = xyz.reshape(-1, 2, 3)[:, :, :2].tolist()
-    return [(tuple(a), tuple(b)) for a, b in ends if a != b]
+    return np.fromiter(chain.from_iterable(map(gp_Pnt.Coord, map(BRep_Tool.Pnt_s, vertices))), dtype=float,
+                       count=6 * len(firsts)).reshape(-1, 3)
 
 
 def poly_view_polylines(visible: Iterable[TopoDS_Shape],
