@@ -52,10 +52,12 @@ def _edges(compound: TopoDS_Shape) -> list:
     if compound is None or compound.IsNull():
         return []
     exp = TopExp_Explorer(compound, TopAbs_EDGE)
-    shapes = []
-    while exp.More():
-        shapes.append(exp.Current())
-        exp.Next()
+    more, current, step = exp.More, exp.Current, exp.Next  # bound once: some 300 edges a view
+    shapes: list = []
+    add = shapes.append
+    while more():
+        add(current())
+        step()
     return list(map(to_edge, shapes))
 
 
