@@ -143,7 +143,10 @@ def drop_points_and_repeats(lines: list[np.ndarray], quantum: float, groups: lis
 
 
 def chain_segments(segments: list[tuple[tuple[float, float], tuple[float, float]]]) -> list[np.ndarray]:
-    """Join segments sharing exact end points into polylines (greedy, in input order: deterministic)."""
+    """Join segments sharing exact end points into polylines (greedy, in input order: deterministic).
+
+    Every polyline's points go into one list and one array, which is then sliced (one conversion a view, not one
+    per polyline)."""
     ends: dict[tuple[float, float], list[int]] = {}
     for i, (a, b) in enumerate(segments):
         ends.setdefault(a, []).append(i)
@@ -152,15 +155,18 @@ def chain_segments(segments: list[tuple[tuple[float, float], tuple[float, float]
 
     def extend(path: list, point) -> None:
         while True:
-            nxt = next((j for j in ends.get(point, ()) if not used[j]), None)
-            if nxt is None:
+            for nxt in ends[point]:  # every end point is a key
+                if not used[nxt]:
+                    break
+            else:
                 return
             used[nxt] = True
             a, b = segments[nxt]
             point = b if a == point else a
             path.append(point)
 
-    out = []
+    points: list = []
+    bounds = [0]
     for i, (a, b) in enumerate(segments):
         if used[i]:
             continue
@@ -168,5 +174,9 @@ def chain_segments(segments: list[tuple[tuple[float, float], tuple[float, float]
         forward, backward = [a, b], [a]
         extend(forward, b)
         extend(backward, a)
-        out.append(np.array(backward[::-1][:-1] + forward, dtype=float))
-    return out
+        backward.reverse()
+        points += backward[:-1]
+        points += forward
+        bounds.append(len(points))
+    stacked = np.array(points, dtype=float).reshape(-1, 2)
+    return [stacked[start:end] for start, end in zip(bounds[:-1], bounds[1:])]
