@@ -17,7 +17,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from spare_gen.config import load_config
-from spare_gen.config.schema import PoseChoices, QuestionsConfig, TaskName
+from spare_gen.config.schema import QuestionsConfig, TaskName
+from spare_gen.config.tasks.isometric_to_pose import PoseChoices
 from spare_gen.jobs.regenerate import run
 from spare_gen.stages.questions.tasks import TASK_SPECS, task_spec
 from spare_gen.stages.questions.tasks import isometric_to_pose

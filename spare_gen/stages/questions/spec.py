@@ -18,6 +18,7 @@ from typing import Callable
 import pyarrow as pa
 
 from spare_gen.config.schema import QuestionsConfig, TaskName
+from spare_gen.config.tasks import task_options
 from spare_gen.stages.questions.layout import AnswerSide
 
 
@@ -99,13 +100,11 @@ class TaskSpec:
     # what a person answering the task is told (`spare-gen quiz`): the paper's own definition of the task
     instructions: str = ""
     check_counts_row: Callable[..., list[str]] | None = None  # (ds, row) -> lines: the task's part of rule 7
-    variant: Callable[..., "TaskSpec"] | None = None  # (QuestionsConfig) -> the spec for those settings
-    # the ``questions`` settings the variant reads (in this task's QuestionSettings; None, unfingerprinted, elsewhere)
-    variant_settings: tuple[str, ...] = ()
+    variant: Callable[..., "TaskSpec"] | None = None  # (the task's Options) -> the spec for those options
 
     def resolved(self, questions: QuestionsConfig) -> "TaskSpec":
         """The spec a run with these ``questions`` settings uses (this one, if the task has no variants)."""
-        return self.variant(questions) if self.variant is not None else self
+        return self.variant(task_options(self.name, questions)) if self.variant is not None else self
 
     def n_choices(self, row: dict) -> int:
         """How many choices ``row`` offers (0 for a generation task)."""

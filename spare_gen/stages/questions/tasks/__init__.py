@@ -43,8 +43,8 @@ def task_spec(task: TaskName | str, questions: QuestionsConfig) -> TaskSpec:
 
 
 def question_settings(config: Config, out: Path, task: TaskName, round_: int = 1) -> QuestionSettings:
-    """The question stage's settings for ``task``: its variant's settings included, the other tasks' left out."""
-    return QuestionSettings.from_config(config, out, task, TASK_SPECS[TaskName(task)].variant_settings, round_)
+    """The question stage's settings for ``task``: the common fields and the task's own options."""
+    return QuestionSettings.from_config(config, out, TaskName(task), round_)
 
 
 def dataset_choices(out: Path, task: TaskName | str) -> int:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from spare_gen.config.schema import CutterFamily
+from spare_gen.config.tasks.three_view_to_isometric import CutterFamily
 from spare_gen.stages.questions.dataset import LoadedDataset, distinct_candidates, question_id
 from spare_gen.stages.questions.layout import N_CANDIDATES, TARGET_POSE, AnswerSide, pose_view
 from spare_gen.stages.questions.row_parts import Accepted, arrange, three_view_fields
@@ -107,5 +107,4 @@ SPEC = TaskSpec(
     instructions="You see the front (F), right (R) and top (T) view line drawings of an object. Choose the "
                  "isometric drawing of the same object seen from pose 2 (the front-top-right corner of the pose cube) "
                  "among the four candidates.",
-    variant_settings=("cutter_box",),  # questions.cutter_box: the model box the cutters are sized from
 )

@@ -20,7 +20,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from spare_gen.config.schema import CutterFamily
+from spare_gen.config.tasks.three_view_to_isometric import CutterFamily
 from spare_gen.stages.questions.rejections import QuestionRejection
 from spare_gen.stages.questions.tasks.three_view_to_isometric.cutters import (
     keep_cut, near_duplicate_rule, random_cutter,
