@@ -101,6 +101,9 @@ class TaskSpec:
     instructions: str = ""
     check_counts_row: Callable[..., list[str]] | None = None  # (ds, row) -> lines: the task's part of rule 7
     variant: Callable[..., "TaskSpec"] | None = None  # (the task's Options) -> the spec for those options
+    # (the task's Options) -> what the dataset card says of them, e.g. "isometric-to-pose choices `upper` (...)"
+    card_options: Callable[..., str] | None = None
+    card_example: bool = False  # the task the card's loading examples name (one task declares it)
 
     def resolved(self, questions: QuestionsConfig) -> "TaskSpec":
         """The spec a run with these ``questions`` settings uses (this one, if the task has no variants)."""

@@ -137,6 +137,11 @@ def variant(options: Options) -> TaskSpec:
     return dataclasses.replace(SPEC, n_answers=len(options.choice_poses))
 
 
+def card_options(options: Options) -> str:
+    return (f"isometric-to-pose choices `{options.pose_choices.value}` (`questions.pose_choices`: poses "
+            f"{', '.join(map(str, options.choice_poses))})")
+
+
 SPEC = TaskSpec(
     name=TASK,
     n_answers=len(Options().choice_poses),
@@ -167,5 +172,6 @@ SPEC = TaskSpec(
                  "drawing of it. Determine the camera pose of that isometric drawing: from which corner of the pose "
                  "cube was it seen? Choose among the poses offered.",
     variant=variant,
+    card_options=card_options,
     model_filter=symmetric_models,
 )

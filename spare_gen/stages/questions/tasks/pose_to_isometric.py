@@ -105,6 +105,7 @@ def sheet_cells(out: Path, row: dict) -> list[Cell]:
 
 SPEC = TaskSpec(
     name=TASK,
+    card_example=True,
     n_answers=N_CANDIDATES,
     summary="Given the F, R, T drawings and an isometric pose 1..8, choose the drawing from that pose among 4 "
             "drawings of the same model from 4 different poses.",

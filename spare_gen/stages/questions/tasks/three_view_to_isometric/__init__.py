@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from spare_gen.config.tasks.three_view_to_isometric import CutterFamily
+from spare_gen.config.tasks.three_view_to_isometric import CutterFamily, Options
 from spare_gen.stages.questions.dataset import LoadedDataset, distinct_candidates, question_id
 from spare_gen.stages.questions.layout import N_CANDIDATES, TARGET_POSE, AnswerSide, pose_view
 from spare_gen.stages.questions.row_parts import Accepted, arrange, three_view_fields
@@ -77,8 +77,13 @@ def sheet_cells(out: Path, row: dict) -> list[Cell]:
             for i, p in enumerate(row["candidate_png"])]
 
 
+def card_options(options: Options) -> str:
+    return f"three-view-to-isometric cutters `{options.cutters.value}` (`questions.cutters`)"
+
+
 SPEC = TaskSpec(
     name=TASK,
+    card_options=card_options,
     n_answers=N_CANDIDATES,
     summary="Given the F, R, T drawings, choose the matching pose-2 isometric drawing among 4. All four candidates "
             "are drawings of cut objects (the model minus one random sphere, box, cone or torus); one cut object "
