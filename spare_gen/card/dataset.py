@@ -305,7 +305,8 @@ def _loading(tasks: list[TaskName]) -> list[str]:
         "import pandas as pd",
         f'df = pd.read_parquet("questions/{example.value}/train.parquet")',
         "import pyarrow.parquet as pq",
-        f'points = pq.read_table("questions/{points.name.value}/train.parquet").column("{points.loader.target_column}")',
+        f'points = pq.read_table("questions/{points.name.value}/train.parquet")'
+        f'.column("{points.loader.target_column}")',
         "```",
         "",
         "A split with no questions has no file and is not listed in the configurations.",

@@ -68,4 +68,5 @@ class Options(TaskOptions):
     def check_config(cls, config) -> None:
         """The original's symmetry filter scores the F, R, T PNGs."""
         if config.questions.symmetry_filter is SymmetryFilter.SPARE3D and not config.render.png:
-            raise ValueError("questions.symmetry_filter = 'spare3d' scores the F, R, T PNGs: it needs render.png = true")
+            raise ValueError("questions.symmetry_filter = 'spare3d' scores the F, R, T PNGs: "
+                             "it needs render.png = true")

@@ -73,6 +73,20 @@ class Spare3dLayout:
 
 
 @dataclass(frozen=True)
+class PaperRecipes:
+    """One formulation of the task in SPARE3D's Figure 6 (``spare_gen.baseline.options.FIGURE6`` reads them).
+
+    ``formulation``: a ``spare_gen.baseline.options.Formulation`` value (binary, metric, multiclass); ``source``:
+    where in the paper's supplementary the values are; ``cells``: architecture value (vgg16, resnet50, bagnet33) ->
+    (learning rate, batch size, epochs, the paper's SPARE3D-CSG test accuracy %).
+    """
+
+    formulation: str
+    source: str
+    cells: dict[str, tuple[float, int, int, float]]
+
+
+@dataclass(frozen=True)
 class TaskSpec:
     """One SPARE3D task (see the module docstring); the callables are module-level functions (picklable)."""
 
@@ -104,6 +118,7 @@ class TaskSpec:
     # (the task's Options) -> what the dataset card says of them, e.g. "isometric-to-pose choices `upper` (...)"
     card_options: Callable[..., str] | None = None
     card_example: bool = False  # the task the card's loading examples name (one task declares it)
+    figure6: tuple[PaperRecipes, ...] = ()  # the paper's baseline recipes, first formulation the default; () if none
 
     def resolved(self, questions: QuestionsConfig) -> "TaskSpec":
         """The spec a run with these ``questions`` settings uses (this one, if the task has no variants)."""

@@ -42,7 +42,7 @@ from spare_gen.stages.questions.row_parts import Accepted, three_view_fields
 from spare_gen.stages.questions.schema import ANSWER_FIELD, ISO_PREFIX, field
 from spare_gen.stages.questions.settings import QuestionSettings
 from spare_gen.stages.questions.sheet_cells import Cell, drawing_image, pose_cube_image
-from spare_gen.stages.questions.spec import LoaderKeys, Spare3dLayout, TaskSpec, UnitInput
+from spare_gen.stages.questions.spec import LoaderKeys, PaperRecipes, Spare3dLayout, TaskSpec, UnitInput
 from spare_gen.rng import derive_seed
 
 TASK = TaskName.ISOMETRIC_TO_POSE
@@ -173,5 +173,7 @@ SPEC = TaskSpec(
                  "cube was it seen? Choose among the poses offered.",
     variant=variant,
     card_options=card_options,
+    figure6=(PaperRecipes("multiclass", "supplementary C.2, multi-class classification", {
+        "resnet50": (2e-5, 70, 50, 80.4), "vgg16": (2e-5, 80, 50, 87.5), "bagnet33": (2e-5, 30, 50, 71.9)}),),
     model_filter=symmetric_models,
 )
