@@ -21,13 +21,16 @@ from spare_gen.config.schema import QuestionsConfig, TaskName
 from spare_gen.config.tasks.isometric_to_pose import PoseChoices
 from spare_gen.jobs.regenerate import run
 from spare_gen.stages.questions.tasks import TASK_SPECS, task_spec
-from spare_gen.stages.questions.tasks import isometric_to_pose
+from spare_gen.config.tasks import isometric_to_pose
 from spare_gen.validate import validate
 from tests.conftest import REPO
 
 TASK_NAMED = re.compile(r"\bTaskName\.[A-Z][A-Z_]*")
-# where naming a task member is the point: the registry's modules and the enum itself
-ALLOWED = ("spare_gen/stages/questions/tasks/", "spare_gen/config/schema.py")
+# a task's own module imported by name (its aliases, its tables): what the spec declares is read from the registry
+TASK_MODULE = re.compile(r"^\s*(?:from|import) spare_gen\.stages\.questions\.tasks\.[a-z_]+", re.M)
+# where naming a task member is the point: the registry's modules, the tasks' options and the enum itself
+ALLOWED = ("spare_gen/stages/questions/tasks/", "spare_gen/config/tasks/")
+SCANNED = ("spare_gen", "pipelines")
 FIVE_POSES = (1, 2, 3, 4, 5)
 TINY = ["models.csg.count=24", "pool.enabled=false", "questions.allow_fewer=true", "runner.progress=false",
         "runner.dashboard=false", *[f"questions.counts.{t.value}=0" for t in TaskName if t is not TaskName.ISOMETRIC_TO_POSE],
@@ -36,17 +39,23 @@ TINY = ["models.csg.count=24", "pool.enabled=false", "questions.allow_fewer=true
 
 def test_no_module_outside_the_task_registry_names_a_task_member():
     found = []
-    for path in sorted((REPO / "spare_gen").rglob("*.py")):
+    for path in sorted(p for folder in SCANNED for p in (REPO / folder).rglob("*.py")):
         rel = path.relative_to(REPO).as_posix()
         if rel.startswith(ALLOWED):
             continue
-        found += [f"{rel}:{n}: {m.group()}" for n, line in enumerate(path.read_text().splitlines(), 1)
+        text = path.read_text()
+        found += [f"{rel}:{n}: {m.group()}" for n, line in enumerate(text.splitlines(), 1)
                   for m in TASK_NAMED.finditer(line)]
+        found += [f"{rel}: {m.group().strip()}" for m in TASK_MODULE.finditer(text)]
     assert not found, "task knowledge outside stages/questions/tasks/ (declare it on the TaskSpec instead):\n" + "\n".join(found)
 
 
 def test_the_scan_finds_a_planted_task_member():
     assert TASK_NAMED.findall("if task is TaskName.ISOMETRIC_TO_POSE:") == ["TaskName.ISOMETRIC_TO_POSE"]
+    planted = "from spare_gen.stages.questions.tasks.isometric_to_pose import TASK as I2P\n"
+    assert [m.group() for m in TASK_MODULE.finditer(planted)] == [
+        "from spare_gen.stages.questions.tasks.isometric_to_pose"]
+    assert not TASK_MODULE.findall("from spare_gen.stages.questions.tasks import TASK_SPECS\n")
 
 
 def test_the_spec_a_run_uses_has_as_many_answers_as_the_chosen_pose_set(monkeypatch):
