@@ -321,12 +321,10 @@ class ModelReuse(str, Enum):
     PER_TASK = "per_task"
 
 
-class QuestionsConfig(TaskOptionsOfEveryTask):
-    """The question stage's options: the common ones below and each task's own (``spare_gen.config.tasks``), whose
-    keys sit in the same ``[questions]`` table."""
+class CommonQuestionsConfig(Section):
+    """The question stage's options every task shares (``QuestionsConfig`` adds each task's own)."""
 
-    LATER_OPTIONS: ClassVar[frozenset[str]] = frozenset({"model_reuse"}).union(
-        *(section.LATER_OPTIONS for section in TASK_OPTIONS.values()))
+    LATER_OPTIONS: ClassVar[frozenset[str]] = frozenset({"model_reuse"})
 
     enabled: bool = True
     counts: dict[TaskName, Annotated[int, Field(ge=0, le=INT64_MAX)]] = Field(
@@ -359,6 +357,14 @@ class QuestionsConfig(TaskOptionsOfEveryTask):
         if abs(sum(v) - 1.0) > 1e-6:
             raise ValueError(f"train, val, test fractions must sum to 1 (they sum to {sum(v):g})")
         return v
+
+
+class QuestionsConfig(TaskOptionsOfEveryTask, CommonQuestionsConfig):
+    """The ``[questions]`` table: the common options, then each task's own (``spare_gen.config.tasks``), whose keys
+    sit in the same table."""
+
+    LATER_OPTIONS: ClassVar[frozenset[str]] = CommonQuestionsConfig.LATER_OPTIONS.union(
+        *(section.LATER_OPTIONS for section in TASK_OPTIONS.values()))
 
 
 class PredictionUnits(str, Enum):
