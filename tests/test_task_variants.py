@@ -21,7 +21,8 @@ from spare_gen.config.schema import QuestionsConfig, TaskName
 from spare_gen.config.tasks.isometric_to_pose import PoseChoices
 from spare_gen.jobs.regenerate import run
 from spare_gen.stages.questions.tasks import TASK_SPECS, task_spec
-from spare_gen.config.tasks import isometric_to_pose
+from spare_gen.config.tasks import isometric_to_pose as pose_options
+from spare_gen.stages.questions.tasks import isometric_to_pose
 from spare_gen.validate import validate
 from tests.conftest import REPO
 
@@ -60,7 +61,7 @@ def test_the_scan_finds_a_planted_task_member():
 
 def test_the_spec_a_run_uses_has_as_many_answers_as_the_chosen_pose_set(monkeypatch):
     assert task_spec(TaskName.ISOMETRIC_TO_POSE, QuestionsConfig()).n_answers == 4
-    monkeypatch.setitem(isometric_to_pose.POSE_CHOICE_SETS, PoseChoices.SPARE3D, FIVE_POSES)
+    monkeypatch.setitem(pose_options.POSE_CHOICE_SETS, PoseChoices.SPARE3D, FIVE_POSES)
     chosen = QuestionsConfig(pose_choices=PoseChoices.SPARE3D)
     assert task_spec(TaskName.ISOMETRIC_TO_POSE, chosen).n_answers == 5
     assert task_spec(TaskName.POSE_TO_ISOMETRIC, chosen) is TASK_SPECS[TaskName.POSE_TO_ISOMETRIC]  # no variants
@@ -79,7 +80,7 @@ def _generate(out: Path, stages=("models", "drawings", "questions")) -> Path:
 @pytest.fixture(scope="module")
 def five_pose_dataset(tmp_path_factory):
     with pytest.MonkeyPatch.context() as mp:
-        mp.setitem(isometric_to_pose.POSE_CHOICE_SETS, PoseChoices.SPARE3D, FIVE_POSES)
+        mp.setitem(pose_options.POSE_CHOICE_SETS, PoseChoices.SPARE3D, FIVE_POSES)
         out = _generate(tmp_path_factory.mktemp("five_poses") / "out")
         yield out, validate(out)
 
@@ -108,7 +109,7 @@ def test_validate_rejects_a_dataset_whose_answers_skip_a_choice(five_pose_datase
     shutil.rmtree(out / "questions")
     stale = isometric_to_pose.SPEC  # the answer count of the default set, whatever pose set is chosen
     with pytest.MonkeyPatch.context() as mp:
-        mp.setitem(isometric_to_pose.POSE_CHOICE_SETS, PoseChoices.SPARE3D, FIVE_POSES)
+        mp.setitem(pose_options.POSE_CHOICE_SETS, PoseChoices.SPARE3D, FIVE_POSES)
         mp.setitem(TASK_SPECS, TaskName.ISOMETRIC_TO_POSE, dataclasses.replace(stale, variant=None))
         _generate(out, stages=("questions",))
         train = [r["answer"] for r in _answers(out)["train"]]
