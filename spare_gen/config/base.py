@@ -36,13 +36,12 @@ class Section(BaseModel):
 class TaskOptions(Section):
     """One task's own ``questions.*`` options (``spare_gen.config.tasks.<task>.Options``; this class for a task with
     none). Its keys sit flat in the ``[questions]`` table beside the common ones, so each name is unique across the
-    tasks; the question stage hands a task's units its section (``QuestionSettings.options``).
-
-    ``FINGERPRINT``: the fields the task's unit fingerprint hashes (``QuestionSettings.fingerprint``): all of them
-    unless the section says otherwise; ``None`` leaves out one at its default, as ``LATER_OPTIONS`` do in dumps.
+    tasks; the question stage hands a task's units its section (``QuestionSettings.options``). What a unit's
+    fingerprint hashes of them is ``FINGERPRINT`` in ``spare_gen.stages.questions.settings``.
     """
 
-    FINGERPRINT: ClassVar[tuple[str, ...] | None] = None
+    # the options ``questions/summary.json`` records (the validator reads them back from there), under their own names
+    RECORDED_IN_SUMMARY: ClassVar[tuple[str, ...]] = ()
 
     @classmethod
     def check_config(cls, config) -> None:

@@ -43,6 +43,7 @@ class SymmetryFilter(str, Enum):
 
 class Options(TaskOptions):
     LATER_OPTIONS: ClassVar[frozenset[str]] = frozenset({"symmetry_filter"})
+    RECORDED_IN_SUMMARY: ClassVar[tuple[str, ...]] = ("pose_choices",)
 
     symmetry_filter: SymmetryFilter = Field(
         SymmetryFilter.CHOICES,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, ClassVar
 
 from pydantic import Field
 
@@ -10,4 +10,6 @@ from spare_gen.config.base import TaskOptions
 
 
 class Options(TaskOptions):
+    RECORDED_IN_SUMMARY: ClassVar[tuple[str, ...]] = ("point_cloud_points",)
+
     point_cloud_points: Annotated[int, Field(ge=1, le=1_000_000)] = 2025

@@ -24,6 +24,7 @@ class CutterFamily(str, Enum):
 
 class Options(TaskOptions):
     LATER_OPTIONS: ClassVar[frozenset[str]] = frozenset({"cutter_box"})
+    RECORDED_IN_SUMMARY: ClassVar[tuple[str, ...]] = ("cutters",)
 
     max_cut_attempts: Annotated[int, Field(ge=1, le=1000)] = 12
     cut_budget_s: Annotated[float, Field(gt=0, le=3600)] = Field(
