@@ -5,7 +5,8 @@ the work it does on a Dask worker), how a question row is built from an accepted
 rules for a row, the contact-sheet cells, what the loaders hand out, what the bias audit reads, and what the
 modules above the question stage ask of a task (its SPARE3D export layout, Hugging Face categories, the paper's
 human accuracies, what people taking it are told). A task with variants (``questions.*`` settings that change its choices or rules) declares
-``variant``: the spec a run uses is ``spec.resolved(config.questions)``, so ``n_answers`` follows the variant.
+``variant`` (called with the task's own options section, ``spare_gen.config.tasks``): the spec a run uses is
+``spec.resolved(config.questions)``, so ``n_answers`` follows the variant.
 Adding a task is one module plus a ``TaskName`` member; no module outside ``stages/questions/tasks/`` names a task.
 """
 
