@@ -16,7 +16,7 @@ from spare_gen.config.schema import Config, QuestionsConfig, RenderConfig, TaskN
 from spare_gen.config.tasks import TASK_OPTIONS, task_options
 from spare_gen.runner.contract import StageSettings
 
-Section = TypeVar("Section", bound=TaskOptions)
+OptionsT = TypeVar("OptionsT", bound=TaskOptions)
 
 
 def stage_name(task: TaskName) -> str:
@@ -77,7 +77,7 @@ class QuestionSettings(StageSettings):
     options: SerializeAsAny[TaskOptions]
     hashed: dict[str, object]
 
-    def own(self, section: type[Section]) -> Section:
+    def own(self, section: type[OptionsT]) -> OptionsT:
         """The task's options as its own section ``section`` (the task module's ``Options``)."""
         if not isinstance(self.options, section):
             raise TypeError(f"{self.stage}: options are {type(self.options).__qualname__}, not {section.__qualname__}")
