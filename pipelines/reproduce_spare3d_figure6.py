@@ -7,7 +7,7 @@
 
 Without ``--dataset`` it first generates the data with ``--config`` (default ``configs/spare3d_csg_original.toml``,
 the original's choices; ``--set`` overrides any key) into ``--out``. Then it trains the chosen Figure 6 cells with
-their recipes (``spare-gen train-baseline``'s), isometric-to-pose also with F, R and T blanked (blank paper, no
+their recipes (``spare-gen train-baseline``'s), a classes task also with F, R and T blanked (blank paper, no
 ink), and writes ``figure6.md`` (table; with people's scores beside the paper's when ``DATASET/reports/humans.json``
 exists, see `spare-gen quiz`), ``figure6.png`` (bar chart; ``.svg`` and ``.pdf`` beside it), ``figure6.json`` and
 each cell's run under ``DATASET/figure6/`` (or ``--dest``), the table and JSON rewritten after each cell. Each task's
@@ -29,6 +29,8 @@ from spare_gen.baseline.options import FIGURE6, Arch, Formulation, Protocol, Tra
 from spare_gen.cli.common import script_main
 from spare_gen.config.schema import TaskName
 from spare_gen.data.human_scores import report_paths
+from spare_gen.stages.questions.layout import AnswerSide
+from spare_gen.stages.questions.tasks import TASK_SPECS
 
 CONFIG = Path(__file__).resolve().parents[1] / "configs" / "spare3d_csg_original.toml"
 NAME = Path(__file__).name
@@ -105,7 +107,7 @@ def main() -> int:
     device = pick_device(args.device)
     runs = [(task, formulation, arch, False) for task, formulation, arch in cells]
     if not args.no_blank:
-        runs += [(t, f, a, True) for t, f, a in cells if t is TaskName.ISOMETRIC_TO_POSE]
+        runs += [(t, f, a, True) for t, f, a in cells if TASK_SPECS[t].answer_side is AnswerSide.CLASSES]
     overrides = {"epochs": args.epochs, "batch_size": args.batch_size, "lr": args.lr, "size": args.size,
                  "questions": args.questions}
     decoded: dict[tuple, dict] = {}

@@ -18,10 +18,11 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from PIL import Image, ImageDraw
 
-from spare_gen.config.schema import PoseChoices, TaskName
+from spare_gen.config.schema import TaskName
+from spare_gen.config.tasks.isometric_to_pose import PoseChoices
 from spare_gen.canvas.poses import random_poses
 from spare_gen.stages.questions.tasks import question_schema
-from spare_gen.stages.questions.tasks.isometric_to_pose import POSE_CHOICE_SETS
+from spare_gen.config.tasks.isometric_to_pose import POSE_CHOICE_SETS
 from spare_gen.rng import derive_rng
 
 SIZE = 32

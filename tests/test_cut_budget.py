@@ -17,6 +17,7 @@ from spare_gen.config import load_config
 from spare_gen.config.schema import DebugConfig, TaskName
 from spare_gen.stages.drawings.child import draw_model
 from spare_gen.stages.questions.rejections import ATTEMPT_RULES, QuestionRejection
+from spare_gen.config.tasks.three_view_to_isometric import Options
 from spare_gen.stages.questions.settings import QuestionSettings
 from spare_gen.stages.questions.tasks import question_settings
 from spare_gen.stages.questions.tasks.three_view_to_isometric import child, run_unit
@@ -42,7 +43,7 @@ def _unit_and_settings(tmp_path, budget_s: float) -> tuple[dict, QuestionSetting
 
 def test_an_over_budget_boolean_is_rejected_and_the_cut_set_completes_with_the_next_cutter(tmp_path):
     unit, settings = _unit_and_settings(tmp_path, BUDGET_S)
-    assert settings.cut_budget_s == BUDGET_S
+    assert settings.own(Options).cut_budget_s == BUDGET_S
     try:
         with testhooks.unit_context(settings.stage, unit["unit_id"], 0, DebugConfig(slow_boolean=[unit["unit_id"]])):
             slow = run_unit(unit, settings)

@@ -23,8 +23,9 @@ import pytest
 from spare_gen.data.tables import load_split
 from spare_gen.export.spare3d import INDEX_NAME, MARKER_NAME, TASK_FOLDERS, export
 from spare_gen.stages.questions.layout import SPLITS
-from spare_gen.stages.questions.tasks.isometric_to_pose import POSE_CHOICE_SETS
-from spare_gen.config.schema import PoseChoices, TaskName
+from spare_gen.config.tasks.isometric_to_pose import POSE_CHOICE_SETS
+from spare_gen.config.schema import TaskName
+from spare_gen.config.tasks.isometric_to_pose import PoseChoices
 from tests.conftest import spare_gen_cli
 
 SIZE = 200

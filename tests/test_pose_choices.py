@@ -25,14 +25,15 @@ from scipy import stats
 
 from drawings_shapes import L_BLOCK, render_config, write_model
 from spare_gen.config import ConfigError, load_config
-from spare_gen.config.schema import PoseChoices, TaskName
+from spare_gen.config.schema import TaskName
+from spare_gen.config.tasks.isometric_to_pose import PoseChoices
 from spare_gen.stages.drawings.child import draw_model
 from spare_gen.canvas.poses import pose
 from spare_gen.stages.models.csg import random_program
 from spare_gen.stages.questions.layout import pose_view
 from spare_gen.stages.questions.near_duplicate import Drawing, drawing_distance
 from spare_gen.stages.questions.tasks import question_settings
-from spare_gen.stages.questions.tasks.isometric_to_pose import POSE_CHOICE_SETS
+from spare_gen.config.tasks.isometric_to_pose import POSE_CHOICE_SETS
 from spare_gen.stages.questions.validate import validate
 from spare_gen.rng import derive_rng
 from tests.conftest import REPO, spare_gen_cli

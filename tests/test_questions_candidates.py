@@ -7,8 +7,8 @@ import math
 import numpy as np
 import pytest
 
-from spare_gen.config.schema import PoseChoices
-from spare_gen.stages.questions.tasks.isometric_to_pose import POSE_CHOICE_SETS
+from spare_gen.config.tasks.isometric_to_pose import PoseChoices
+from spare_gen.config.tasks.isometric_to_pose import POSE_CHOICE_SETS
 from spare_gen.stages.questions.near_duplicate import (
     Drawing, chamfer, distinct_triples, drawing_distance, duplicate_matrix, near_duplicate, sample_polylines,
 )

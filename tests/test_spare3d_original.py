@@ -28,7 +28,9 @@ from drawings_shapes import BOX, HOLED_BOX, L_BLOCK, prim, program, render_confi
 from spare_gen import cad
 from spare_gen.cad.props import bounding_box, brep_bounding_box
 from spare_gen.config import ConfigError, load_config
-from spare_gen.config.schema import BoxRule, TaskName
+from spare_gen.config.base import BoxRule
+from spare_gen.config.schema import TaskName
+from spare_gen.config.tasks.three_view_to_isometric import Options as ThreeViewOptions
 from spare_gen.stages.drawings.child import draw_model
 from spare_gen.jobs.regenerate import run
 from spare_gen.stages.questions.layout import SPLITS
@@ -98,7 +100,7 @@ def test_spare3d_cutters_come_from_the_brep_box_on_a_torus(tmp_path):
     config = load_config(None, ['questions.cutters="spare3d"', 'questions.cutter_box="brep"',
                                 'render.preset="spare3d_csg"'])
     settings = question_settings(config, tmp_path, TaskName.THREE_VIEW_TO_ISOMETRIC)
-    assert settings.cutter_box_rule is BoxRule.BREP
+    assert settings.own(ThreeViewOptions).cutter_box is BoxRule.BREP and settings.hashed["cutter_box"] == "brep"
     cuts = make_cut_set(unit, settings)
     assert cuts["accepted"], cuts
 
@@ -111,7 +113,8 @@ def test_spare3d_cutters_come_from_the_brep_box_on_a_torus(tmp_path):
     assert not any(drawn_from(tight, k) for k in range(4))
     default = question_settings(load_config(None, ['questions.cutters="spare3d"']), tmp_path,
                                 TaskName.THREE_VIEW_TO_ISOMETRIC)
-    assert default.cutter_box is None and default.cutter_box_rule is BoxRule.TIGHT  # out of the fingerprint
+    assert default.own(ThreeViewOptions).cutter_box is BoxRule.TIGHT
+    assert "cutter_box" not in default.hashed  # the default box is out of the fingerprint, as before the option
 
 
 def original_get_sym(img1: np.ndarray, img2: np.ndarray, img3: np.ndarray) -> int:

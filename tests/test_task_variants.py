@@ -17,16 +17,21 @@ import pyarrow.parquet as pq
 import pytest
 
 from spare_gen.config import load_config
-from spare_gen.config.schema import PoseChoices, QuestionsConfig, TaskName
+from spare_gen.config.schema import QuestionsConfig, TaskName
+from spare_gen.config.tasks.isometric_to_pose import PoseChoices
 from spare_gen.jobs.regenerate import run
 from spare_gen.stages.questions.tasks import TASK_SPECS, task_spec
+from spare_gen.config.tasks import isometric_to_pose as pose_options
 from spare_gen.stages.questions.tasks import isometric_to_pose
 from spare_gen.validate import validate
 from tests.conftest import REPO
 
 TASK_NAMED = re.compile(r"\bTaskName\.[A-Z][A-Z_]*")
-# where naming a task member is the point: the registry's modules and the enum itself
-ALLOWED = ("spare_gen/stages/questions/tasks/", "spare_gen/config/schema.py")
+# a task's own module imported by name (its aliases, its tables): what the spec declares is read from the registry
+TASK_MODULE = re.compile(r"^\s*(?:from|import) spare_gen\.stages\.questions\.tasks\.[a-z_]+", re.M)
+# where naming a task member is the point: the registry's modules, the tasks' options and the enum itself
+ALLOWED = ("spare_gen/stages/questions/tasks/", "spare_gen/config/tasks/")
+SCANNED = ("spare_gen", "pipelines")
 FIVE_POSES = (1, 2, 3, 4, 5)
 TINY = ["models.csg.count=24", "pool.enabled=false", "questions.allow_fewer=true", "runner.progress=false",
         "runner.dashboard=false", *[f"questions.counts.{t.value}=0" for t in TaskName if t is not TaskName.ISOMETRIC_TO_POSE],
@@ -35,22 +40,28 @@ TINY = ["models.csg.count=24", "pool.enabled=false", "questions.allow_fewer=true
 
 def test_no_module_outside_the_task_registry_names_a_task_member():
     found = []
-    for path in sorted((REPO / "spare_gen").rglob("*.py")):
+    for path in sorted(p for folder in SCANNED for p in (REPO / folder).rglob("*.py")):
         rel = path.relative_to(REPO).as_posix()
         if rel.startswith(ALLOWED):
             continue
-        found += [f"{rel}:{n}: {m.group()}" for n, line in enumerate(path.read_text().splitlines(), 1)
+        text = path.read_text()
+        found += [f"{rel}:{n}: {m.group()}" for n, line in enumerate(text.splitlines(), 1)
                   for m in TASK_NAMED.finditer(line)]
+        found += [f"{rel}: {m.group().strip()}" for m in TASK_MODULE.finditer(text)]
     assert not found, "task knowledge outside stages/questions/tasks/ (declare it on the TaskSpec instead):\n" + "\n".join(found)
 
 
 def test_the_scan_finds_a_planted_task_member():
     assert TASK_NAMED.findall("if task is TaskName.ISOMETRIC_TO_POSE:") == ["TaskName.ISOMETRIC_TO_POSE"]
+    planted = "from spare_gen.stages.questions.tasks.isometric_to_pose import TASK as I2P\n"
+    assert [m.group() for m in TASK_MODULE.finditer(planted)] == [
+        "from spare_gen.stages.questions.tasks.isometric_to_pose"]
+    assert not TASK_MODULE.findall("from spare_gen.stages.questions.tasks import TASK_SPECS\n")
 
 
 def test_the_spec_a_run_uses_has_as_many_answers_as_the_chosen_pose_set(monkeypatch):
     assert task_spec(TaskName.ISOMETRIC_TO_POSE, QuestionsConfig()).n_answers == 4
-    monkeypatch.setitem(isometric_to_pose.POSE_CHOICE_SETS, PoseChoices.SPARE3D, FIVE_POSES)
+    monkeypatch.setitem(pose_options.POSE_CHOICE_SETS, PoseChoices.SPARE3D, FIVE_POSES)
     chosen = QuestionsConfig(pose_choices=PoseChoices.SPARE3D)
     assert task_spec(TaskName.ISOMETRIC_TO_POSE, chosen).n_answers == 5
     assert task_spec(TaskName.POSE_TO_ISOMETRIC, chosen) is TASK_SPECS[TaskName.POSE_TO_ISOMETRIC]  # no variants
@@ -69,7 +80,7 @@ def _generate(out: Path, stages=("models", "drawings", "questions")) -> Path:
 @pytest.fixture(scope="module")
 def five_pose_dataset(tmp_path_factory):
     with pytest.MonkeyPatch.context() as mp:
-        mp.setitem(isometric_to_pose.POSE_CHOICE_SETS, PoseChoices.SPARE3D, FIVE_POSES)
+        mp.setitem(pose_options.POSE_CHOICE_SETS, PoseChoices.SPARE3D, FIVE_POSES)
         out = _generate(tmp_path_factory.mktemp("five_poses") / "out")
         yield out, validate(out)
 
@@ -98,7 +109,7 @@ def test_validate_rejects_a_dataset_whose_answers_skip_a_choice(five_pose_datase
     shutil.rmtree(out / "questions")
     stale = isometric_to_pose.SPEC  # the answer count of the default set, whatever pose set is chosen
     with pytest.MonkeyPatch.context() as mp:
-        mp.setitem(isometric_to_pose.POSE_CHOICE_SETS, PoseChoices.SPARE3D, FIVE_POSES)
+        mp.setitem(pose_options.POSE_CHOICE_SETS, PoseChoices.SPARE3D, FIVE_POSES)
         mp.setitem(TASK_SPECS, TaskName.ISOMETRIC_TO_POSE, dataclasses.replace(stale, variant=None))
         _generate(out, stages=("questions",))
         train = [r["answer"] for r in _answers(out)["train"]]

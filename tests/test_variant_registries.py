@@ -8,7 +8,9 @@ import pytest
 
 from spare_gen.cad import hlr
 from spare_gen.cad.build import PRIMITIVES, CsgError, make_primitive, place
-from spare_gen.config.schema import ROTATION_AXES, BoxRule, CutterFamily, HlrMethod, Primitive
+from spare_gen.config.base import BoxRule
+from spare_gen.config.schema import ROTATION_AXES, HlrMethod, Primitive
+from spare_gen.config.tasks.three_view_to_isometric import CutterFamily
 from spare_gen.stages.models.csg import PARAM_RANGES, random_program
 from spare_gen.wireframes.calibration import SCORES
 from spare_gen.wireframes.corruptions import KIND_COLOURS, TARGETED_METRIC, CorruptionKind, TargetedMetric

@@ -40,7 +40,7 @@ from spare_gen.audit.features import LAYOUT, Layout
 from spare_gen.config.schema import TaskName
 from spare_gen.store.packed import drawing_bytes
 from spare_gen.stages.questions.schema import split_path
-from spare_gen.stages.questions.tasks import dataset_choices
+from spare_gen.stages.questions.tasks import TASK_SPECS, dataset_choices
 
 ANSWER_COLUMN = "answer"
 # Columns that hold the answer mapping on purpose (documented as not for model input): a probe on them
@@ -48,13 +48,18 @@ ANSWER_COLUMN = "answer"
 ANSWER_KEY_COLUMNS = frozenset({"candidate_poses", "candidate_cuts", "candidate_pose", "answer_pose", "cut_index"})
 ANSWER_KEY_METADATA = b"answer_key"
 PATH_SUFFIXES = ("_svg", "_png", "_step")
-ANSWER_SIDE_CLASS_COLUMNS = ("iso_png", "iso_svg")  # isometric_to_pose: the drawing whose pose is the answer
-CHOICE_VALUE_COLUMN = "choice_poses"  # isometric_to_pose: the class labels (the poses behind answers 0..3)
 WORD_SPLIT = re.compile(r"[/\\._\-\s]+")  # path parts and words: cut0, 2, png
 RUN_SPLIT = re.compile(r"(?<=\d)(?=[A-Za-z])|(?<=[A-Za-z])(?=\d)")  # and their letter and digit runs: cut, 0
 SMOOTHING = 1.0  # pseudo-observation added to a token's observed and expected answer counts
 SUM_WEIGHT = 1e-3  # share of the summed token weights in a choice's score (ties between strongest tokens)
 N_BYTE_FEATURES = 3  # log size, mean byte, byte entropy
+
+
+def answer_side_columns(task: TaskName) -> tuple[str, ...]:
+    """A classes task's one drawing whose class is the answer (its PNG and SVG columns, the spec's
+    ``answer_side_prefix``); none for a candidates task."""
+    prefix = TASK_SPECS[task].answer_side_prefix
+    return (f"{prefix}_png", f"{prefix}_svg") if prefix and LAYOUT[task] is Layout.CLASSES else ()
 
 
 def is_path_column(name: str) -> bool:
@@ -141,13 +146,14 @@ def choice_tokens(view: QuestionView, task: TaskName, own, match) -> list[frozen
                 toks |= {f"{c}:{t}" for t in mine}
                 toks |= {f"match:{c}~{q}" for q, values in scalar.items() if match(q) and mine & values}
         else:  # one drawing and n classes: the question's tokens joined with the class, and class-value matches
-            label = tokens((view.scalars.get(CHOICE_VALUE_COLUMN) or [None] * n_choices)[k])
+            labels = TASK_SPECS[task].choice_column  # the class labels (e.g. the poses behind answers 0..3)
+            label = tokens((view.scalars.get(labels) or [None] * n_choices)[k])
             for c, values in scalar.items():
-                if c == CHOICE_VALUE_COLUMN or not own(c):
+                if c == labels or not own(c):
                     continue
                 toks |= {f"k{k}|{c}:{t}" for t in values}
                 if label & values:
-                    toks.add(f"match:{CHOICE_VALUE_COLUMN}~{c}")
+                    toks.add(f"match:{labels}~{c}")
         choices.append(frozenset(toks))
     return choices
 
@@ -182,7 +188,7 @@ def order_tokens(view: QuestionView, task: TaskName, row_index: int, path_column
             names = [str(p) for p in view.per_choice[c]]
             for rank, k in enumerate(sorted(range(n_choices), key=lambda i: (names[i], i))):
                 choices[k].add(f"{c}:name_rank={rank}")
-        elif LAYOUT[task] is Layout.CLASSES and view.scalars.get(c) and c in ANSWER_SIDE_CLASS_COLUMNS:
+        elif LAYOUT[task] is Layout.CLASSES and view.scalars.get(c) and c in answer_side_columns(task):
             rank = listing.rank(str(view.scalars[c]))  # one file: where it sorts among its folder's files
             for k in range(n_choices):
                 choices[k].add(f"k{k}|{c}:folder_rank={rank}")
@@ -285,7 +291,7 @@ class TaskColumns:
         if LAYOUT[task] is Layout.CANDIDATES:
             files = sorted(f.name for f in schema if f.name in paths and pa.types.is_list(f.type))
         else:
-            files = [c for c in ANSWER_SIDE_CLASS_COLUMNS if c in paths]
+            files = [c for c in answer_side_columns(task) if c in paths]
         return cls(exposed, [c for c in excluded if c != ANSWER_COLUMN], paths, files, n_choices)
 
 

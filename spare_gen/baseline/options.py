@@ -5,7 +5,8 @@ default), so an option exists in one place. Options left unset (``None``) take t
 (task, formulation, architecture): the paper's learning rate, batch size and epochs for VGG-16, ResNet-50 and
 BagNet-33, today's small-CNN values for ``small``.
 
-Every Figure 6 cell's recipe is one row of :data:`FIGURE6`, cited to the supplementary material of Wang et al.,
+Every Figure 6 cell's recipe is one row of :data:`FIGURE6`, which each task declares on its spec (``figure6``), cited
+to the supplementary material of Wang et al.,
 "SPARE3D: A Dataset for SPAtial REasoning on Three-View Line Drawings", CVPR 2020 (section C, "Implementation
 Details of Baseline Methods"), with the paper's SPARE3D-CSG test accuracy beside it (the chart
 ``docs/figs/baseline_barchart.PNG`` of ai4ce/SPARE3D).
@@ -19,9 +20,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 
 from spare_gen.config.schema import TaskName
-from spare_gen.stages.questions.tasks.isometric_to_pose import TASK as I2P
-from spare_gen.stages.questions.tasks.pose_to_isometric import TASK as P2I
-from spare_gen.stages.questions.tasks.three_view_to_isometric.job import TASK as T3
+from spare_gen.stages.questions.tasks import TASK_SPECS
 
 
 class Arch(str, Enum):
@@ -71,29 +70,15 @@ class Recipe:
         return f"{self.task.value}/{self.formulation.value}/{self.arch.value}"
 
 
-def _cells(task: TaskName, formulation: Formulation, source: str,
-           values: dict[Arch, tuple[float, int, int, float]]) -> tuple[Recipe, ...]:
-    return tuple(Recipe(task, formulation, arch, lr, batch, epochs, paper, source)
-                 for arch, (lr, batch, epochs, paper) in values.items())
-
-
-# (learning rate, batch size, epochs, Figure 6 SPARE3D-CSG test accuracy %) per architecture.
-FIGURE6: tuple[Recipe, ...] = (
-    *_cells(T3, Formulation.BINARY, "supplementary C.1, binary classification", {
-        Arch.RESNET50: (5e-5, 9, 50, 68.7), Arch.VGG16: (5e-5, 20, 50, 78.1), Arch.BAGNET33: (1e-4, 8, 49, 49.4)}),
-    # VGG-16's batch size is printed "g"; read as 9 (the glyph beside it on a keyboard and the shape OCR confuses).
-    *_cells(T3, Formulation.METRIC, "supplementary C.1, metric learning", {
-        Arch.RESNET50: (1e-4, 4, 50, 37.7), Arch.VGG16: (2e-5, 9, 50, 28.9), Arch.BAGNET33: (1e-4, 4, 50, 40.8)}),
-    *_cells(I2P, Formulation.MULTICLASS, "supplementary C.2, multi-class classification", {
-        Arch.RESNET50: (2e-5, 70, 50, 80.4), Arch.VGG16: (2e-5, 80, 50, 87.5), Arch.BAGNET33: (2e-5, 30, 50, 71.9)}),
-    *_cells(P2I, Formulation.BINARY, "supplementary C.3, binary classification", {
-        Arch.RESNET50: (2e-5, 9, 50, 27.4), Arch.VGG16: (1e-4, 30, 50, 27.8), Arch.BAGNET33: (5e-5, 8, 50, 26.5)}),
-    *_cells(P2I, Formulation.METRIC, "supplementary C.3, metric learning", {
-        Arch.RESNET50: (1e-5, 4, 47, 27.8), Arch.VGG16: (5e-6, 10, 42, 27.1), Arch.BAGNET33: (1e-4, 4, 41, 26.8)}),
-)
+# Figure 6's cells, as each task declares them on its spec (``TaskSpec.figure6``): one recipe per (task, formulation,
+# architecture); a task's formulations in its spec's order, the first its default.
+FIGURE6: tuple[Recipe, ...] = tuple(
+    Recipe(task, Formulation(recipes.formulation), Arch(arch), lr, batch, epochs, paper, recipes.source)
+    for task, spec in TASK_SPECS.items() for recipes in spec.figure6
+    for arch, (lr, batch, epochs, paper) in recipes.cells.items())
 FORMULATIONS: dict[TaskName, tuple[Formulation, ...]] = {
-    T3: (Formulation.BINARY, Formulation.METRIC), I2P: (Formulation.MULTICLASS,),
-    P2I: (Formulation.BINARY, Formulation.METRIC)}
+    task: tuple(Formulation(recipes.formulation) for recipes in spec.figure6)
+    for task, spec in TASK_SPECS.items() if spec.figure6}
 SMALL_LR, SMALL_BATCH, SMALL_EPOCHS, SMALL_SIZE = 1e-3, 16, 10, 64  # the small CNN's values (not in the paper)
 
 

@@ -9,14 +9,15 @@ import pyarrow.parquet as pq
 
 from spare_gen.store import shards
 from spare_gen.config.schema import Config, ModelReuse, ModelSource, TaskName
+from spare_gen.config.tasks import task_options
 from spare_gen.stages.drawings.preset import drawing_rule
 from spare_gen.hub.pack import HF_SPLIT, hf_path
 from spare_gen.stages.models.quality import Quality
 from spare_gen.stages.models.schema import MODELS_FILE
 from spare_gen.stages.questions.select import split_ratio
+from spare_gen.stages.questions.spec import TargetKind
 from spare_gen.stages.questions.tasks import SPLITS, TASKS, TASK_SPECS, describe
 from spare_gen.stages.questions.layout import empty_splits, empty_splits_warning
-from spare_gen.stages.questions.tasks.isometric_to_pose import POSE_CHOICE_SETS
 from spare_gen.runner.isolation import Status
 from spare_gen.versions import package_versions
 from spare_gen.stages.pool.schema import CORRUPTIONS_FILE, PAIRS_FILE, WIREFRAMES_FILE
@@ -254,6 +255,12 @@ def _published_config(config: Config) -> dict:
     return cfg
 
 
+def _task_options(config: Config) -> str:
+    """What the tasks say of their options (``TaskSpec.card_options``), in task order."""
+    return ", ".join(spec.card_options(task_options(task, config.questions))
+                     for task, spec in TASK_SPECS.items() if spec.card_options is not None)
+
+
 def _intro(config: Config, tasks: list[TaskName]) -> list[str]:
     return [
         "# SPARE3D-style spatial-reasoning question sets",
@@ -264,10 +271,8 @@ def _intro(config: Config, tasks: list[TaskName]) -> list[str]:
         "bias audit below reports what question-blind probes (pixels, paths, file order, file bytes, metadata) "
         "could still exploit. Check any copy with `spare-gen validate <this folder>`.",
         "",
-        f"Drawing preset `{config.render.preset.value}` (`render.preset`), three-view-to-isometric cutters "
-        f"`{config.questions.cutters.value}` (`questions.cutters`), isometric-to-pose choices "
-        f"`{config.questions.pose_choices.value}` (`questions.pose_choices`: poses "
-        f"{', '.join(map(str, POSE_CHOICE_SETS[config.questions.pose_choices]))}); `spare3d_csg` / `spare3d_abc` "
+        f"Drawing preset `{config.render.preset.value}` (`render.preset`), {_task_options(config)}; "
+        f"`spare3d_csg` / `spare3d_abc` "
         f"and `spare3d` draw, cut and pose like the original SPARE3D generator. "
         f"{drawing_rule(config.render).describe()}",
         "",
@@ -280,6 +285,8 @@ def _intro(config: Config, tasks: list[TaskName]) -> list[str]:
 
 
 def _loading(tasks: list[TaskName]) -> list[str]:
+    example = next(task for task, spec in TASK_SPECS.items() if spec.card_example)
+    points = next(spec for spec in TASK_SPECS.values() if spec.loader.target is TargetKind.POINTS)
     return [
         "## Loading",
         "",
@@ -288,7 +295,7 @@ def _loading(tasks: list[TaskName]) -> list[str]:
         "",
         "```python",
         "from datasets import load_dataset",
-        f'ds = load_dataset("<this folder>", "{tasks[0].value if tasks else "pose_to_isometric"}")',
+        f'ds = load_dataset("<this folder>", "{tasks[0].value if tasks else example.value}")',
         "```",
         "",
         "The question tables themselves (`questions/<task>/{train,val,test}.parquet`, file paths relative to this "
@@ -296,9 +303,10 @@ def _loading(tasks: list[TaskName]) -> list[str]:
         "",
         "```python",
         "import pandas as pd",
-        'df = pd.read_parquet("questions/pose_to_isometric/train.parquet")',
+        f'df = pd.read_parquet("questions/{example.value}/train.parquet")',
         "import pyarrow.parquet as pq",
-        'points = pq.read_table("questions/point_cloud_generation/train.parquet").column("points")',
+        f'points = pq.read_table("questions/{points.name.value}/train.parquet")'
+        f'.column("{points.loader.target_column}")',
         "```",
         "",
         "A split with no questions has no file and is not listed in the configurations.",

@@ -7,7 +7,7 @@ import json
 import sys
 
 from spare_gen.cli.common import config_line, resolve_config
-from spare_gen.config.schema import EVERY_OPTION
+from spare_gen.config.base import EVERY_OPTION
 
 
 def run(args: argparse.Namespace) -> int:

@@ -9,36 +9,16 @@ import re
 from enum import Enum
 from typing import Annotated, ClassVar
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_serializer, model_validator
+from pydantic import Field, field_validator, model_validator
 
+from spare_gen.config.base import INT64_MAX, Section
+from spare_gen.config.tasks import TASK_OPTIONS, TaskName, TaskOptionsOfEveryTask
 
-EVERY_OPTION_KEY = "every_option"
-EVERY_OPTION = {EVERY_OPTION_KEY: True}  # model_dump context: keep LATER_OPTIONS at their defaults too
 
 # The wireframe metrics' match tolerances (fractions of the GT bounding-box diagonal), declared here, the lowest
 # layer, so the pool settings and spare_gen.metrics.wireframe share one value.
-# The largest integer a count or seed may be: what a 64-bit column (Arrow, numpy) holds. Counts the inputs cannot meet
-# are refused below that when a run starts (spare_gen.stages.questions.stage.plan.check_counts).
-INT64_MAX = 2**63 - 1
 CORNER_THRESHOLD = 0.02  # a predicted corner matches a GT corner at most this far away
 EDGE_THRESHOLD = 0.02  # a predicted edge matches a GT edge within this segment-to-segment Hausdorff distance
-
-
-class _Section(BaseModel):
-    model_config = ConfigDict(extra="forbid", validate_assignment=True, allow_inf_nan=False)  # finite floats only
-    # Options added after datasets were made with the section: left out of the config's dumps (dataset.json, the
-    # card, the stages' fingerprints) while at their default, so a dataset made before the option existed keeps its
-    # bytes and resumes without rework; a dump with ``context=EVERY_OPTION`` (``spare-gen config``) keeps them.
-    LATER_OPTIONS: ClassVar[frozenset[str]] = frozenset()
-
-    @model_serializer(mode="wrap")
-    def _omit_later_defaults(self, handler, info):
-        data = handler(self)
-        if not (info.context or {}).get(EVERY_OPTION_KEY):
-            for name in self.LATER_OPTIONS:
-                if getattr(self, name) == type(self).model_fields[name].default:
-                    data.pop(name, None)
-        return data
 
 
 class ModelSource(str, Enum):
@@ -64,7 +44,7 @@ MEMORY_PATTERN = r"^\d+(\.\d+)?\s*([kKMGTP]i?B|B)$"
 WALLTIME_PATTERN = r"^(\d+-)?\d{1,4}:\d{2}(:\d{2})?$"
 
 
-class JobqueueConfig(_Section):
+class JobqueueConfig(Section):
     """The batch jobs that carry the Dask workers when runner.cluster is slurm, pbs, sge or lsf (dask-jobqueue)."""
 
     cores: Annotated[int, Field(ge=1, le=1024)] = Field(
@@ -115,7 +95,7 @@ class JobqueueConfig(_Section):
         return self
 
 
-class RunnerConfig(_Section):
+class RunnerConfig(Section):
     cluster: ClusterKind = Field(
         ClusterKind.LOCAL, description="local, scheduler (runner.scheduler), or batch jobs: slurm, pbs, sge, lsf")
     scheduler: str = Field("", description="tcp://HOST:PORT of a running Dask scheduler (cluster = 'scheduler')")
@@ -149,7 +129,7 @@ class RunnerConfig(_Section):
         return self
 
 
-class CsgConfig(_Section):
+class CsgConfig(Section):
     count: Annotated[int, Field(ge=1, le=10_000_000)] = 24
     primitive_counts: list[Annotated[int, Field(ge=1, le=8)]] = Field(default_factory=lambda: [2, 3, 4], min_length=1)
     max_attempts: Annotated[int, Field(ge=1, le=1000)] = 25
@@ -171,7 +151,7 @@ class RoofType(str, Enum):
     SHED = "shed"
 
 
-class HousesConfig(_Section):
+class HousesConfig(Section):
     """Procedural houses (models.source = "houses"): each index gets every roof in turn, then the next footprint."""
 
     count: Annotated[int, Field(ge=1, le=10_000_000)] = 24
@@ -182,7 +162,7 @@ class HousesConfig(_Section):
     chimney_probability: Annotated[float, Field(ge=0.0, le=1.0)] = 0.5
 
 
-class FilesConfig(_Section):
+class FilesConfig(Section):
     root: str = Field("", description="folder searched recursively for CAD files")
     list_file: str = Field("", description="optional text file with one CAD path per line (relative to root or the list)")
     suffixes: list[str] = Field(default_factory=lambda: [".step", ".stp", ".brep", ".brp", ".iges", ".igs"])
@@ -191,7 +171,7 @@ class FilesConfig(_Section):
         0, description="use at most this many files (sorted by path); 0 = all")
 
 
-class ModelsConfig(_Section):
+class ModelsConfig(Section):
     source: ModelSource = ModelSource.CSG
     csg: CsgConfig = Field(default_factory=CsgConfig)
     houses: HousesConfig = Field(default_factory=HousesConfig)
@@ -225,15 +205,6 @@ class DrawingStore(str, Enum):
     PARQUET = "parquet"  # in views.parquet: png_image (Hugging Face Image struct), svg_text; no drawing files
 
 
-class BoxRule(str, Enum):
-    """Which 3D box of a model sizes its drawing (``render.preset``) or its cutters (``questions.cutter_box``)."""
-
-    TIGHT = "tight"  # the exact box
-    # OCCT's B-rep box (BRepBndLib::Add, no triangulation, gap 1e-6), the original SPARE3D's: control-point and
-    # tolerance bounds, loose on tori, cones and curved intersections
-    BREP = "brep"
-
-
 class LineWidthRule(str, Enum):
     """What ``render.visible_width`` and ``render.hidden_width`` measure."""
 
@@ -260,7 +231,7 @@ SPARE3D_VISIBLE_WIDTH = 2.0
 SPARE3D_HIDDEN_WIDTH = 1.0
 
 
-class RenderConfig(_Section):
+class RenderConfig(Section):
     LATER_OPTIONS: ClassVar[frozenset[str]] = frozenset({"line_width_rule", "loose_edges"})
 
     enabled: bool = True
@@ -341,29 +312,6 @@ ROTATION_AXES: dict[str, tuple[float, float, float]] = {"x": (1.0, 0.0, 0.0), "y
                                                         "z": (0.0, 0.0, 1.0)}
 
 
-class TaskName(str, Enum):
-    THREE_VIEW_TO_ISOMETRIC = "three_view_to_isometric"
-    ISOMETRIC_TO_POSE = "isometric_to_pose"
-    POSE_TO_ISOMETRIC = "pose_to_isometric"
-    ISOMETRIC_VIEW_GENERATION = "isometric_view_generation"
-    POINT_CLOUD_GENERATION = "point_cloud_generation"
-
-
-class CutterFamily(str, Enum):
-    """Cutting primitives for three-view-to-isometric."""
-
-    SPARE_GEN = "spare_gen"  # sphere, box, cone (frustum), torus; rotated; misses and near-duplicates rejected
-    SPARE3D = "spare3d"  # the original boolean.py: box, sphere, sharp cone, cylinder; axis-aligned; A=(X+Y+Z)/5
-
-
-class PoseChoices(str, Enum):
-    """The poses isometric_to_pose offers (``POSE_CHOICE_SETS`` in
-    ``spare_gen.stages.questions.tasks.isometric_to_pose``)."""
-
-    UPPER = "upper"  # 1, 2, 3, 4: quarter turns of one another about +Z; one drawing alone tells nothing of its pose
-    SPARE3D = "spare3d"  # 1, 2, 5, 6, the paper's: a drawing from below (5, 6) looks upside down, a question-blind cue
-
-
 class ModelReuse(str, Enum):
     """Whether a model may serve more than one task."""
 
@@ -373,17 +321,10 @@ class ModelReuse(str, Enum):
     PER_TASK = "per_task"
 
 
-class SymmetryFilter(str, Enum):
-    """Which models isometric_to_pose leaves out for symmetry."""
+class CommonQuestionsConfig(Section):
+    """The question stage's options every task shares (``QuestionsConfig`` adds each task's own)."""
 
-    CHOICES = "choices"  # those whose drawings from the four choice poses are not pairwise distinct (always applied)
-    # also the quarter of usable models whose F, R, T drawings look most alike by the original's I2P_filter.py
-    # heuristic (fewest differing pixel values among F-R, F-T, R turned 90 degrees-T, F-F turned 180 degrees)
-    SPARE3D = "spare3d"
-
-
-class QuestionsConfig(_Section):
-    LATER_OPTIONS: ClassVar[frozenset[str]] = frozenset({"model_reuse", "cutter_box", "symmetry_filter"})
+    LATER_OPTIONS: ClassVar[frozenset[str]] = frozenset({"model_reuse"})
 
     enabled: bool = True
     counts: dict[TaskName, Annotated[int, Field(ge=0, le=INT64_MAX)]] = Field(
@@ -394,43 +335,12 @@ class QuestionsConfig(_Section):
     duplicate_tolerance_px: Annotated[float, Field(ge=0)] = Field(
         1.5, description="candidates whose symmetric chamfer distance is below this (pixels) count as the same drawing"
     )
-    max_cut_attempts: Annotated[int, Field(ge=1, le=1000)] = 12
-    cut_budget_s: Annotated[float, Field(gt=0, le=3600)] = Field(
-        5.0, description="CPU-time budget (s) of each boolean and each view's hidden-line removal in a "
-        "three-view-to-isometric cut set; a step over it rejects that cutter (cut_boolean_over_budget, "
-        "cut_hlr_over_budget) and the next one is tried (CPU, not wall time: results must not depend on load)",
-    )
-    point_cloud_points: Annotated[int, Field(ge=1, le=1_000_000)] = 2025
-    cutters: CutterFamily = Field(
-        CutterFamily.SPARE_GEN,
-        description="spare3d: the original generator's cutters, kept unless two candidate PNGs are pixel-identical",
-    )
-    cutter_box: BoxRule = Field(
-        BoxRule.TIGHT,
-        description="the 3D box three-view-to-isometric's cutters are sized and placed from: tight (the exact box) "
-                    "or brep (OCCT's B-rep box, BRepBndLib::Add without triangulation, as the original generator's "
-                    "boolean.py; looser on curved models, so cutters grow and move out with it)",
-    )
     model_reuse: ModelReuse = Field(
         ModelReuse.ONCE,
         description="once: each model serves at most one question in the whole dataset. per_task: every task "
                     "draws from all usable models (one question per model and task, the same models first), as "
                     "the original generator did, so N usable models give up to N questions per task; a model "
                     "keeps its split in every task",
-    )
-    symmetry_filter: SymmetryFilter = Field(
-        SymmetryFilter.CHOICES,
-        description="isometric_to_pose's models. choices: any model whose four choice-pose drawings are pairwise "
-                    "distinct. spare3d: also leave out the quarter of usable models whose F, R, T drawings look "
-                    "most alike by the original generator's I2P_filter.py heuristic (rejection rule "
-                    "symmetric_three_views)",
-    )
-    pose_choices: PoseChoices = Field(
-        PoseChoices.UPPER,
-        description="isometric_to_pose's four choices. upper: poses 1, 2, 3, 4, each the previous one turned a "
-                    "quarter about +Z, so one drawing alone tells nothing of its pose. spare3d: poses 1, 2, 5, 6, as "
-                    "in the SPARE3D paper, cue included: every camera keeps +Z as image up, so an axis-aligned model "
-                    "seen from below (5, 6) looks upside down and one drawing tells 1 or 2 from 5 or 6",
     )
     allow_flagged_cad: bool = Field(
         False, description="also make questions from CAD models the quality gate flagged (invalid B-rep, disjoint solids)"
@@ -449,6 +359,14 @@ class QuestionsConfig(_Section):
         return v
 
 
+class QuestionsConfig(TaskOptionsOfEveryTask, CommonQuestionsConfig):
+    """The ``[questions]`` table: the common options, then each task's own (``spare_gen.config.tasks``), whose keys
+    sit in the same table."""
+
+    LATER_OPTIONS: ClassVar[frozenset[str]] = CommonQuestionsConfig.LATER_OPTIONS.union(
+        *(section.LATER_OPTIONS for section in TASK_OPTIONS.values()))
+
+
 class PredictionUnits(str, Enum):
     """Coordinates of imported predictions (spare_gen.wireframes.predictions)."""
 
@@ -463,7 +381,7 @@ class HouseWireframe(str, Enum):
     ROOF = "roof"  # no edge that touches the ground: the roof, its dormers and chimneys (as S23DR / Building3D)
 
 
-class PoolConfig(_Section):
+class PoolConfig(Section):
     enabled: bool = True
     models: Annotated[int, Field(ge=0, le=INT64_MAX)] = Field(
         4, description="ground truths in the pool (0 = every usable model)")
@@ -494,7 +412,7 @@ SPARE3D_CITATION = """@inproceedings{han2020spare3d,
 }"""
 
 
-class CardConfig(_Section):
+class CardConfig(Section):
     """What the dataset card (the Hugging Face README) declares about the published dataset."""
 
     pretty_name: str = "SPARE3D-style spatial reasoning (spare_gen)"
@@ -503,7 +421,7 @@ class CardConfig(_Section):
     spare3d_citation: str = Field(SPARE3D_CITATION, description="BibTeX of SPARE3D (Han et al., CVPR 2020)")
 
 
-class DebugConfig(_Section):
+class DebugConfig(Section):
     """Test hooks (spare_gen.runner.testhooks): entries are <unit_id>, <stage>:<unit_id> or <stage>-<phase>:<unit_id>."""
 
     hang: list[str] = Field(default_factory=list, description="units whose child call burns CPU forever (tests)")
@@ -520,7 +438,7 @@ class DebugConfig(_Section):
     )
 
 
-class Config(_Section):
+class Config(Section):
     seed: Annotated[int, Field(ge=0, le=INT64_MAX)] = 0
     out: str = "outputs/default"
     runner: RunnerConfig = Field(default_factory=RunnerConfig)
@@ -532,8 +450,8 @@ class Config(_Section):
     debug: DebugConfig = Field(default_factory=DebugConfig)
 
     @model_validator(mode="after")
-    def _symmetry_filter_reads_pngs(self) -> "Config":
-        """Cross-field rule: the original's symmetry filter scores the F, R, T PNGs."""
-        if self.questions.symmetry_filter is SymmetryFilter.SPARE3D and not self.render.png:
-            raise ValueError("questions.symmetry_filter = 'spare3d' scores the F, R, T PNGs: it needs render.png = true")
+    def _task_rules(self) -> "Config":
+        """Cross-section rules the tasks' options declare (``TaskOptions.check_config``)."""
+        for section in TASK_OPTIONS.values():
+            section.check_config(self)
         return self

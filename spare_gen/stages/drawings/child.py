@@ -28,7 +28,8 @@ import numpy as np
 from spare_gen.cad import read_shape
 from spare_gen.cad.hlr import HlrMethod, HlrModel, ViewLines
 from spare_gen.cad.props import brep_bounding_box
-from spare_gen.config.schema import BoxRule, RenderConfig
+from spare_gen.config.base import BoxRule
+from spare_gen.config.schema import RenderConfig
 from spare_gen.stages.drawings.flags import is_usable, model_flags
 from spare_gen.canvas.poses import (
     RANDOM_VIEW_PREFIX,

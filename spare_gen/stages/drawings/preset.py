@@ -15,7 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
-from spare_gen.config.schema import BoxRule, DrawingPreset, RenderConfig
+from spare_gen.config.base import BoxRule
+from spare_gen.config.schema import DrawingPreset, RenderConfig
 
 
 class LineCap(str, Enum):

@@ -1,62 +1,99 @@
-"""Typed settings of the question stage (the stage contract: ``spare_gen.runner.contract``)."""
+"""Typed settings of the question stage (the stage contract: ``spare_gen.runner.contract``): the fields every task
+shares plus the task's own options section (``spare_gen.config.tasks``), and the unit fingerprint they make."""
 
 from __future__ import annotations
 
+import hashlib
+import json
+from enum import Enum
 from pathlib import Path
-from typing import ClassVar
+from typing import TypeVar
 
-from spare_gen.config.schema import (
-    BoxRule, Config, CutterFamily, PoseChoices, QuestionsConfig, RenderConfig, TaskName,
-)
+from pydantic import SerializeAsAny
+
+from spare_gen.config.base import TaskOptions
+from spare_gen.config.schema import Config, QuestionsConfig, RenderConfig, TaskName
+from spare_gen.config.tasks import TASK_OPTIONS, task_options
 from spare_gen.runner.contract import StageSettings
 
-DEFAULT_CUTTER_BOX: BoxRule = QuestionsConfig.model_fields["cutter_box"].default
+OptionsT = TypeVar("OptionsT", bound=TaskOptions)
 
 
 def stage_name(task: TaskName) -> str:
     return f"questions_{task.value}"
 
 
+class Hashed(Enum):
+    """Which tasks' unit fingerprints hash a ``questions`` option (``FINGERPRINT``)."""
+
+    OWNER = "owner"  # the task whose section declares it (every option not in ``FINGERPRINT``)
+    OWNER_UNLESS_DEFAULT = "owner_unless_default"  # the same, left out at its default (an option added later)
+    EVERY_TASK = "every_task"  # every task's, whichever declares it
+    NONE = "none"  # no unit's: the option acts on the client, before any unit runs
+
+
+# What each task's unit fingerprint has hashed since before the tasks owned their options, declared here once so
+# that an output finished then resumes as "nothing to do" (its ``.units`` fingerprints unchanged). Then one settings
+# record held every task's knobs: the three-view-to-isometric cut options and the point count were in every question
+# stage's fingerprint, whichever task it ran (changing one still redoes every task's units); the pose set in
+# isometric_to_pose's only; the cutter box in three-view-to-isometric's only, and only when not the default tight
+# box (the rule of every cut set made before the option existed); the symmetry filter in none (it picks the models on
+# the client). An option not named here is hashed by its owner's units only.
+FINGERPRINT: dict[str, Hashed] = {
+    "max_cut_attempts": Hashed.EVERY_TASK,
+    "cut_budget_s": Hashed.EVERY_TASK,
+    "point_cloud_points": Hashed.EVERY_TASK,
+    "cutters": Hashed.EVERY_TASK,
+    "cutter_box": Hashed.OWNER_UNLESS_DEFAULT,
+    "symmetry_filter": Hashed.NONE,
+}
+
+
+def hashed_options(task: TaskName, questions: QuestionsConfig) -> dict[str, object]:
+    """The ``questions`` options (JSON values) ``task``'s unit fingerprint hashes (``FINGERPRINT``)."""
+    hashed: dict[str, object] = {}
+    for owner, section in TASK_OPTIONS.items():
+        for name, info in section.model_fields.items():
+            rule, value = FINGERPRINT.get(name, Hashed.OWNER), getattr(questions, name)
+            if rule is Hashed.EVERY_TASK or (owner is task and rule is Hashed.OWNER) or \
+                    (owner is task and rule is Hashed.OWNER_UNLESS_DEFAULT and value != info.default):
+                hashed[name] = value.value if isinstance(value, Enum) else value
+    return hashed
+
+
 class QuestionSettings(StageSettings):
-    """One task's per-model work: rules, the render section (fixed views only) and the fill round.
+    """One task's per-model work: rules, the render section (fixed views only), the fill round and the task's own
+    options (``options``, typed by the task: ``settings.own(Options)``).
 
     ``round`` counts: a model first tried in a later round is another unit of work (its replacement
-    quota differs), so resume never mixes rounds. The variant settings (``UNUSED_WHEN_NONE``, e.g. ``pose_choices``)
-    are None for every task whose spec does not read them (``TaskSpec.variant_settings``), and then not in the
-    fingerprint: changing one redoes the units of the tasks that read it only. ``cutter_box`` is also None for the
-    default tight box (the rule of every cut set made before the option existed), so earlier cut sets resume;
-    ``cutter_box_rule`` reads it.
+    quota differs), so resume never mixes rounds. ``hashed`` holds the options the fingerprint hashes in place of
+    ``options`` (``hashed_options``: the same ones it hashed before each task owned its options).
     """
-
-    UNUSED_WHEN_NONE: ClassVar[frozenset[str]] = frozenset({"pose_choices", "cutter_box"})
 
     task: TaskName
     round: int = 1
     tolerance_px: float
-    max_cut_attempts: int
-    cut_budget_s: float
-    point_cloud_points: int
-    cutters: CutterFamily
-    pose_choices: PoseChoices | None = None
-    cutter_box: BoxRule | None = None
     render: RenderConfig
+    options: SerializeAsAny[TaskOptions]
+    hashed: dict[str, object]
 
-    @property
-    def cutter_box_rule(self) -> BoxRule:
-        return self.cutter_box or DEFAULT_CUTTER_BOX
+    def own(self, section: type[OptionsT]) -> OptionsT:
+        """The task's options as its own section ``section`` (the task module's ``Options``)."""
+        if not isinstance(self.options, section):
+            raise TypeError(f"{self.stage}: options are {type(self.options).__qualname__}, not {section.__qualname__}")
+        return self.options
+
+    def fingerprint(self) -> str:
+        """Hash of the common fields but where the output goes, and of the options ``hashed`` names (flat, as
+        before each task owned its options)."""
+        data = self.model_dump(mode="json", exclude=set(self.PLACEMENT) | {"options", "hashed"}) | self.hashed
+        return hashlib.sha256(json.dumps(data, sort_keys=True, separators=(",", ":")).encode()).hexdigest()[:16]
 
     @classmethod
-    def from_config(cls, config: Config, out: Path, task: TaskName, variant_settings: tuple[str, ...],
-                    round_: int = 1) -> "QuestionSettings":
-        """``variant_settings``: the ``questions`` fields of ``UNUSED_WHEN_NONE`` the task reads (its spec's; use
-        ``spare_gen.stages.questions.tasks.question_settings``, which passes them)."""
+    def from_config(cls, config: Config, out: Path, task: TaskName, round_: int = 1) -> "QuestionSettings":
         q = config.questions
-        variants = {name: getattr(q, name) for name in cls.UNUSED_WHEN_NONE if name in variant_settings}
-        if variants.get("cutter_box") is DEFAULT_CUTTER_BOX:
-            variants["cutter_box"] = None
         render = config.render.model_copy(update={"random_views": 0})  # cut objects need the fixed views only
         return cls(stage=stage_name(task), seed=config.seed, out_dir=str(Path(out).resolve()),
                    timeout_s=config.runner.timeout_s, task=task, round=round_,
-                   tolerance_px=q.duplicate_tolerance_px, max_cut_attempts=q.max_cut_attempts,
-                   cut_budget_s=q.cut_budget_s,
-                   point_cloud_points=q.point_cloud_points, cutters=q.cutters, render=render, **variants)
+                   tolerance_px=q.duplicate_tolerance_px, render=render,
+                   options=task_options(task, q), hashed=hashed_options(task, q))

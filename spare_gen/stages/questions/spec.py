@@ -5,7 +5,8 @@ the work it does on a Dask worker), how a question row is built from an accepted
 rules for a row, the contact-sheet cells, what the loaders hand out, what the bias audit reads, and what the
 modules above the question stage ask of a task (its SPARE3D export layout, Hugging Face categories, the paper's
 human accuracies, what people taking it are told). A task with variants (``questions.*`` settings that change its choices or rules) declares
-``variant``: the spec a run uses is ``spec.resolved(config.questions)``, so ``n_answers`` follows the variant.
+``variant`` (called with the task's own options section, ``spare_gen.config.tasks``): the spec a run uses is
+``spec.resolved(config.questions)``, so ``n_answers`` follows the variant.
 Adding a task is one module plus a ``TaskName`` member; no module outside ``stages/questions/tasks/`` names a task.
 """
 
@@ -18,6 +19,7 @@ from typing import Callable
 import pyarrow as pa
 
 from spare_gen.config.schema import QuestionsConfig, TaskName
+from spare_gen.config.tasks import task_options
 from spare_gen.stages.questions.layout import AnswerSide
 
 
@@ -72,6 +74,20 @@ class Spare3dLayout:
 
 
 @dataclass(frozen=True)
+class PaperRecipes:
+    """One formulation of the task in SPARE3D's Figure 6 (``spare_gen.baseline.options.FIGURE6`` reads them).
+
+    ``formulation``: a ``spare_gen.baseline.options.Formulation`` value (binary, metric, multiclass); ``source``:
+    where in the paper's supplementary the values are; ``cells``: architecture value (vgg16, resnet50, bagnet33) ->
+    (learning rate, batch size, epochs, the paper's SPARE3D-CSG test accuracy %).
+    """
+
+    formulation: str
+    source: str
+    cells: dict[str, tuple[float, int, int, float]]
+
+
+@dataclass(frozen=True)
 class TaskSpec:
     """One SPARE3D task (see the module docstring); the callables are module-level functions (picklable)."""
 
@@ -99,13 +115,15 @@ class TaskSpec:
     # what a person answering the task is told (`spare-gen quiz`): the paper's own definition of the task
     instructions: str = ""
     check_counts_row: Callable[..., list[str]] | None = None  # (ds, row) -> lines: the task's part of rule 7
-    variant: Callable[..., "TaskSpec"] | None = None  # (QuestionsConfig) -> the spec for those settings
-    # the ``questions`` settings the variant reads (in this task's QuestionSettings; None, unfingerprinted, elsewhere)
-    variant_settings: tuple[str, ...] = ()
+    variant: Callable[..., "TaskSpec"] | None = None  # (the task's Options) -> the spec for those options
+    # (the task's Options) -> what the dataset card says of them, e.g. "isometric-to-pose choices `upper` (...)"
+    card_options: Callable[..., str] | None = None
+    card_example: bool = False  # the task the card's loading examples name (one task declares it)
+    figure6: tuple[PaperRecipes, ...] = ()  # the paper's baseline recipes, first formulation the default; () if none
 
     def resolved(self, questions: QuestionsConfig) -> "TaskSpec":
         """The spec a run with these ``questions`` settings uses (this one, if the task has no variants)."""
-        return self.variant(questions) if self.variant is not None else self
+        return self.variant(task_options(self.name, questions)) if self.variant is not None else self
 
     def n_choices(self, row: dict) -> int:
         """How many choices ``row`` offers (0 for a generation task)."""

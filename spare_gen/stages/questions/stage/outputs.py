@@ -17,7 +17,9 @@ import pyarrow.compute as pc
 
 from spare_gen.atomic import write_parquet
 from spare_gen.store import ownership
+from spare_gen.config.base import EVERY_OPTION
 from spare_gen.config.schema import Config, TaskName
+from spare_gen.config.tasks import TASK_OPTIONS
 from spare_gen.stages.questions.layout import SPLITS
 from spare_gen.stages.questions.publish.files import (
     manifest_rows, publish_answer_files, publish_staged, remove_unlisted, row_paths,
@@ -186,6 +188,12 @@ def _strata_key(stratum) -> str:
     return "null" if stratum is None else str(stratum)
 
 
+def recorded_options(config: Config) -> dict:
+    """The tasks' options the summary records (``TaskOptions.RECORDED_IN_SUMMARY``), as JSON values."""
+    section = config.questions.model_dump(mode="json", context=EVERY_OPTION)
+    return {name: section[name] for options in TASK_OPTIONS.values() for name in options.RECORDED_IN_SUMMARY}
+
+
 def summary(config: Config, inputs: Inputs, requested, planned, quotas, fills, written) -> dict:
     available = Counter({_strata_key(s): len(v) for s, v in inputs.by_stratum().items()})
     answers, mix = {}, {}
@@ -198,11 +206,9 @@ def summary(config: Config, inputs: Inputs, requested, planned, quotas, fills, w
     record = {
         "seed": config.seed,
         "tolerance_px": config.questions.duplicate_tolerance_px,
-        "cutters": config.questions.cutters.value,
-        "pose_choices": config.questions.pose_choices.value,
+        **recorded_options(config),
         "split_ratios": list(config.questions.split),
         "allow_fewer": config.questions.allow_fewer,
-        "point_cloud_points": config.questions.point_cloud_points,
         "requested": requested,
         "planned": planned,
         "produced": {t: {s: len(o.questions) for s, o in splits.items()} for t, splits in written.items()},

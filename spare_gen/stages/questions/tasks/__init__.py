@@ -1,8 +1,9 @@
 """The SPARE3D task registry: one module (or folder) per task, named after its ``TaskName`` value, each defining
 ``SPEC``; and each task's full question table (the common columns and the task's own).
 
-Adding a task: a ``TaskName`` member and a module ``<value>.py`` (or folder ``<value>/``) here with its
-``TaskSpec``; nothing else. ``TASK_SPECS`` holds the specs of the default settings; a run uses
+Adding a task: a ``TaskName`` member (``spare_gen.config.tasks``) and a module ``<value>.py`` (or folder
+``<value>/``) here with its ``TaskSpec``; its own ``questions.*`` options, if any, are its section in
+``spare_gen.config.tasks.<value>``. ``TASK_SPECS`` holds the specs of the default settings; a run uses
 ``task_spec(task, config.questions)``, its variant's.
 """
 
@@ -43,8 +44,8 @@ def task_spec(task: TaskName | str, questions: QuestionsConfig) -> TaskSpec:
 
 
 def question_settings(config: Config, out: Path, task: TaskName, round_: int = 1) -> QuestionSettings:
-    """The question stage's settings for ``task``: its variant's settings included, the other tasks' left out."""
-    return QuestionSettings.from_config(config, out, task, TASK_SPECS[TaskName(task)].variant_settings, round_)
+    """The question stage's settings for ``task``: the common fields and the task's own options."""
+    return QuestionSettings.from_config(config, out, TaskName(task), round_)
 
 
 def dataset_choices(out: Path, task: TaskName | str) -> int:

@@ -1,9 +1,10 @@
 """isometric_to_pose: given F, R, T and one isometric drawing, choose its pose among the choice poses.
 
-``questions.pose_choices`` picks them (``POSE_CHOICE_SETS``, the task's variants): by default the four upper poses
+``questions.pose_choices`` picks them (``POSE_CHOICE_SETS``, the task's variants, declared with its options in
+``spare_gen.config.tasks.isometric_to_pose``): by default the four upper poses
 1, 2, 3, 4; ``spare3d``: SPARE3D's 1, 2, 5, 6, where, seen from below with +Z kept as image up, an axis-aligned
 model's drawing is recognisably upside down, a question-blind cue. The spec a run uses (``variant``) has as many
-answers as its set has poses. Adding a set: a ``PoseChoices`` member and its entry below.
+answers as its set has poses. Adding a set: a ``PoseChoices`` member and its row there.
 
 ``questions.symmetry_filter = "spare3d"`` also leaves out, before any unit runs, the quarter of usable models whose
 F, R, T drawings look most alike by the original generator's ``I2P_filter.py`` (``get_sym``; the SPARE3D README: 25 %
@@ -28,7 +29,8 @@ import numpy as np
 import pyarrow as pa
 from PIL import Image
 
-from spare_gen.config.schema import Config, PoseChoices, QuestionsConfig, SymmetryFilter, TaskName
+from spare_gen.config.schema import Config, TaskName
+from spare_gen.config.tasks.isometric_to_pose import POSE_CHOICE_SETS, Options, PoseChoices, SymmetryFilter
 from spare_gen.store.packed import drawing_bytes
 from spare_gen.stages.questions.dataset import (
     LoadedDataset, check_model_three_views, distinct_candidates, model_view, question_id,
@@ -40,19 +42,10 @@ from spare_gen.stages.questions.row_parts import Accepted, three_view_fields
 from spare_gen.stages.questions.schema import ANSWER_FIELD, ISO_PREFIX, field
 from spare_gen.stages.questions.settings import QuestionSettings
 from spare_gen.stages.questions.sheet_cells import Cell, drawing_image, pose_cube_image
-from spare_gen.stages.questions.spec import LoaderKeys, Spare3dLayout, TaskSpec, UnitInput
+from spare_gen.stages.questions.spec import LoaderKeys, PaperRecipes, Spare3dLayout, TaskSpec, UnitInput
 from spare_gen.rng import derive_seed
 
 TASK = TaskName.ISOMETRIC_TO_POSE
-# Answer k means pose choice_poses[k], the set's k-th pose. Upper: the four upper poses, each the previous one turned a
-# quarter about +Z, so the isometric drawing alone tells nothing of its pose for any model distribution that is
-# invariant under quarter turns about Z (the CSG generator's is). SPARE3D offered 1, 2, 5, 6: every isometric camera
-# keeps +Z as image up, so an axis-aligned solid seen from below (5, 6) looks upside down (its visible corners point
-# down) and one drawing tells pose 1 or 2 from 5 or 6; no re-orientation of the models can remove that.
-POSE_CHOICE_SETS: dict[PoseChoices, tuple[int, ...]] = {
-    PoseChoices.UPPER: (1, 2, 3, 4),
-    PoseChoices.SPARE3D: (1, 2, 5, 6),
-}
 SPARE3D_SYMMETRIC_SHARE = 0.25  # the share of usable models questions.symmetry_filter = "spare3d" leaves out
 
 
@@ -66,7 +59,7 @@ def check_isometric_to_pose(views: dict[str, dict], tolerance_px: float, poses: 
 
 def run_unit(unit: dict, settings: QuestionSettings) -> dict:
     start = time.monotonic()
-    result = check_isometric_to_pose(unit["views"], settings.tolerance_px, POSE_CHOICE_SETS[settings.pose_choices])
+    result = check_isometric_to_pose(unit["views"], settings.tolerance_px, settings.own(Options).choice_poses)
     return {"model_id": unit["model_id"], **result, "seconds": round(time.monotonic() - start, 4)}
 
 
@@ -139,14 +132,19 @@ def sheet_cells(out: Path, row: dict) -> list[Cell]:
               for i, p in enumerate(row["choice_poses"]))]
 
 
-def variant(questions: QuestionsConfig) -> TaskSpec:
+def variant(options: Options) -> TaskSpec:
     """The spec for ``questions.pose_choices``: one answer per pose of the set."""
-    return dataclasses.replace(SPEC, n_answers=len(POSE_CHOICE_SETS[questions.pose_choices]))
+    return dataclasses.replace(SPEC, n_answers=len(options.choice_poses))
+
+
+def card_options(options: Options) -> str:
+    return (f"isometric-to-pose choices `{options.pose_choices.value}` (`questions.pose_choices`: poses "
+            f"{', '.join(map(str, options.choice_poses))})")
 
 
 SPEC = TaskSpec(
     name=TASK,
-    n_answers=len(POSE_CHOICE_SETS[QuestionsConfig.model_fields["pose_choices"].default]),
+    n_answers=len(Options().choice_poses),
     summary="Given the F, R, T drawings and one isometric drawing, choose its pose among four choice poses "
             "(answer 0..3 in the order of `choice_poses`: 1, 2, 3, 4, or SPARE3D's 1, 2, 5, 6).",
     fields=(
@@ -174,6 +172,8 @@ SPEC = TaskSpec(
                  "drawing of it. Determine the camera pose of that isometric drawing: from which corner of the pose "
                  "cube was it seen? Choose among the poses offered.",
     variant=variant,
-    variant_settings=("pose_choices",),
+    card_options=card_options,
+    figure6=(PaperRecipes("multiclass", "supplementary C.2, multi-class classification", {
+        "resnet50": (2e-5, 70, 50, 80.4), "vgg16": (2e-5, 80, 50, 87.5), "bagnet33": (2e-5, 30, 50, 71.9)}),),
     model_filter=symmetric_models,
 )

@@ -24,7 +24,7 @@ from spare_gen.stages.questions.schema import ANSWER_FIELD, CANDIDATE_FIELDS, CA
 from spare_gen.stages.questions.select import balanced_choice
 from spare_gen.stages.questions.settings import QuestionSettings
 from spare_gen.stages.questions.sheet_cells import Cell, drawing_image, pose_cube_image
-from spare_gen.stages.questions.spec import LoaderKeys, Spare3dLayout, TaskSpec, UnitInput
+from spare_gen.stages.questions.spec import LoaderKeys, PaperRecipes, Spare3dLayout, TaskSpec, UnitInput
 from spare_gen.rng import derive_rng
 
 TASK = TaskName.POSE_TO_ISOMETRIC
@@ -105,6 +105,13 @@ def sheet_cells(out: Path, row: dict) -> list[Cell]:
 
 SPEC = TaskSpec(
     name=TASK,
+    card_example=True,
+    figure6=(
+        PaperRecipes("binary", "supplementary C.3, binary classification", {
+            "resnet50": (2e-5, 9, 50, 27.4), "vgg16": (1e-4, 30, 50, 27.8), "bagnet33": (5e-5, 8, 50, 26.5)}),
+        PaperRecipes("metric", "supplementary C.3, metric learning", {
+            "resnet50": (1e-5, 4, 47, 27.8), "vgg16": (5e-6, 10, 42, 27.1), "bagnet33": (1e-4, 4, 41, 26.8)}),
+    ),
     n_answers=N_CANDIDATES,
     summary="Given the F, R, T drawings and an isometric pose 1..8, choose the drawing from that pose among 4 "
             "drawings of the same model from 4 different poses.",

@@ -14,6 +14,7 @@ import trimesh
 from spare_gen import cad
 from spare_gen.cad.props import bounding_box
 from spare_gen.cad.tessellate import triangulate
+from spare_gen.config.tasks.point_cloud_generation import Options
 from spare_gen.stages.questions.rejections import QuestionRejection
 from spare_gen.stages.questions.settings import QuestionSettings
 
@@ -34,7 +35,7 @@ def sample_surface(vertices: np.ndarray, faces: np.ndarray, count: int, rng: np.
 
 def points_unit(unit: dict, settings: QuestionSettings, rng: np.random.Generator) -> dict:
     """The point-cloud task's child function."""
-    return model_points(unit["shape_path"], settings.point_cloud_points, rng)
+    return model_points(unit["shape_path"], settings.own(Options).point_cloud_points, rng)
 
 
 def model_points(shape_path: str, count: int, rng: np.random.Generator) -> dict:

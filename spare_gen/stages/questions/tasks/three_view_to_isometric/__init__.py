@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from spare_gen.config.schema import CutterFamily
+from spare_gen.config.tasks.three_view_to_isometric import CutterFamily, Options
 from spare_gen.stages.questions.dataset import LoadedDataset, distinct_candidates, question_id
 from spare_gen.stages.questions.layout import N_CANDIDATES, TARGET_POSE, AnswerSide, pose_view
 from spare_gen.stages.questions.row_parts import Accepted, arrange, three_view_fields
@@ -21,7 +21,7 @@ from spare_gen.stages.questions.schema import (
 )
 from spare_gen.stages.questions.settings import QuestionSettings
 from spare_gen.stages.questions.sheet_cells import Cell, drawing_image
-from spare_gen.stages.questions.spec import LoaderKeys, Spare3dLayout, TaskSpec, UnitInput
+from spare_gen.stages.questions.spec import LoaderKeys, PaperRecipes, Spare3dLayout, TaskSpec, UnitInput
 from spare_gen.stages.questions.tasks.three_view_to_isometric.families import FAMILIES
 from spare_gen.stages.questions.tasks.three_view_to_isometric.job import CUT_TIMEOUT_FACTOR, TASK
 from spare_gen.stages.questions.worker import run_in_child
@@ -77,8 +77,20 @@ def sheet_cells(out: Path, row: dict) -> list[Cell]:
             for i, p in enumerate(row["candidate_png"])]
 
 
+def card_options(options: Options) -> str:
+    return f"three-view-to-isometric cutters `{options.cutters.value}` (`questions.cutters`)"
+
+
 SPEC = TaskSpec(
     name=TASK,
+    card_options=card_options,
+    figure6=(
+        PaperRecipes("binary", "supplementary C.1, binary classification", {
+            "resnet50": (5e-5, 9, 50, 68.7), "vgg16": (5e-5, 20, 50, 78.1), "bagnet33": (1e-4, 8, 49, 49.4)}),
+        # VGG-16's batch size is printed "g"; read as 9 (the glyph beside it on a keyboard and the shape OCR confuses).
+        PaperRecipes("metric", "supplementary C.1, metric learning", {
+            "resnet50": (1e-4, 4, 50, 37.7), "vgg16": (2e-5, 9, 50, 28.9), "bagnet33": (1e-4, 4, 50, 40.8)}),
+    ),
     n_answers=N_CANDIDATES,
     summary="Given the F, R, T drawings, choose the matching pose-2 isometric drawing among 4. All four candidates "
             "are drawings of cut objects (the model minus one random sphere, box, cone or torus); one cut object "
@@ -107,5 +119,4 @@ SPEC = TaskSpec(
     instructions="You see the front (F), right (R) and top (T) view line drawings of an object. Choose the "
                  "isometric drawing of the same object seen from pose 2 (the front-top-right corner of the pose cube) "
                  "among the four candidates.",
-    variant_settings=("cutter_box",),  # questions.cutter_box: the model box the cutters are sized from
 )

@@ -51,7 +51,9 @@ from spare_gen.atomic import write_bytes
 from spare_gen.cad.cut import cut_with, removable_volume, removed_fraction
 from spare_gen.cad.hlr import HlrModel
 from spare_gen.cad.props import bounding_box, brep_bounding_box, volume
-from spare_gen.config.schema import BoxRule, RenderConfig
+from spare_gen.config.base import BoxRule
+from spare_gen.config.schema import RenderConfig
+from spare_gen.config.tasks.three_view_to_isometric import Options
 from spare_gen.canvas.poses import Framing, pose
 from spare_gen.stages.drawings.preset import drawing_rule
 from spare_gen.stages.drawings.render import Style, render_view
@@ -282,7 +284,7 @@ def make_cut_set(unit: dict, settings: QuestionSettings) -> dict:
     attempts by rule.
 
     ``unit``: ``model_id``, ``shape_path``, ``framing``, ``hlr_method``. Each boolean and each view's HLR gets
-    ``settings.cut_budget_s`` CPU seconds (module docstring); the whole set, its forked copies included,
+    ``cut_budget_s`` CPU seconds (module docstring); the whole set, its forked copies included,
     ``CUT_TIMEOUT_FACTOR`` unit budgets (``settings.timeout_s``).
     """
     cpu0 = _own_cpu()
@@ -294,15 +296,15 @@ def make_cut_set(unit: dict, settings: QuestionSettings) -> dict:
     rel = staged_cut_dir(unit["model_id"])
     folder = Path(settings.out_dir) / rel
     shutil.rmtree(folder, ignore_errors=True)  # leftovers of an interrupted run
-    render = settings.render
+    render, options = settings.render, settings.own(Options)
     job = CutJob(model_id=unit["model_id"], shape_path=unit["shape_path"], out_dir=settings.out_dir, rel=rel,
-                 seed=settings.seed, bbox=CUTTER_BOXES[settings.cutter_box_rule](shape), model_volume=model_volume,
-                 cutters=settings.cutters, render=render, framing=unit["framing"], hlr_method=unit["hlr_method"],
+                 seed=settings.seed, bbox=CUTTER_BOXES[options.cutter_box](shape), model_volume=model_volume,
+                 cutters=options.cutters, render=render, framing=unit["framing"], hlr_method=unit["hlr_method"],
                  tolerance_px=settings.tolerance_px, min_extent=render.tiny_fraction * render.size,
-                 max_attempts=settings.max_cut_attempts, unit_budget_s=settings.timeout_s * CUT_TIMEOUT_FACTOR,
+                 max_attempts=options.max_cut_attempts, unit_budget_s=settings.timeout_s * CUT_TIMEOUT_FACTOR,
                  slow_boolean=testhooks.active(SLOW_BOOLEAN_HOOK))
     timings: Counter = Counter()
-    copy, cut_set = _copy(settings.cut_budget_s), _CutSet(job, shape, [])
+    copy, cut_set = _copy(options.cut_budget_s), _CutSet(job, shape, [])
     copy.hold(cut_set)
     result = _cut_set(cut_set, copy, timings, lambda: _own_cpu() - cpu0 + timings["attempt_cpu"])
     timings["cpu"] += _own_cpu() - cpu0 + timings["attempt_cpu"]

@@ -10,7 +10,8 @@ same table. Which model box every family sizes and places its cutters in is the 
 (``BoxRule``: the tight box by default, ``brep`` as the original generator), computed in the child
 (``child.CUTTER_BOXES``).
 
-Adding a family: a ``CutterFamily`` member, its cutter (and rules) in a module here, and its row below.
+Adding a family: a ``CutterFamily`` member (``spare_gen.config.tasks.three_view_to_isometric``) and its row below;
+a cutter of its own (and rules) goes in a module here.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from spare_gen.config.schema import CutterFamily
+from spare_gen.config.tasks.three_view_to_isometric import CutterFamily
 from spare_gen.stages.questions.rejections import QuestionRejection
 from spare_gen.stages.questions.tasks.three_view_to_isometric.cutters import (
     keep_cut, near_duplicate_rule, random_cutter,

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from spare_gen.config.schema import CutterFamily, RenderConfig, TaskName
+from spare_gen.config.schema import RenderConfig, TaskName
+from spare_gen.config.tasks.three_view_to_isometric import CutterFamily
 from spare_gen.stages.questions.layout import FRONT, RIGHT, TARGET_POSE, TOP, pose_view
 from spare_gen.stages.questions.schema import STAGED_CUTS_DIR
 
