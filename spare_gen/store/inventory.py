@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import os
 from pathlib import Path
-from typing import Iterator
+from typing import Collection, Iterator
 
 import pyarrow.parquet as pq
 
@@ -134,7 +134,7 @@ def unreferenced(out: Path) -> list[str]:
             and not rel.endswith((".parquet", ".json", ".md", ".csv"))]
 
 
-def remove_unreferenced(out: Path, keep: set[str] = frozenset()) -> list[str]:
+def remove_unreferenced(out: Path, keep: Collection[str] = frozenset()) -> list[str]:
     """Delete the files ``unreferenced`` lists (``keep`` aside: what this run wrote), then folders they leave
     empty; return them."""
     return ownership.remove(out, [rel for rel in unreferenced(out) if rel not in keep])
