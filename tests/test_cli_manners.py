@@ -127,6 +127,7 @@ def _stop_at(moment: str, send, tmp_path: Path) -> tuple[int, list[str]]:
 STOP_INSIDE_A_GC_CALLBACK = """
 import gc, os, signal, sys
 from spare_gen.console import guard_startup, run_command
+from spare_gen.stages.questions.schema import QuestionsSummary
 
 def command():
     def callback(phase, info):  # as distributed's gc diagnosis: Python code that gc runs, where raising is swallowed
@@ -177,7 +178,7 @@ def test_a_ctrl_c_to_the_whole_process_group_is_one_interrupted_line(moment, tmp
 def test_the_card_publishes_no_test_hooks(small_dataset):
     card = (small_dataset / "README.md").read_text()
     assert '"debug"' not in card and "broken_hlr" not in card and '"test_hooks": "none active"' in card
-    summary = json.loads((small_dataset / "questions" / "summary.json").read_text())
+    summary = QuestionsSummary.read(small_dataset / "questions" / "summary.json")
     hooked = load_config(REPO / "configs" / "default.toml", ['debug.crash=["models:csg_000003"]'])
     text = card_text(hooked, summary, small_dataset)
     assert '"debug"' not in text and "csg_000003" not in text and '"test_hooks": "active: crash"' in text

@@ -14,7 +14,7 @@ from spare_gen.config.schema import Config
 from spare_gen.data.evaluate import REPORTS_DIR
 from spare_gen.data.human_scores import HUMANS_REPORT
 from spare_gen.hub.pack import write_hf_tables
-from spare_gen.stages.questions.schema import QUESTIONS_DIR, SUMMARY_NAME
+from spare_gen.stages.questions.schema import QUESTIONS_DIR, SUMMARY_NAME, QuestionsSummary
 
 
 def write_card(out: Path, config: Config, client=None) -> Path | None:
@@ -24,8 +24,8 @@ def write_card(out: Path, config: Config, client=None) -> Path | None:
     summary_path = out / QUESTIONS_DIR / SUMMARY_NAME
     if not summary_path.is_file():
         return None
-    summary = json.loads(summary_path.read_text(encoding="utf-8"))
-    splits = write_hf_tables(out, list(summary["produced"]), client)
+    summary = QuestionsSummary.read(summary_path)
+    splits = write_hf_tables(out, list(summary.produced), client)
     text = card_text(config, summary, out, splits)
     report_path = out / REPORTS_DIR / REPORT_NAME
     if report_path.is_file():

@@ -222,7 +222,7 @@ class IsolatedExecutor:
                 if self._proc is None or self._proc.poll() is not None:
                     self._kill()
                     self._start()
-                assert self._proc is not None and self._stderr is not None
+                assert self._proc is not None and self._proc.stdin is not None and self._stderr is not None
                 self._stderr.seek(0)
                 self._stderr.truncate()
                 cpu_start = cpu_seconds(self._proc.pid) or 0.0

@@ -168,19 +168,19 @@ def check(out: Path, recorded: dict[str, str], show: bool = False, files: dict[s
     packed = packed_paths(out)
     named = sorted(referenced_files(out).items())
     bar = progress(len(named), "validate", "file", show)
-    for rel, (digest, where) in named:
+    for rel, (named_digest, where) in named:
         bar.update(1)
         full = out / rel
         if rel in packed:
             data = packed_bytes(out, rel)
             if data is None:
                 problems.append(f"files: {rel} (named in {where}) is packed in the views table without its bytes")
-            elif digest and hashlib.sha256(data).hexdigest() != digest:
+            elif named_digest and hashlib.sha256(data).hexdigest() != named_digest:
                 problems.append(f"files: {rel} (named in {where}) changed: sha256 of its packed bytes differs "
                                 "from the table")
         elif not full.is_file():
             problems.append(f"files: {rel} (named in {where}) does not exist")
-        elif digest and sha256_file(full) != digest:
+        elif named_digest and sha256_file(full) != named_digest:
             problems.append(f"files: {rel} (named in {where}) changed: sha256 differs from the table")
     bar.close()
     if files is None:  # the tables and what they name only

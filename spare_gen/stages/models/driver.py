@@ -87,7 +87,7 @@ def summary(table_path: Path) -> str:
 
     rows = shards.read(table_path, ["status", "rejections", "attempts", "quality"]).to_pylist()
     text = status_summary(MODELS.name, rows)
-    rejected = Counter()
+    rejected = Counter[str]()
     for r in rows:
         if r["rejections"]:
             rejected.update(json.loads(r["rejections"]))

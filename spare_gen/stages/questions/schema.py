@@ -7,6 +7,7 @@ and its own) is ``spare_gen.stages.questions.tasks.question_schema``.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -108,6 +109,38 @@ CUTS_DIR = f"{QUESTIONS_DIR}/cuts"  # cut objects (STEP) and their drawings, one
 # published to CUTS_DIR (spare_gen.stages.questions.publish.files.publish_staged)
 STAGED_CUTS_DIR = ".units/cut_files"
 PREVIEW_DIR = "preview"  # contact sheets <task>.png
+
+
+Counts = dict[str, int]  # by split, by rule or by primitive count (the summary's keys are JSON text)
+
+
+@dataclass(frozen=True)
+class QuestionsSummary:
+    """What ``questions/summary.json`` says that later readers use (the card, the run's line): requested, planned
+    and produced questions per task (produced: per split), usable and needed models per primitive count, the
+    rejections by rule, surplus models, the answer counts and primitive mix per task and split. The file is
+    written as the question stage's plain record (``stage.outputs.summary``); ``read`` types it."""
+
+    requested: dict[str, int]
+    planned: dict[str, int]
+    produced: dict[str, Counts]
+    usable_models: Counts
+    needed_models: Counts
+    filtered_models: Counts
+    rejected_models: dict[str, Counts]
+    rejected_candidates: dict[str, Counts]
+    surplus_models: dict[str, int]
+    answers: dict[str, dict[str, list[int]]]
+    primitive_mix: dict[str, dict[str, Counts]]
+
+    @classmethod
+    def from_record(cls, record: dict) -> "QuestionsSummary":
+        """The summary of a record as the stage writes it (its other keys, the settings it was made with, left)."""
+        return cls(**{f: record[f] for f in cls.__dataclass_fields__})
+
+    @classmethod
+    def read(cls, path: Path) -> "QuestionsSummary":
+        return cls.from_record(json.loads(Path(path).read_text(encoding="utf-8")))
 
 
 def split_path(out: Path, task: str, split: str) -> Path:
