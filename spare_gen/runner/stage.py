@@ -31,7 +31,7 @@ import uuid
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, TypeVar
+from typing import Any, Callable, Iterable, TypeVar
 
 from spare_gen.atomic import bounded_name, write_bytes, write_json
 from spare_gen.console import progress
@@ -545,6 +545,7 @@ def run_stage(
     return [results[uid] for uid in sorted(results)]
 
 
-def status_summary(stage: str, rows: list[dict]) -> str:
-    counts = Counter(r.get("status", "?") for r in rows)
+def status_summary(stage: str, statuses: Iterable[str | None]) -> str:
+    """``<stage>: <status> <count>, ...`` of the statuses of a stage's rows, by status name."""
+    counts = Counter(statuses)
     return f"{stage}: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
