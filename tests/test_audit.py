@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 
 import numpy as np
 import pyarrow as pa
@@ -101,7 +100,7 @@ def test_a_planted_shortcut_is_flagged(biased, capsys):
     assert cli_main(["audit", str(biased), "--seed", "1"]) == 1
     captured = capsys.readouterr()
     assert "WARNING: three_view_to_isometric/line_stats (test) picks the answer" in captured.err
-    report = json.loads((biased / "reports" / "audit.json").read_text())
+    report = AuditReport.read(biased / "reports" / "audit.json")
     by = {(r["task"], r["probe"]): r for r in report.results}
     for task in MC_TASKS:  # more visible lines / more hidden lines give the answer away
         assert by[(task, "line_stats")]["verdict"] == "above_chance"
@@ -157,7 +156,7 @@ def test_real_dataset_pixels_are_within_chance(small_dataset, tmp_path):
     (copy / "drawings").symlink_to(small_dataset / "drawings")
     (copy / "views.parquet").symlink_to(small_dataset / "views.parquet")
     assert cli_main(["audit", str(copy)]) in (0, 1)
-    report = json.loads((copy / "reports" / "audit.json").read_text())
+    report = AuditReport.read(copy / "reports" / "audit.json")
     assert [r["verdict"] for r in report.results if r["probe"] in PIXEL_PROBES] == ["within_chance"] * 9
     assert report.not_audited == [] and len(report.results) == 21
     for r in report.results:
