@@ -119,7 +119,7 @@ def test_probe_inputs_read_and_fitted_on_dask_workers_give_the_same_report(biase
     from spare_gen.runner.cluster import open_client
 
     here = audit(biased, seed=1)
-    assert here["flagged"]  # a report with findings, not only "within chance"
+    assert here.flagged  # a report with findings, not only "within chance"
     assert max(n for r in here.results for n in r["n"].values()) > 3  # splits of more than one part
     with open_client(workers=2, dashboard=False, quiet=True) as client:
         assert audit(biased, seed=1, client=client) == here
