@@ -134,7 +134,7 @@ def _indexed_files(out_dir: str, stage: str) -> list[str]:
             units = json.loads(path.read_text()).get("units", {})
         except (OSError, json.JSONDecodeError, AttributeError):
             continue
-        found.extend(rel for entry in units.values() for rel in entry.get("files", ()))
+        found.extend(rel for entry in units.values() for rel in IndexEntry.from_json(entry).files)
     return found
 
 
