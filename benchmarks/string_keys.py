@@ -49,7 +49,8 @@ def main(argv: list[str]) -> None:
                       ("spare_gen/stages/questions/driver.py", "summary")):
         print(f"  {rel} {name}[...]: {by_name[(rel, name)]}")
     runner = {k: v for k, v in by_name.items() if k[0].startswith("spare_gen/runner/")}
-    print("  runner, every subscripted name: " + ", ".join(f"{Path(r).name}:{n} {c}" for (r, n), c in sorted(runner.items())))
+    print("  runner, every subscripted name: "
+          + ", ".join(f"{Path(r).name}:{n} {c}" for (r, n), c in sorted(runner.items())))
 
 
 if __name__ == "__main__":

@@ -219,8 +219,8 @@ def replace_marked(text: str, begin: str, end: str, section: str) -> str:
     return (text.rstrip("\n") + "\n\n" if text.strip() else "") + section + "\n"
 
 
-def card_text(config: Config, summary: QuestionsSummary, out: Path | None = None, splits: dict[str, list[str]] | None = None
-              ) -> str:
+def card_text(config: Config, summary: QuestionsSummary, out: Path | None = None,
+              splits: dict[str, list[str]] | None = None) -> str:
     """The dataset card (README.md): header, what the tasks are, how to load them, the rules, counts and
     fields, quality, examples, the pool, the citation, the config and the versions."""
     tasks = [t for t in TASKS if t.value in summary.produced]

@@ -167,7 +167,8 @@ def execute_shard(task: Task, sealed: Sealed, settings: StageSettings, tables: t
     being unit_id -> its index entry in an existing part (``part`` names it), for units whose rows are copied
     instead of made again.
 
-    Returns the part and the units that failed because of the machine; the units' timings go to ``timings/<stage>/<part>.json``.
+    Returns the part and the units that failed because of the machine; the units' timings go to
+    ``timings/<stage>/<part>.json``.
     """
     units, fingerprints, reuse = sealed.open()
     out_dir, stage = settings.out_dir, settings.stage

@@ -85,7 +85,8 @@ def complete_for(out: Path, config: Config, stages: tuple[str, ...]) -> bool:
     return all(rel in packed or (Path(out) / rel).is_file() for rel in referenced_files(Path(out)))
 
 
-def write_manifest(out: Path, config: Config, stages: dict, complete: bool, mine: Collection[str] = frozenset()) -> Path:
+def write_manifest(out: Path, config: Config, stages: dict, complete: bool,
+                   mine: Collection[str] = frozenset()) -> Path:
     """dataset.json: config, versions, stage summaries and, once the run is complete, every table's hash and the
     hash of every file of ``mine`` (the files the run can prove it wrote) that no table hashes."""
     record = {
