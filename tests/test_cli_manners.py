@@ -23,6 +23,7 @@ from spare_gen.config import load_config
 from spare_gen.config.loader import DEFAULT_CONFIG_FILE
 from spare_gen.card.dataset import card_text
 from spare_gen.stages.questions.layout import DEFAULT_SPLIT
+from spare_gen.stages.questions.schema import QuestionsSummary
 from spare_gen.wireframe import Wireframe
 from tests.conftest import REPO, TINY_OVERRIDES, spare_gen_cli
 
@@ -127,7 +128,6 @@ def _stop_at(moment: str, send, tmp_path: Path) -> tuple[int, list[str]]:
 STOP_INSIDE_A_GC_CALLBACK = """
 import gc, os, signal, sys
 from spare_gen.console import guard_startup, run_command
-from spare_gen.stages.questions.schema import QuestionsSummary
 
 def command():
     def callback(phase, info):  # as distributed's gc diagnosis: Python code that gc runs, where raising is swallowed
