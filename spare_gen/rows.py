@@ -1,17 +1,23 @@
 """Typed rows: a stage's row is a frozen dataclass whose fields carry their Arrow type, and the stage's Parquet
 schema is generated from it, so a row and its table are declared once (in the stage's ``schema`` module).
 
-``column(arrow_type, doc)`` declares a field; ``row_type(name, columns)`` builds the frozen dataclass from
-``(name, python type, column)`` triples (so column groups shared by two tables, or named by a registry, splice in
-where they belong); ``arrow_schema(row_type)`` is its schema, field order as declared. ``Row.as_dict`` is the
-plain dict the table writers take (enum members as their values).
+A row is declared as a class, so type checkers see its fields::
+
+    @dataclass(frozen=True, kw_only=True)
+    class ModelRow(Row):
+        model_id: str | None = column(pa.string())
+
+``column(arrow_type, doc)`` declares a field; ``arrow_schema(ModelRow)`` is its schema, field order as declared.
+Where a registry names some columns (the pool's metric columns), ``extend_row(name, base, columns)`` appends
+``(name, python type, column)`` triples to a declared base row. ``Row.as_dict`` is the plain dict the table
+writers take (enum members as their values); ``rows_from_table(ModelRow, table)`` reads a table back as rows.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from enum import Enum
-from typing import Any
+from typing import Any, TypeVar
 
 import pyarrow as pa
 
@@ -24,6 +30,7 @@ def column(arrow: pa.DataType, doc: str = "") -> Any:
     return dataclasses.field(default=None, metadata={ARROW: arrow, DOC: doc})
 
 
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class Row:
     """Base of the typed rows: ``as_dict`` for the table writers (``spare_gen.store.shards.rows_to_table``)."""
 
@@ -61,13 +68,21 @@ def _escaped_char(c: str) -> str:
 
 
 Columns = list[tuple[str, Any, Any]]  # (name, python type, column(...))
+R = TypeVar("R", bound=Row)
 
 
-def row_type(name: str, columns: Columns, doc: str = "") -> type:
-    """A frozen dataclass (a ``Row``) with these columns, in order, every one defaulting to null."""
-    cls = dataclasses.make_dataclass(name, columns, bases=(Row,), frozen=True, kw_only=True)
-    cls.__doc__ = doc or cls.__doc__
+def extend_row(name: str, base: type[R], columns: Columns, doc: str = "") -> type[R]:
+    """A frozen row class: ``base``'s columns, then these (named by a registry), every one defaulting to null."""
+    cls = dataclasses.make_dataclass(name, columns, bases=(base,), frozen=True, kw_only=True)
+    cls.__doc__ = doc or base.__doc__
+    cls.__module__ = base.__module__
     return cls
+
+
+def rows_from_table(row: type[R], table: pa.Table) -> list[R]:
+    """The rows of ``table`` as ``row`` instances (the table's columns must be fields of ``row``: a column the
+    row does not declare is a TypeError); columns the table lacks are null."""
+    return [row(**record) for record in table.to_pylist()]
 
 
 def arrow_fields(row: type, described: bool = False) -> list[pa.Field]:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -15,6 +13,7 @@ from spare_gen.card.audit import BEGIN, END
 from spare_gen.card.dataset import replace_marked
 from spare_gen.audit.features import line_stats
 from spare_gen.audit.probes import audit, judge
+from spare_gen.audit.report import AuditReport
 from spare_gen.cli import main as cli_main
 from spare_gen.config.schema import TaskName
 from spare_gen.stages.questions.tasks import question_schema
@@ -84,14 +83,14 @@ def test_verdicts_use_bonferroni_wilson_intervals():
 
 def test_every_probe_is_within_chance_on_fair_data(fair):
     report = audit(fair, seed=0)
-    assert {r["task"] for r in report["results"]} == set(MC_TASKS)
-    assert len(report["results"]) == 21 and report["flagged"] == [] and report["not_audited"] == []
-    for r in report["results"]:
+    assert {r["task"] for r in report.results} == set(MC_TASKS)
+    assert len(report.results) == 21 and report.flagged == [] and report.not_audited == []
+    for r in report.results:
         assert r["verdict"] == "within_chance", r
         assert r["evaluations"]["test"]["total"] == 24
         if r["probe"] != "answer_position":
             assert r["evaluations"]["cv"]["total"] == 68
-    assert report["per_evaluation_confidence"] == pytest.approx(1 - 0.05 / 39)  # 3 tasks x (6 x 2 + 1)
+    assert report.per_evaluation_confidence == pytest.approx(1 - 0.05 / 39)  # 3 tasks x (6 x 2 + 1)
     assert audit(fair, seed=0) == report  # seeded: the same report again
 
 
@@ -100,8 +99,8 @@ def test_a_planted_shortcut_is_flagged(biased, capsys):
     assert cli_main(["audit", str(biased), "--seed", "1"]) == 1
     captured = capsys.readouterr()
     assert "WARNING: three_view_to_isometric/line_stats (test) picks the answer" in captured.err
-    report = json.loads((biased / "reports" / "audit.json").read_text())
-    by = {(r["task"], r["probe"]): r for r in report["results"]}
+    report = AuditReport.read(biased / "reports" / "audit.json")
+    by = {(r["task"], r["probe"]): r for r in report.results}
     for task in MC_TASKS:  # more visible lines / more hidden lines give the answer away
         assert by[(task, "line_stats")]["verdict"] == "above_chance"
         assert by[(task, "line_stats")]["evaluations"]["test"]["accuracy"] >= 0.8
@@ -120,8 +119,8 @@ def test_probe_inputs_read_and_fitted_on_dask_workers_give_the_same_report(biase
     from spare_gen.runner.cluster import open_client
 
     here = audit(biased, seed=1)
-    assert here["flagged"]  # a report with findings, not only "within chance"
-    assert max(n for r in here["results"] for n in r["n"].values()) > 3  # splits of more than one part
+    assert here.flagged  # a report with findings, not only "within chance"
+    assert max(n for r in here.results for n in r["n"].values()) > 3  # splits of more than one part
     with open_client(workers=2, dashboard=False, quiet=True) as client:
         assert audit(biased, seed=1, client=client) == here
         monkeypatch.setattr(probes, "AUDIT_ROWS_PER_TASK", 3)  # every split's drawings read 3 questions a task
@@ -156,10 +155,10 @@ def test_real_dataset_pixels_are_within_chance(small_dataset, tmp_path):
     (copy / "drawings").symlink_to(small_dataset / "drawings")
     (copy / "views.parquet").symlink_to(small_dataset / "views.parquet")
     assert cli_main(["audit", str(copy)]) in (0, 1)
-    report = json.loads((copy / "reports" / "audit.json").read_text())
-    assert [r["verdict"] for r in report["results"] if r["probe"] in PIXEL_PROBES] == ["within_chance"] * 9
-    assert report["not_audited"] == [] and len(report["results"]) == 21
-    for r in report["results"]:
+    report = AuditReport.read(copy / "reports" / "audit.json")
+    assert [r["verdict"] for r in report.results if r["probe"] in PIXEL_PROBES] == ["within_chance"] * 9
+    assert report.not_audited == [] and len(report.results) == 21
+    for r in report.results:
         if r["probe"] != "answer_position":  # cross-validation covers every question of the task
             n_questions = sum(pq.read_metadata(p).num_rows for p in (small_dataset / "questions" / r["task"]).glob("*.parquet"))
             assert r["evaluations"]["cv"]["total"] == n_questions > 0
@@ -189,16 +188,16 @@ def test_real_drawings_with_the_most_ink_as_answer_are_flagged(small_dataset, tm
     most_ink = real_drawing_questions(small_dataset, tmp_path / "ink",
                                       lambda i, g: int(np.argmax([c["ink_fraction"] for c in g])))
     report = audit(most_ink)
-    by = {r["probe"]: r for r in report["results"]}
+    by = {r["probe"]: r for r in report.results}
     assert by["line_stats"]["verdict"] == "above_chance"
     assert by["line_stats"]["evaluations"]["test"]["accuracy"] >= 0.75
     # the same drawings with answers that ignore them stay within chance
     answers = derive_rng(0, "test", "fair-answers").permutation(np.arange(64) % 4)
     fair = real_drawing_questions(small_dataset, tmp_path / "fair", lambda i, g: int(answers[i]))
-    assert [r["verdict"] for r in audit(fair)["results"]] == ["within_chance"] * 7
+    assert [r["verdict"] for r in audit(fair).results] == ["within_chance"] * 7
     # answers that follow the row order (i % 4) are a shortcut the file_order probe finds
     by_row = {r["probe"]: r["verdict"] for r in audit(real_drawing_questions(
-        small_dataset, tmp_path / "rows", lambda i, g: i % 4))["results"]}
+        small_dataset, tmp_path / "rows", lambda i, g: i % 4)).results}
     assert by_row["file_order"] == "above_chance" and by_row["line_stats"] == "within_chance"
 
 
@@ -210,9 +209,9 @@ def test_an_audit_on_too_few_questions_says_so_instead_of_within_chance():
         return {"task": task, "probe": "line_stats", "chance": 0.25, "verdict": "within_chance",
                 "evaluations": {"test": e, "cv": None}}
 
-    report = {"results": [result("three_view_to_isometric", 4, [0.0, 0.72]),
-                          result("isometric_to_pose", 2000, [0.22, 0.28])],
-              "flagged": [], "not_audited": [], "empty_splits": []}
+    report = AuditReport(seed=0, family_confidence=0.95, per_evaluation_confidence=0.99, confidence=0.95, min_train=8,
+                         cv_folds=5, results=[result("three_view_to_isometric", 4, [0.0, 0.72]),
+                                              result("isometric_to_pose", 2000, [0.22, 0.28])])
     wide = too_little_data(report)
     assert len(wide) == 1 and wide[0].startswith("three_view_to_isometric/line_stats (test) rests on 4 questions")
     assert "[0.0%, 72.0%]" in wide[0] and "+-15 points" in wide[0]
@@ -222,7 +221,7 @@ def test_an_audit_on_too_few_questions_says_so_instead_of_within_chance():
     assert finding(report) == ("2 of 2 probes ran and are within chance; 1 evaluation(s) rest on too little data to "
                                "tell a shortcut from chance (a family interval wider than +-15 points); the widest "
                                "is [0.0% - 72.0%] (three_view_to_isometric/line_stats (test), 4 questions).")
-    report["results"].pop(0)
+    report.results.pop(0)
     assert finding(report) == ("1 of 1 probes ran and are within chance; every family interval is within +-15 "
                                "points; the widest is [22.0% - 28.0%] (isometric_to_pose/line_stats (test), 2000 "
                                "questions).")

@@ -3,7 +3,6 @@ and a probe that cannot run is "not audited" (exit code 3), never "within chance
 
 from __future__ import annotations
 
-import json
 import shutil
 from pathlib import Path
 
@@ -15,6 +14,7 @@ from synthetic_dataset import make_dataset
 
 from spare_gen.jobs.stages import audit_line
 from spare_gen.audit.probes import EXIT_NOT_AUDITED, audit
+from spare_gen.audit.report import AuditReport
 from spare_gen.audit.surface import TokenLookup, tokens
 from spare_gen.cli import main as cli_main
 from spare_gen.stages.questions.schema import split_path
@@ -130,11 +130,11 @@ def renamed(tiny_dataset, tmp_path_factory):
 
 def test_random_names_leave_paths_and_order_within_chance(renamed):
     report = audit(renamed)
-    by = {(r["task"], r["probe"]): r for r in report["results"]}
+    by = {(r["task"], r["probe"]): r for r in report.results}
     for task in MC_TASKS:
         for probe in SURFACE_PROBES:
             assert by[(task, probe)]["verdict"] == "within_chance", (task, probe, by[(task, probe)]["evaluations"])
-    assert report["not_audited"] == [] and report["empty_splits"] == []
+    assert report.not_audited == [] and report.empty_splits == []
 
 
 def test_planted_cut0_naming_is_flagged(renamed, tmp_path, capsys):
@@ -145,8 +145,8 @@ def test_planted_cut0_naming_is_flagged(renamed, tmp_path, capsys):
     _plant_cut0(planted)
     assert cli_main(["audit", str(planted)]) == 1
     captured = capsys.readouterr()
-    report = json.loads((planted / "reports" / "audit.json").read_text())
-    by = {(r["task"], r["probe"]): r for r in report["results"]}
+    report = AuditReport.read(planted / "reports" / "audit.json")
+    by = {(r["task"], r["probe"]): r for r in report.results}
     for task in ("three_view_to_isometric", "pose_to_isometric"):
         assert by[(task, "paths")]["verdict"] == "above_chance"
         assert by[(task, "paths")]["evaluations"]["cv"]["accuracy"] >= 0.9
@@ -163,11 +163,11 @@ def test_an_empty_split_is_not_audited_with_its_own_exit_code(tmp_path, capsys):
     assert "NOT AUDITED" in captured.out and "pose_to_isometric/line_stats" in captured.out
     assert sum("NOT AUDITED" in line for line in captured.err.splitlines()) == 1  # said once, with its count
     assert "within chance" not in captured.out.split("NOT AUDITED")[1].split(";")[0]
-    report = json.loads((out / "reports" / "audit.json").read_text())
-    verdicts = {(r["task"], r["probe"]): r["verdict"] for r in report["results"]}
+    report = AuditReport.read(out / "reports" / "audit.json")
+    verdicts = {(r["task"], r["probe"]): r["verdict"] for r in report.results}
     assert verdicts[("pose_to_isometric", "answer_position")] == "not_audited"  # it has only the test evaluation
     assert verdicts[("pose_to_isometric", "line_stats")] == "not_audited"  # the test evaluation could not run
-    assert report["empty_splits"] == ["pose_to_isometric/test"]
+    assert report.empty_splits == ["pose_to_isometric/test"]
     card = (out / "README.md").read_text()
     assert "**Not audited" in card and "`pose_to_isometric/test`" in card
     assert "Every probe ran and is within chance" not in card
@@ -179,6 +179,6 @@ def test_an_empty_split_is_not_audited_with_its_own_exit_code(tmp_path, capsys):
 def test_too_few_questions_are_not_audited(tmp_path, capsys):
     out = make_dataset(tmp_path / "out", split_sizes={"train": 4, "val": 1, "test": 2})
     assert cli_main(["audit", str(out)]) == 3
-    report = json.loads((out / "reports" / "audit.json").read_text())
-    assert {r["verdict"] for r in report["results"]} == {"not_audited"}
+    report = AuditReport.read(out / "reports" / "audit.json")
+    assert {r["verdict"] for r in report.results} == {"not_audited"}
     assert "0 of 21 question-blind probes within chance" in capsys.readouterr().out

@@ -16,6 +16,7 @@ from synthetic_dataset import make_dataset
 from spare_gen.atomic import write_json
 from spare_gen.audit.learnability import FEATURE_NAMES, drawing_features, grouped_folds, view_aware, view_aware_task
 from spare_gen.audit.probes import MULTIPLE_CHOICE
+from spare_gen.audit.report import AuditReport
 from spare_gen.audit.text import summary, warnings
 from spare_gen.card.compose import write_audit_section
 from spare_gen.jobs.stages import audit_line
@@ -38,7 +39,7 @@ def decided(tmp_path_factory) -> Path:
 def audited(decided) -> tuple[Path, str]:
     """``decided`` after the run's audit step (reports/audit.json and the card's section): (dataset, its line)."""
     line = audit_line(decided, 0)
-    write_audit_section(decided, json.loads((decided / "reports" / "audit.json").read_text()))
+    write_audit_section(decided, AuditReport.read(decided / "reports" / "audit.json"))
     return decided, line
 
 
@@ -81,8 +82,8 @@ def test_grouped_folds_keep_a_model_on_one_side_and_balance_the_folds():
 
 def test_views_beat_blind_where_they_decide_the_answer_and_the_audit_reports_it(audited):
     decided, line = audited
-    report = json.loads((decided / "reports" / "audit.json").read_text())
-    by = {r["task"]: r for r in report["view_aware"]["results"]}
+    report = AuditReport.read(decided / "reports" / "audit.json")
+    by = {r["task"]: r for r in report.view_aware["results"]}
     assert set(by) == {"three_view_to_isometric", "isometric_to_pose", "pose_to_isometric"}
     for r in by.values():
         assert r["questions"] == 60 and r["views_above_blind"], r
@@ -130,6 +131,6 @@ def test_questions_without_their_views_are_not_audited_and_the_summary_says_so(a
     pq.write_table(table.set_column(index, table.schema.field(index), pa.nulls(len(table), pa.string())), path)
     r = view_aware_task(copy, TASK, 0)
     assert r == {"task": TASK.value, "not_audited": "48 of 60 questions without their F, R, T drawings"}
-    report = json.loads((decided / "reports" / "audit.json").read_text())
-    report["view_aware"]["results"] = [r if x["task"] == TASK.value else x for x in report["view_aware"]["results"]]
+    report = AuditReport.read(decided / "reports" / "audit.json")
+    report.view_aware["results"] = [r if x["task"] == TASK.value else x for x in report.view_aware["results"]]
     assert "view-aware NOT AUDITED: isometric_to_pose" in summary(report)

@@ -23,6 +23,7 @@ from spare_gen.config import load_config
 from spare_gen.config.loader import DEFAULT_CONFIG_FILE
 from spare_gen.card.dataset import card_text
 from spare_gen.stages.questions.layout import DEFAULT_SPLIT
+from spare_gen.stages.questions.schema import QuestionsSummary
 from spare_gen.wireframe import Wireframe
 from tests.conftest import REPO, TINY_OVERRIDES, spare_gen_cli
 
@@ -177,7 +178,7 @@ def test_a_ctrl_c_to_the_whole_process_group_is_one_interrupted_line(moment, tmp
 def test_the_card_publishes_no_test_hooks(small_dataset):
     card = (small_dataset / "README.md").read_text()
     assert '"debug"' not in card and "broken_hlr" not in card and '"test_hooks": "none active"' in card
-    summary = json.loads((small_dataset / "questions" / "summary.json").read_text())
+    summary = QuestionsSummary.read(small_dataset / "questions" / "summary.json")
     hooked = load_config(REPO / "configs" / "default.toml", ['debug.crash=["models:csg_000003"]'])
     text = card_text(hooked, summary, small_dataset)
     assert '"debug"' not in text and "csg_000003" not in text and '"test_hooks": "active: crash"' in text

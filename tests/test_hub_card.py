@@ -10,6 +10,7 @@ import yaml
 from spare_gen.config import load_config
 from spare_gen.config.schema import SPARE3D_CITATION, TaskName
 from spare_gen.card.dataset import CARD_NAME, card_text
+from spare_gen.stages.questions.schema import QuestionsSummary
 
 HF_SPLITS = ("train", "validation", "test")
 IMAGE_COLUMNS = {
@@ -61,7 +62,7 @@ def test_card_header_declares_every_task_split_license_and_categories(tiny_datas
 
 
 def test_card_keys_from_the_config(tiny_dataset):
-    summary = json.loads((tiny_dataset / "questions" / "summary.json").read_text())
+    summary = QuestionsSummary.read(tiny_dataset / "questions" / "summary.json")
     config = load_config(None, ['card.license="mit"', 'card.citation="@misc{mine, title={Mine}}"'])
     card = card_text(config, summary, tiny_dataset)
     assert _header(card)["license"] == "mit"

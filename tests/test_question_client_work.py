@@ -140,13 +140,13 @@ def test_pose_units_read_their_polylines_on_a_worker_with_the_fingerprints_the_r
         for round_ in (1, 2, 3):  # a unit's round is part of its settings
             settings = question_settings(config, small_dataset, task, round_)
             loaded = load_units(expand, units, settings, out_dir)
-            assert loaded_fingerprints(loaded) == loaded["fingerprints"]
-            assert all(loaded["units"][m]["views"] and set(loaded["units"][m]["views"]) == set(ISOMETRIC_VIEWS)
+            assert loaded_fingerprints(loaded) == loaded.fingerprints
+            assert all(loaded.units[m]["views"] and set(loaded.units[m]["views"]) == set(ISOMETRIC_VIEWS)
                        for m in done)
             # what the client would have computed had it read the polylines itself
             polylines = load_polylines(small_dataset, done, ISOMETRIC_VIEWS)
             client_side = unit_fingerprints([{**u, "views": polylines[u["unit_id"]]} for u in units], settings,
                                             out_dir)
-            assert loaded["fingerprints"] == client_side
+            assert loaded.fingerprints == client_side
             matched |= {m for m in done if stored[m] == client_side[m]}
         assert matched == set(done), task  # every unit file carries the fingerprint its worker computed

@@ -4,10 +4,12 @@ compared or written outside the stage schemas; the stages `regenerate` runs are 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import importlib
 import re
 from pathlib import Path
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
@@ -17,7 +19,9 @@ from spare_gen.cli.options import run as run_options
 from spare_gen.stage_table import POOL_STAGES, STAGE_NAMES, STAGES, wanted
 from spare_gen.store.inventory import MANAGED_DIRS
 from spare_gen.stages.models.schema import MODELS_SCHEMA, ModelRow
+from spare_gen.rows import rows_from_table
 from spare_gen.runner.isolation import Status
+from spare_gen.stages.pool.schema import CORRUPTIONS_SCHEMA, PICTURE_COLUMNS, WIREFRAMES_SCHEMA, CorruptionCore
 from spare_gen.store.shards import rows_to_table
 from tests.conftest import REPO
 
@@ -82,3 +86,22 @@ def test_a_stage_is_named_once_and_the_help_the_store_and_the_stage_packages_rea
     for stage in STAGES:  # every implementation the table names exists
         module, _, function = stage.runs.partition(":")
         assert callable(getattr(importlib.import_module(module), function)), stage.runs
+
+
+def test_a_table_reads_back_as_the_typed_rows_it_was_written_from(tmp_path):
+    rows = [ModelRow(model_id="m0", source="csg", status=Status.OK, n_primitives=2, bbox_min=[0.0, 0.0, 0.0]),
+            ModelRow(model_id="m1", source="file", status=Status.FAILED, error="no solid")]
+    path = tmp_path / "models.parquet"
+    pq.write_table(rows_to_table([r.as_dict() for r in rows], MODELS_SCHEMA), path)
+    back = rows_from_table(ModelRow, pq.read_table(path))
+    assert [(r.model_id, r.status, r.n_primitives, r.bbox_min, r.error) for r in back] == [
+        ("m0", "ok", 2, [0.0, 0.0, 0.0], None), ("m1", "failed", None, None, "no solid")]
+    with pytest.raises(TypeError, match="stray"):
+        rows_from_table(ModelRow, pa.table({"model_id": ["m"], "stray": [1]}))
+
+
+def test_the_wireframe_and_corruption_tables_declare_the_same_graph_columns():
+    graph = ("vertices", "edges", "vertex_kinds", "n_vertices", "n_edges")
+    assert [WIREFRAMES_SCHEMA.field(c) for c in graph] == [CORRUPTIONS_SCHEMA.field(c) for c in graph]
+    assert CORRUPTIONS_SCHEMA.names[-len(PICTURE_COLUMNS):] == list(PICTURE_COLUMNS)
+    assert [f.name for f in dataclasses.fields(CorruptionCore)] == CORRUPTIONS_SCHEMA.names[:12]

@@ -45,6 +45,7 @@ from spare_gen.audit import logit
 from spare_gen.audit.features import LAYOUT, FeatureKind, Layout
 from spare_gen.audit.inputs import Source, join_split_data, probe_split_data
 from spare_gen.audit.learnability import view_aware
+from spare_gen.audit.report import AuditReport
 from spare_gen.audit.surface import TOKEN_PROBES, SurfaceProbe, TokenLookup, empty_splits, task_columns
 from spare_gen.config.schema import TaskName
 from spare_gen.console import progress
@@ -177,8 +178,8 @@ def judge(results: list[dict], family_confidence: float = FAMILY_CONFIDENCE) -> 
     return level
 
 
-def audit(out: Path, seed: int = 0, client=None, show: bool = False) -> dict:
-    """Run every probe on every multiple-choice task present in ``out``; the report as a dict. ``show``: progress
+def audit(out: Path, seed: int = 0, client=None, show: bool = False) -> AuditReport:
+    """Run every probe on every multiple-choice task present in ``out``; the report. ``show``: progress
     per fitted probe on stderr (a bar on a terminal, periodic lines in a log).
 
     With a Dask ``client``, the probes' inputs are read on its workers, one task per (task, split, feature set),
@@ -220,13 +221,14 @@ def audit(out: Path, seed: int = 0, client=None, show: bool = False) -> dict:
     results = _fit(jobs, seed, client, progress(len(jobs), "audit", "probe", show))
     level = judge(results)
     learnable = view_aware(out, tasks, seed, client)  # the views against blind, per task
-    return {"seed": seed, "family_confidence": FAMILY_CONFIDENCE, "per_evaluation_confidence": level,
-            "confidence": CONFIDENCE, "min_train": MIN_TRAIN, "cv_folds": logit.CV_FOLDS, "results": results,
-            "empty_splits": empty_splits(out, tasks, SPLITS), "answer_key_columns": excluded,
-            "flagged": [f"{r['task']}/{r['probe']}" for r in results
-                        if r["verdict"] in (Verdict.ABOVE.value, Verdict.BELOW.value)],
-            "not_audited": [f"{r['task']}/{r['probe']}" for r in results if r["verdict"] == Verdict.NOT_AUDITED.value],
-            "view_aware": learnable}
+    return AuditReport(
+        seed=seed, family_confidence=FAMILY_CONFIDENCE, per_evaluation_confidence=level, confidence=CONFIDENCE,
+        min_train=MIN_TRAIN, cv_folds=logit.CV_FOLDS, results=results, empty_splits=empty_splits(out, tasks, SPLITS),
+        answer_key_columns=excluded,
+        flagged=[f"{r['task']}/{r['probe']}" for r in results
+                 if r["verdict"] in (Verdict.ABOVE.value, Verdict.BELOW.value)],
+        not_audited=[f"{r['task']}/{r['probe']}" for r in results if r["verdict"] == Verdict.NOT_AUDITED.value],
+        view_aware=learnable)
 
 
 def _fit(jobs: list[tuple], seed: int, client, bar) -> list[dict]:
@@ -249,14 +251,14 @@ def _fit(jobs: list[tuple], seed: int, client, bar) -> list[dict]:
     return results
 
 
-def exit_code(report: dict) -> int:
+def exit_code(report: AuditReport) -> int:
     """1 when a probe is not within chance, else 3 when one could not run, else 0."""
-    if report["flagged"]:
+    if report.flagged:
         return EXIT_FLAGGED
-    return EXIT_NOT_AUDITED if report["not_audited"] else EXIT_OK
+    return EXIT_NOT_AUDITED if report.not_audited else EXIT_OK
 
 
-def audit_and_record(out: Path, seed: int = 0, client=None, show: bool = False) -> tuple[dict, Path]:
+def audit_and_record(out: Path, seed: int = 0, client=None, show: bool = False) -> tuple[AuditReport, Path]:
     """Run the audit (its fits on ``client``'s workers when given) and write ``reports/audit.json``; (report, json)."""
     report = audit(Path(out), seed, client, show)
-    return report, write_json(Path(out) / REPORTS_DIR / REPORT_NAME, report)
+    return report, write_json(Path(out) / REPORTS_DIR / REPORT_NAME, report.as_json())

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from spare_gen.audit.report import AuditReport
+
 # A verdict whose family interval is wider than +-this (accuracy, 0.15 = 15 points) rests on too few questions to
 # tell a shortcut from chance: "within chance" then says little, and the audit says so
 MAX_HALF_WIDTH = 0.15
@@ -21,40 +23,40 @@ def _evaluation_cells(e) -> list[str]:
     return [f"{e['correct']}/{e['total']}", pct(e["accuracy"]), interval(e["ci_family"])]
 
 
-def format_report(report: dict) -> str:
+def format_report(report: AuditReport) -> str:
     head = (f"{'task':<26}{'probe':<17}{'test':>8}{'acc':>8}  {'family CI':<17}{'cv':>8}{'acc':>8}  "
             f"{'family CI':<17}verdict")
     lines = [head]
-    for r in report["results"]:
+    for r in report.results:
         t = _evaluation_cells(r["evaluations"]["test"])
         c = _evaluation_cells(r["evaluations"]["cv"])
         lines.append(f"{r['task']:<26}{r['probe']:<17}{t[0]:>8}{t[1]:>8}  {t[2]:<17}{c[0]:>8}{c[1]:>8}  "
                      f"{c[2]:<17}{r['verdict']}")
-    lines.append(f"test: train split -> test split; cv: {report['cv_folds']}-fold over all splits; '-': could not run "
+    lines.append(f"test: train split -> test split; cv: {report.cv_folds}-fold over all splits; '-': could not run "
                  "(not_audited) or not applicable (answer_position cv). chance 25.0%; "
-                 f"family CI: Wilson at {100 * report['family_confidence']:.0f}% family-wise "
-                 f"({100 * report['per_evaluation_confidence']:.2f}% per evaluation, Bonferroni)")
+                 f"family CI: Wilson at {100 * report.family_confidence:.0f}% family-wise "
+                 f"({100 * report.per_evaluation_confidence:.2f}% per evaluation, Bonferroni)")
     return "\n".join(lines)
 
 
-def summary(report: dict) -> str:
+def summary(report: AuditReport) -> str:
     """One line: how many probes ran within chance, which are flagged, which were not audited."""
-    n = len(report["results"])
-    flagged, missing = report["flagged"], report.get("not_audited", [])
+    n = len(report.results)
+    flagged, missing = report.flagged, report.not_audited
     within = n - len(flagged) - len(missing)
     parts = [f"{within} of {n} question-blind probes within chance"]
     if flagged:
         parts.append(f"NOT within chance: {', '.join(flagged)}")
     if missing:
         parts.append(f"NOT AUDITED (could not run): {', '.join(missing)}")
-    if report.get("empty_splits"):
-        parts.append(f"EMPTY SPLITS: {', '.join(report['empty_splits'])}")
+    if report.empty_splits:
+        parts.append(f"EMPTY SPLITS: {', '.join(report.empty_splits)}")
     wide = too_little_data(report)
     if wide:
         parts.append(f"TOO LITTLE DATA: {len(wide)} evaluation(s) with an interval wider than "
                      f"+-{100 * MAX_HALF_WIDTH:.0f} points")
-    if report.get("view_aware"):
-        parts.append(view_aware_summary(report["view_aware"]))
+    if report.view_aware:
+        parts.append(view_aware_summary(report.view_aware))
     return "; ".join(parts)
 
 
@@ -90,10 +92,10 @@ def view_aware_line(r: dict) -> str:
             f"({r['questions']} questions)")
 
 
-def too_little_data(report: dict) -> list[str]:
+def too_little_data(report: AuditReport) -> list[str]:
     """One line per evaluation whose family interval is wider than +-MAX_HALF_WIDTH: too few questions to judge."""
     out = []
-    for r in report["results"]:
+    for r in report.results:
         for name, e in r["evaluations"].items():
             if e is not None and e.get("ci_family") and (e["ci_family"][1] - e["ci_family"][0]) / 2 > MAX_HALF_WIDTH:
                 out.append(f"{r['task']}/{r['probe']} ({name}) rests on {e['total']} questions: its interval "
@@ -105,24 +107,24 @@ def too_little_data(report: dict) -> list[str]:
 REPORT_HINT = "see reports/audit.json"
 
 
-def not_audited(report: dict) -> list[str]:
+def not_audited(report: AuditReport) -> list[str]:
     """One line per evaluation that could not run, with its reason."""
-    return [f"{r['task']}/{r['probe']} ({name}): {reason}" for r in report["results"]
+    return [f"{r['task']}/{r['probe']} ({name}): {reason}" for r in report.results
             for name, reason in r.get("not_audited", {}).items()]
 
 
-def warnings(report: dict) -> list[str]:
+def warnings(report: AuditReport) -> list[str]:
     """What a reader must know, each said once with its count: the empty splits, the evaluations that could not run,
     each evaluation whose interval excludes chance (a finding of its own), and the evaluations on too little data
     (an interval wider than +-MAX_HALF_WIDTH); the details are in reports/audit.json."""
     out = []
-    empty = report.get("empty_splits", [])
+    empty = report.empty_splits
     if empty:
         out.append(f"{len(empty)} EMPTY split(s), so every probe that needs one is not audited: {', '.join(empty)}")
     missing = not_audited(report)
     if missing:
         out.append(f"{len(missing)} evaluation(s) NOT AUDITED (could not run), e.g. {missing[0]}: {REPORT_HINT}")
-    for r in report["results"]:
+    for r in report.results:
         for name, e in r["evaluations"].items():
             if e is None or e["verdict"] == "within_chance":
                 continue
@@ -138,7 +140,7 @@ def warnings(report: dict) -> list[str]:
     wide = too_little_data(report)
     if wide:  # one line, with the first as the example: a small dataset has dozens
         out.append(f"{len(wide)} evaluation(s) on too little data, e.g. {wide[0]}: {REPORT_HINT}")
-    section = report.get("view_aware")
+    section = report.view_aware
     small = view_aware_too_little(section) if section else []
     if small:
         out.append(f"{len(small)} task(s) with too little data for the view-aware probes (fewer than "
@@ -147,27 +149,27 @@ def warnings(report: dict) -> list[str]:
     return out
 
 
-def _widest(report: dict):
+def _widest(report: AuditReport):
     """(half width, ``task/probe (evaluation)``, evaluation) of the widest family interval, or None."""
     found = [((e["ci_family"][1] - e["ci_family"][0]) / 2, f"{r['task']}/{r['probe']} ({name})", e)
-             for r in report["results"] for name, e in r["evaluations"].items() if e is not None and e.get("ci_family")]
+             for r in report.results for name, e in r["evaluations"].items() if e is not None and e.get("ci_family")]
     return max(found, key=lambda f: f[0]) if found else None
 
 
-def finding(report: dict) -> str:
+def finding(report: AuditReport) -> str:
     """One sentence saying exactly what the audit found: how many probes ran and are within chance, which are not,
     which could not run, the empty splits, and how wide the intervals are (so "within chance" on 4 questions reads
     as the little it says)."""
-    n = len(report["results"])
-    flagged, missing = report["flagged"], report.get("not_audited", [])
+    n = len(report.results)
+    flagged, missing = report.flagged, report.not_audited
     within = n - len(flagged) - len(missing)
     parts = [f"{within} of {n} probes ran and are within chance"]
     if flagged:
         parts.append(f"{len(flagged)} not within chance ({', '.join(flagged)})")
     if missing:
         parts.append(f"{len(missing)} not audited ({', '.join(missing)})")
-    if report.get("empty_splits"):
-        parts.append(f"empty splits: {', '.join(report['empty_splits'])}")
+    if report.empty_splits:
+        parts.append(f"empty splits: {', '.join(report.empty_splits)}")
     widest = _widest(report)
     if widest is not None:
         half, where, e = widest

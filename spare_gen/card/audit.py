@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 
+from spare_gen.audit.report import AuditReport
 from spare_gen.audit.text import finding, interval, pct, view_aware_line
 from spare_gen.stages.questions.tasks import TASKS
 
@@ -25,13 +26,13 @@ def view_aware_sentence(section: dict) -> str:
             + "; ".join(view_aware_line(r) for r in section["results"]) + ".")
 
 
-def section_text(report: dict) -> str:
+def section_text(report: AuditReport) -> str:
     rows = []
-    for r in report["results"]:
+    for r in report.results:
         t, c = _cells(r["evaluations"]["test"]), _cells(r["evaluations"]["cv"])
         rows.append(f"| `{r['task']}` | `{r['probe']}` | {' | '.join(t)} | {' | '.join(c)} | "
                     f"{r['verdict'].replace('_', ' ')} |")
-    flagged, missing, empty = report["flagged"], report.get("not_audited", []), report.get("empty_splits", [])
+    flagged, missing, empty = report.flagged, report.not_audited, report.empty_splits
     lines = [f"Found: {finding(report)}"]  # exactly what the audit found, intervals included
     if flagged:
         lines.append(f"**Not within chance: {', '.join(f'`{f}`' for f in flagged)}.**")
@@ -40,10 +41,10 @@ def section_text(report: dict) -> str:
                      f"{', '.join(f'`{f}`' for f in missing)}.** These are not evidence of a fair dataset.")
     if empty:
         lines.append(f"**WARNING: empty splits: {', '.join(f'`{e}`' for e in empty)}.**")
-    if report.get("view_aware"):
-        lines.append(view_aware_sentence(report["view_aware"]))
+    if report.view_aware:
+        lines.append(view_aware_sentence(report.view_aware))
     summary = "\n\n".join(lines)
-    found = report.get("answer_key_columns", {})  # task order (reports/audit.json sorts its keys)
+    found = report.answer_key_columns  # task order (reports/audit.json sorts its keys)
     keys = {t.value: found[t.value] for t in TASKS if found.get(t.value)}
     key_note = ("" if not keys else " Columns holding the answer mapping on purpose (not model input) are left "
                 "out of `metadata`: " + "; ".join(f"`{t}`: {', '.join(f'`{c}`' for c in cs)}"
@@ -64,13 +65,13 @@ def section_text(report: dict) -> str:
         " Candidates are scored one by one with "
         "shared weights and the best of the 4 is chosen; for `isometric_to_pose` the probe classifies the "
         "isometric drawing alone. *test*: fitted on the train split, scored on the test split; "
-        f"*cv*: {report['cv_folds']}-fold cross-validation over the questions of all splits, stratified by "
+        f"*cv*: {report.cv_folds}-fold cross-validation over the questions of all splits, stratified by "
         "answer. A probe is *within chance* when the Wilson interval of each accuracy at a family-wise "
-        f"{100 * report['family_confidence']:.0f}% level "
-        f"({100 * report['per_evaluation_confidence']:.2f}% per evaluation, Bonferroni) contains the chance level "
-        f"25%. A probe that could not run (an empty split, fewer than {report['min_train']} training questions) is "
+        f"{100 * report.family_confidence:.0f}% level "
+        f"({100 * report.per_evaluation_confidence:.2f}% per evaluation, Bonferroni) contains the chance level "
+        f"25%. A probe that could not run (an empty split, fewer than {report.min_train} training questions) is "
         "*not audited*, never within chance, and `spare-gen audit` exits with code 3. "
-        f"Seed {report['seed']}; 95% intervals and details in `reports/audit.json`. Few questions give wide "
+        f"Seed {report.seed}; 95% intervals and details in `reports/audit.json`. Few questions give wide "
         "intervals: the audit can then only rule out large biases.",
         "",
         summary,

@@ -18,6 +18,7 @@ from spare_gen.stages.questions.select import split_ratio
 from spare_gen.stages.questions.spec import TargetKind
 from spare_gen.stages.questions.tasks import SPLITS, TASKS, TASK_SPECS, describe
 from spare_gen.stages.questions.layout import empty_splits, empty_splits_warning
+from spare_gen.stages.questions.schema import QuestionsSummary
 from spare_gen.runner.isolation import Status
 from spare_gen.versions import package_versions
 from spare_gen.stages.pool.schema import CORRUPTIONS_FILE, PAIRS_FILE, WIREFRAMES_FILE
@@ -66,41 +67,41 @@ def _in_order(by_name: dict) -> list[tuple]:
     return sorted(by_name.items(), key=lambda item: order.get(item[0], len(order)))
 
 
-def _counts(summary: dict) -> str:
+def _counts(summary: QuestionsSummary) -> str:
     rows = []
     for task in TASKS:
-        produced = summary["produced"].get(task.value)
+        produced = summary.produced.get(task.value)
         if produced is None:
             continue
-        rows.append([f"`{task.value}`", summary["requested"][task.value], summary["planned"][task.value],
+        rows.append([f"`{task.value}`", summary.requested[task.value], summary.planned[task.value],
                      *(produced[s] for s in SPLITS), sum(produced.values())])
     table = _table(["task", "requested", "planned", *SPLITS, "total"], rows)
-    empty = empty_splits(summary["produced"])
+    empty = empty_splits(summary.produced)
     return table + (f"\n\n**{empty_splits_warning(empty)}.**" if empty else "")
 
 
-def _answers(summary: dict) -> str:
-    rows = [[f"`{t}`", s, " / ".join(map(str, counts))] for t, splits in _in_order(summary["answers"])
+def _answers(summary: QuestionsSummary) -> str:
+    rows = [[f"`{t}`", s, " / ".join(map(str, counts))] for t, splits in _in_order(summary.answers)
             for s, counts in _in_order(splits) if counts]
     return _table(["task", "split", "answer 0 / 1 / 2 / 3"], rows)
 
 
-def _mix(summary: dict) -> str:
+def _mix(summary: QuestionsSummary) -> str:
     rows = [[f"`{t}`", s, ", ".join(f"{'file' if k == 'null' else k + ' prim.'}: {n}" for k, n in mix.items()) or "-"]
-            for t, splits in _in_order(summary["primitive_mix"]) for s, mix in _in_order(splits)]
+            for t, splits in _in_order(summary.primitive_mix) for s, mix in _in_order(splits)]
     return _table(["task", "split", "models by primitive count"], rows)
 
 
-def _rejections(summary: dict) -> str:
-    rows = [["(all tasks)", "model filter (drawing stage)", rule, n] for rule, n in summary["filtered_models"].items()]
+def _rejections(summary: QuestionsSummary) -> str:
+    rows = [["(all tasks)", "model filter (drawing stage)", rule, n] for rule, n in summary.filtered_models.items()]
     for task in TASKS:
-        for rule, n in summary["rejected_models"].get(task.value, {}).items():
+        for rule, n in summary.rejected_models.get(task.value, {}).items():
             rows.append([f"`{task.value}`", "model", rule, n])
-        for rule, n in summary["rejected_candidates"].get(task.value, {}).items():
+        for rule, n in summary.rejected_candidates.get(task.value, {}).items():
             rows.append([f"`{task.value}`", "candidate (cut attempt)", rule, n])
-        if summary["surplus_models"].get(task.value):
+        if summary.surplus_models.get(task.value):
             rows.append([f"`{task.value}`", "model", "accepted but not needed (surplus)",
-                         summary["surplus_models"][task.value]])
+                         summary.surplus_models[task.value]])
     return _table(["task", "level", "rule", "count"], rows) if rows else "Nothing was rejected."
 
 
@@ -119,7 +120,7 @@ def _yaml_str(text: str) -> str:
     return json.dumps(text)  # a JSON string is a valid YAML scalar
 
 
-def yaml_header(config: Config, summary: dict, splits: dict[str, list[str]]) -> str:
+def yaml_header(config: Config, summary: QuestionsSummary, splits: dict[str, list[str]]) -> str:
     """The Hugging Face metadata block: license, categories, size and one configuration per task.
 
     ``<task>`` reads ``hf/<task>/<split>.parquet`` (PNG drawings embedded as Image features);
@@ -127,7 +128,7 @@ def yaml_header(config: Config, summary: dict, splits: dict[str, list[str]]) -> 
     Empty splits have no file and are not listed.
     """
     tasks = [t for t in TASKS if splits.get(t.value)]
-    total = sum(sum(p.values()) for p in summary["produced"].values())
+    total = sum(sum(p.values()) for p in summary.produced.values())
     categories = sorted({c for t in tasks for c in TASK_SPECS[t].hf_categories})
     lines = ["---", f"pretty_name: {_yaml_str(config.card.pretty_name)}", f"license: {config.card.license}",
              "task_categories:", *[f"- {c}" for c in categories],
@@ -219,13 +220,13 @@ def replace_marked(text: str, begin: str, end: str, section: str) -> str:
     return (text.rstrip("\n") + "\n\n" if text.strip() else "") + section + "\n"
 
 
-def card_text(config: Config, summary: dict, out: Path | None = None, splits: dict[str, list[str]] | None = None
-              ) -> str:
+def card_text(config: Config, summary: QuestionsSummary, out: Path | None = None,
+              splits: dict[str, list[str]] | None = None) -> str:
     """The dataset card (README.md): header, what the tasks are, how to load them, the rules, counts and
     fields, quality, examples, the pool, the citation, the config and the versions."""
-    tasks = [t for t in TASKS if t.value in summary["produced"]]
+    tasks = [t for t in TASKS if t.value in summary.produced]
     if splits is None:  # which split files exist: the non-empty ones
-        splits = {t: [s for s in SPLITS if n.get(s)] for t, n in summary["produced"].items()}
+        splits = {t: [s for s in SPLITS if n.get(s)] for t, n in summary.produced.items()}
     parts = [yaml_header(config, summary, splits), "", *_intro(config, tasks), *_loading(tasks), *_statistics(config, summary)]
     for t in tasks:
         parts += [f"### `{t.value}`", "", _fields(t), ""]
@@ -316,7 +317,7 @@ def _loading(tasks: list[TaskName]) -> list[str]:
     ]
 
 
-def _statistics(config: Config, summary: dict) -> list[str]:
+def _statistics(config: Config, summary: QuestionsSummary) -> list[str]:
     """Rules, counts, answers, primitive mix and rejections, then the heading of the per-task fields."""
     return [
         "## Rules",
@@ -327,7 +328,7 @@ def _statistics(config: Config, summary: dict) -> list[str]:
         "",
         _counts(summary),
         "",
-        f"Usable models by primitive count: {summary['usable_models']}; needed: {summary['needed_models']}.",
+        f"Usable models by primitive count: {summary.usable_models}; needed: {summary.needed_models}.",
         "",
         "## Answer distribution",
         "",

@@ -14,6 +14,7 @@ import contextlib
 import shutil
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 from spare_gen.atomic import noting_writes
@@ -66,7 +67,7 @@ def _run_locked(config: Config, out: Path, stages: tuple[str, ...], announce: st
     started, t0 = now(), time.monotonic()
     try:
         if client is None:
-            client_cm = open_cluster(config.runner, shared=out, intro=announce)
+            client_cm: contextlib.AbstractContextManager = open_cluster(config.runner, shared=out, intro=announce)
         else:
             client_cm = contextlib.nullcontext(client)
             if announce:
@@ -118,7 +119,7 @@ def _clean_up(out: Path, written: list[str], removed: list[str]) -> None:
 
 
 def _record_run(out: Path, config: Config, started: str, seconds: float, outcome: str,
-                stages: tuple[str, ...], removed: list[str] = ()) -> None:
+                stages: tuple[str, ...], removed: Sequence[str] = ()) -> None:
     """run.json, best effort: after a failure (a full disk, say) a failed write must not replace that failure's
     one line and exit code; after a complete run it is a machine failure (the run is not recorded complete)."""
     try:

@@ -34,8 +34,8 @@ def audit_line(out: Path, seed: int, client=None, show: bool = False) -> str:
     except (ValueError, FileNotFoundError) as exc:
         (out / REPORTS_DIR / REPORT_NAME).unlink(missing_ok=True)
         return f"audit: NOT RUN ({exc})"
-    if (report["flagged"] or report["not_audited"] or report["empty_splits"] or too_little_data(report)
-            or view_aware_too_little(report["view_aware"])):  # loud
+    if (report.flagged or report.not_audited or report.empty_splits or too_little_data(report)
+            or view_aware_too_little(report.view_aware)):  # loud
         return "audit: WARNING: " + audit_summary(report) + "".join(f"\n  WARNING: {w}" for w in audit_warnings(report))
     return f"audit: {audit_summary(report)}"
 

@@ -86,7 +86,7 @@ class BudgetedCopy:
         later inherits it)."""
         self.state, self.state_sent = state, self.pid is None
 
-    def _fork(self) -> None:
+    def _fork(self) -> int:
         req_r, req_w = os.pipe()
         rep_r, rep_w = os.pipe()
         gc.freeze()  # the copy's collector leaves this process's objects alone: far fewer copy-on-write copies
@@ -106,6 +106,7 @@ class BudgetedCopy:
         os.close(req_r)
         os.close(rep_w)
         self.pid, self.req, self.rep, self.state_sent = pid, req_w, rep_r, True
+        return pid
 
     def _serve(self, req: int, rep: int) -> None:
         def mark(step: str) -> None:
@@ -119,6 +120,7 @@ class BudgetedCopy:
             if kind == "state":
                 self.state = payload
                 continue
+            msg: tuple[str, object]  # (CallStatus or _OSERROR, the value or the error's one line)
             try:
                 msg = (CallStatus.OK, self.work(self.state, payload, mark))
             except (OSError, MemoryError) as exc:
@@ -154,15 +156,14 @@ class BudgetedCopy:
         return max(POLL_S, (self.budget_s - spent - _CLOCK_SLACK_S) / _CPUS)
 
     def call(self, request) -> CallOutcome:
-        if self.pid is None:
-            self._fork()
-        pid = self.pid
+        pid = self._fork() if self.pid is None else self.pid
         start_cpu = cpu_seconds(pid) or 0.0
         if not self.state_sent:
             write_message(self.req, ("state", self.state))
             self.state_sent = True
         write_message(self.req, ("call", request))
-        buf, final, step, step_cpu0, over, used = bytearray(), None, "start", None, None, start_cpu
+        used: float | None = start_cpu
+        buf, final, step, step_cpu0, over = bytearray(), None, "start", None, None
         while final is None:
             if select.select([self.rep], [], [], self._wait_s(used, step_cpu0))[0]:
                 chunk = os.read(self.rep, 1 << 20)

@@ -11,6 +11,7 @@ import importlib
 import os
 import signal
 import sys
+from typing import Any, Callable
 
 
 def _error_text(exc: BaseException) -> str:
@@ -48,7 +49,7 @@ def main() -> None:
         pass
     write_message(proto_out, ("ready", None))
 
-    cache: dict[str, object] = {}
+    cache: dict[str, Callable[..., Any]] = {}
     while True:
         try:
             target, kwargs, hooks = read_message(proto_in)

@@ -135,8 +135,8 @@ def _stop_signals_held() -> Iterator[None]:
             sentinel.kill()
         if sentinel.wait() == -signal.SIGINT:
             held.insert(0, signal.SIGINT)
-        for s in dict.fromkeys(held):
-            signal.raise_signal(s)  # to the handler the caller had (the run's: stop with one line)
+        for signum in dict.fromkeys(held):
+            signal.raise_signal(signum)  # to the handler the caller had (the run's: stop with one line)
 
 
 def dashboard_available() -> bool:
@@ -305,7 +305,7 @@ class _SubmitRefusals(logging.Handler):
 
     def __init__(self, say) -> None:
         super().__init__(logging.ERROR)
-        self.say, self.refusals = say, []
+        self.say, self.refusals = say, list[str]()
         self.attached_during_run = False  # once the run has started, a refusal is reported and the run goes on
         self._saved: list[tuple[logging.Logger, bool, list[logging.Handler]]] = []
 

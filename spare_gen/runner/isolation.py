@@ -35,7 +35,7 @@ import threading
 import time
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any
+from typing import IO, Any
 
 from spare_gen.runner import testhooks
 
@@ -146,13 +146,13 @@ class IsolatedExecutor:
 
     def __init__(self) -> None:
         self._proc: subprocess.Popen | None = None
-        self._stderr = None
+        self._stderr: IO[bytes] | None = None
         self._lock = threading.Lock()
 
     def _start(self) -> None:
         self._stderr = tempfile.TemporaryFile()
         env = dict(os.environ, PYTHONUNBUFFERED="1", OMP_NUM_THREADS="1")
-        self._proc = subprocess.Popen(
+        self._proc = proc = subprocess.Popen(
             [sys.executable, "-m", "spare_gen.runner.child"],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
@@ -162,7 +162,7 @@ class IsolatedExecutor:
             start_new_session=True,  # a Ctrl-C in the terminal stops the run, not the unit in flight
         )
         # The child imports OCP before it says it is ready: that start-up is not charged to the first unit.
-        read_message(self._proc.stdout.fileno())
+        read_message(proc.stdout.fileno())  # type: ignore[union-attr]  # stdout=PIPE: never None
 
     def _kill(self) -> int:
         proc, self._proc = self._proc, None
@@ -173,7 +173,7 @@ class IsolatedExecutor:
         code = proc.wait()
         for stream in (proc.stdin, proc.stdout):
             try:
-                stream.close()
+                stream.close()  # type: ignore[union-attr]  # both PIPE: never None
             except OSError:
                 pass
         return code
@@ -192,6 +192,7 @@ class IsolatedExecutor:
     def _wait_reply(self, budget: float) -> Any:
         """The child's reply; raise _OverBudget past the CPU budget (final) or the wall limit (transient)."""
         proc = self._proc
+        assert proc is not None and proc.stdout is not None, "the child is started before a call"
         fd = proc.stdout.fileno()
         cpu0 = cpu_seconds(proc.pid)
         start = time.monotonic()
@@ -221,7 +222,7 @@ class IsolatedExecutor:
                 if self._proc is None or self._proc.poll() is not None:
                     self._kill()
                     self._start()
-                assert self._proc is not None and self._stderr is not None
+                assert self._proc is not None and self._proc.stdin is not None and self._stderr is not None
                 self._stderr.seek(0)
                 self._stderr.truncate()
                 cpu_start = cpu_seconds(self._proc.pid) or 0.0

@@ -68,6 +68,36 @@ class TableOut:
     key: str = "model_id"
 
 
+@dataclass(frozen=True)
+class IndexEntry:
+    """A unit in a part's index: the fingerprint it was made under, its status and error, the files it made, and
+    (once read back) the part that holds its rows."""
+
+    fingerprint: str | None
+    status: str | None
+    error: str
+    files: tuple[str, ...]
+    part: str = ""  # the part named by the index file it was read from; not written
+
+    def as_json(self) -> dict:
+        return {"fingerprint": self.fingerprint, "status": self.status, "error": self.error,
+                "files": list(self.files)}
+
+    @classmethod
+    def from_json(cls, entry: dict, part: str = "") -> "IndexEntry":
+        return cls(entry.get("fingerprint"), entry.get("status"), entry.get("error", ""),
+                   tuple(entry.get("files", ())), part)
+
+
+@dataclass(frozen=True)
+class ShardOutcome:
+    """What one ``execute_shard`` call made: its part (None when the part could not be written) and the units
+    that failed because of the machine (unit_id -> error)."""
+
+    part: str | None
+    transient: dict[str, str]
+
+
 def _composition(units: list[dict], fingerprints: dict[str, str]) -> str:
     return "\n".join(f"{u['unit_id']}:{fingerprints[u['unit_id']]}" for u in units)
 
@@ -76,9 +106,9 @@ def _index_path(out_dir: str, stage: str, part: str) -> Path:
     return unit_dir(out_dir, stage) / f"{Path(part).stem}.json"
 
 
-def _load_indexes(out_dir: str, stage: str, tables: tuple[TableOut, ...]) -> dict[str, dict]:
-    """unit_id -> {fingerprint, part, files, status, error} of every unit in a complete part on disk."""
-    known: dict[str, dict] = {}
+def _load_indexes(out_dir: str, stage: str, tables: tuple[TableOut, ...]) -> dict[str, IndexEntry]:
+    """unit_id -> the index entry (its part too) of every unit in a complete part on disk."""
+    known: dict[str, IndexEntry] = {}
     folder = unit_dir(out_dir, stage)
     if not folder.is_dir():
         return known
@@ -91,26 +121,26 @@ def _load_indexes(out_dir: str, stage: str, tables: tuple[TableOut, ...]) -> dic
         except (OSError, json.JSONDecodeError):
             continue
         for uid, entry in index.get("units", {}).items():
-            known[uid] = {**entry, "part": part}
+            known[uid] = IndexEntry.from_json(entry, part)
     return known
 
 
 def _indexed_files(out_dir: str, stage: str) -> list[str]:
     """Every file any unit of any index of the stage on disk lists (complete part or not)."""
-    found = []
+    found: list[str] = []
     folder = unit_dir(out_dir, stage)
     for path in sorted(folder.glob(f"{shards.PART_PREFIX}*.json")) if folder.is_dir() else ():
         try:
             units = json.loads(path.read_text()).get("units", {})
         except (OSError, json.JSONDecodeError, AttributeError):
             continue
-        found.extend(rel for entry in units.values() for rel in entry.get("files", ()))
+        found.extend(rel for entry in units.values() for rel in IndexEntry.from_json(entry).files)
     return found
 
 
-def _reusable(entry: dict | None, fingerprint: str, out_dir: str) -> bool:
-    return (entry is not None and entry.get("fingerprint") == fingerprint
-            and all((Path(out_dir) / rel).is_file() for rel in entry.get("files", ())))
+def _reusable(entry: IndexEntry | None, fingerprint: str, out_dir: str) -> bool:
+    return (entry is not None and entry.fingerprint == fingerprint
+            and all((Path(out_dir) / rel).is_file() for rel in entry.files))
 
 
 def _exact(pieces: list[pa.Table], schema: pa.Schema) -> pa.Table:
@@ -132,30 +162,31 @@ def all_done(units: list[dict], settings: StageSettings, tables: tuple[TableOut,
 
 
 def execute_shard(task: Task, sealed: Sealed, settings: StageSettings, tables: tuple[TableOut, ...], index: int,
-                  attempt: int = 0, debug: DebugConfig | None = None) -> dict:
+                  attempt: int = 0, debug: DebugConfig | None = None) -> ShardOutcome:
     """Runs on a worker: the shard's units, then its parts. ``sealed``: (units, fingerprints, reuse), ``reuse``
     being unit_id -> its index entry in an existing part (``part`` names it), for units whose rows are copied
     instead of made again.
 
-    Returns {part, transient: {uid: error}}; the units' timings go to ``timings/<stage>/<part>.json``.
+    Returns the part and the units that failed because of the machine; the units' timings go to
+    ``timings/<stage>/<part>.json``.
     """
     units, fingerprints, reuse = sealed.open()
     out_dir, stage = settings.out_dir, settings.stage
     pieces: dict[str, list[pa.Table]] = {t.name: [] for t in tables}
-    entries: dict[str, dict] = {}
+    entries: dict[str, IndexEntry] = {}
     transient: dict[str, str] = {}
     timings: dict[str, dict] = {}
     old_parts: dict[tuple[str, str], pa.Table] = {}
     for unit in units:
         uid = unit["unit_id"]
         if uid in reuse:
-            source = reuse[uid]["part"]
+            source = reuse[uid].part
             for t in tables:
                 if (t.name, source) not in old_parts:
                     old_parts[(t.name, source)] = shards.read(Path(out_dir) / t.name / source)
                 old = old_parts[(t.name, source)]
                 pieces[t.name].append(old.filter(pc.equal(old[t.key], uid)))
-            entries[uid] = {k: v for k, v in reuse[uid].items() if k != "part"}
+            entries[uid] = reuse[uid]
             continue
         for retry in range(MACHINE_RETRIES + 1):
             result = run_unit(task, unit, settings, attempt + retry, debug)
@@ -169,8 +200,8 @@ def execute_shard(task: Task, sealed: Sealed, settings: StageSettings, tables: t
                                               for k, v in result.items()})
         for t in tables:
             pieces[t.name].append(rows_to_table(t.rows(stored), t.schema))
-        entries[uid] = {"fingerprint": fingerprints[uid], "status": stored.get("status"),
-                        "error": stored.get("error") or "", "files": output_files(stored)}
+        entries[uid] = IndexEntry(fingerprints[uid], stored.get("status"), stored.get("error") or "",
+                                  tuple(output_files(stored)))
     done = [u for u in units if u["unit_id"] not in transient]
     part = shards.part_name(index, _composition(done, fingerprints))
     try:
@@ -178,28 +209,28 @@ def execute_shard(task: Task, sealed: Sealed, settings: StageSettings, tables: t
             folder = shards.prepare_folder(Path(out_dir) / t.name)
             table = _exact(pieces[t.name], t.schema)
             write_parquet(folder / part, table)
-        write_json(_index_path(out_dir, stage, part), {"units": entries})
+        write_json(_index_path(out_dir, stage, part), {"units": {uid: e.as_json() for uid, e in entries.items()}})
     except OSError as exc:  # a full disk: the machine's fault, the whole shard is retried
-        return {"part": None, "transient": {u["unit_id"]: f"writing the shard: {exc}" for u in units}}
+        return ShardOutcome(None, {u["unit_id"]: f"writing the shard: {exc}" for u in units})
     if timings:
         try:  # a report, never a reason to fail a run
             write_json(Path(out_dir) / TIMINGS_DIR / stage / f"{Path(part).stem}.json", timings)
         except OSError:
             pass
-    return {"part": part, "transient": transient}
+    return ShardOutcome(part, transient)
 
 
-def _plan(groups: list[list[dict]], fingerprints: dict[str, str], known: dict[str, dict],
-          out_dir: str) -> tuple[dict[int, str], dict[int, dict[str, dict]]]:
+def _plan(groups: list[list[dict]], fingerprints: dict[str, str], known: dict[str, IndexEntry],
+          out_dir: str) -> tuple[dict[int, str], dict[int, dict[str, IndexEntry]]]:
     """(shard -> its part, for shards whose part is already written; shard -> its reusable units' index entries,
     for the shards to run)."""
     parts: dict[int, str] = {}
-    todo: dict[int, dict[str, dict]] = {}
+    todo: dict[int, dict[str, IndexEntry]] = {}
     for i, group in enumerate(groups):
         name = shards.part_name(i, _composition(group, fingerprints))
         reuse = {u["unit_id"]: known[u["unit_id"]] for u in group
                  if _reusable(known.get(u["unit_id"]), fingerprints[u["unit_id"]], out_dir)}
-        if len(reuse) == len(group) and all(e["part"] == name for e in reuse.values()):
+        if len(reuse) == len(group) and all(e.part == name for e in reuse.values()):
             parts[i] = name  # the same part, already written: nothing to do
         else:
             todo[i] = reuse
@@ -239,18 +270,18 @@ def run_sharded_stage(
             return client.submit(execute_shard, task, shard, settings, tables, i, attempt, options.debug,
                                  key=f"{stage}-shard{i:05d}-{attempt}-{run_token}", pure=False)
 
-        def lost(i: int, exc: BaseException) -> dict:
+        def lost(i: int, exc: BaseException) -> ShardOutcome:
             error = _lost_worker(f"shard {i}", exc)["error"]
-            return {"part": None, "transient": {u["unit_id"]: error for u in groups[i]}}
+            return ShardOutcome(None, {u["unit_id"]: error for u in groups[i]})
 
-        def settle(i: int, res: dict) -> list:
-            if res["part"] is None:
+        def settle(i: int, res: ShardOutcome) -> list:
+            if res.part is None:
                 retry = retries.again(i)
                 if retry is not None:
                     return [(retry, i)]
             else:
-                parts[i] = res["part"]
-            failed_machine.update(res["transient"])
+                parts[i] = res.part
+            failed_machine.update(res.transient)
             bar.update(len(groups[i]))
             return [(submit(j, 0), j) for j in itertools.islice(waiting, 1)]
 

@@ -29,8 +29,9 @@ import sys
 import time
 import uuid
 from collections import Counter
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterable, TypeVar
 
 from spare_gen.atomic import bounded_name, write_bytes, write_json
 from spare_gen.console import progress
@@ -43,7 +44,9 @@ from spare_gen.config.schema import DebugConfig
 from spare_gen.runner.contract import RunOptions, StageSettings
 from spare_gen.runner.isolation import Status, input_caused
 
-Task = Callable[[dict, StageSettings], dict]
+S = TypeVar("S", bound=StageSettings)
+# a stage's worker task: (unit, the stage's own settings) -> the unit's result, the stage's row(s) as a JSON-able dict
+Task = Callable[[dict, S], dict]
 # adds to units what they read from the output folder (e.g. drawings' polylines), on a worker: (units, out_dir)
 Expand = Callable[[list[dict], str], list[dict]]
 
@@ -98,14 +101,37 @@ def _unit_path(out_dir: str | os.PathLike, stage: str, unit_id: str) -> Path:
     return unit_dir(out_dir, stage) / f"{bounded_name(unit_id, UNIT_NAME_CHARS)}.json.gz"
 
 
-def _write_unit_file(path: Path, record: dict) -> None:
-    """Gzipped JSON (no timestamp in the header): a unit's result is mostly numbers, which compress well."""
-    data = json.dumps(record, sort_keys=True, separators=(",", ":"), default=str).encode()
-    write_bytes(path, gzip.compress(data, compresslevel=6, mtime=0))
+FINGERPRINT_KEY = "unit_fingerprint"  # the unit file's own key beside the result's
 
 
-def _read_unit_file(path: Path) -> dict:
-    return json.loads(gzip.decompress(path.read_bytes()))
+@dataclass(frozen=True)
+class UnitFile:
+    """A finished unit's file: its stored result (timings aside) and the fingerprint it was made under."""
+
+    result: dict
+    fingerprint: str | None
+
+    def write(self, path: Path) -> None:
+        """Gzipped JSON (no timestamp in the header): a unit's result is mostly numbers, which compress well."""
+        record = {**self.result, FINGERPRINT_KEY: self.fingerprint}
+        data = json.dumps(record, sort_keys=True, separators=(",", ":"), default=str).encode()
+        write_bytes(path, gzip.compress(data, compresslevel=6, mtime=0))
+
+    @classmethod
+    def read(cls, path: Path) -> "UnitFile":
+        """Raises OSError, EOFError or ValueError for a file that is missing, cut short or not JSON."""
+        record = json.loads(gzip.decompress(path.read_bytes()))
+        fingerprint = record.pop(FINGERPRINT_KEY, None)
+        return cls(record, fingerprint)
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """A ``load_units`` result, kept on the worker that made it: the whole units (``expand``'s additions
+    included) and their fingerprints, both by unit_id."""
+
+    units: dict[str, dict]
+    fingerprints: dict[str, str]
 
 
 def _canonical(obj: Any) -> bytes:
@@ -177,25 +203,25 @@ def run_unit(task: Task, unit: dict, settings: StageSettings, attempt: int = 0,
     return result
 
 
-def load_units(expand: Expand, units: list[dict], settings: StageSettings, out_dir: str) -> dict:
-    """Runs on a worker: {"units": unit_id -> the unit with what ``expand`` adds, "fingerprints": unit_id -> its
-    fingerprint}. The result stays on the workers; the client fetches only the fingerprints."""
+def load_units(expand: Expand, units: list[dict], settings: StageSettings, out_dir: str) -> Loaded:
+    """Runs on a worker: the units with what ``expand`` adds, and their fingerprints. The result stays on the
+    workers; the client fetches only the fingerprints."""
     full = expand(units, out_dir)
-    return {"units": {u["unit_id"]: u for u in full}, "fingerprints": unit_fingerprints(full, settings, out_dir)}
+    return Loaded({u["unit_id"]: u for u in full}, unit_fingerprints(full, settings, out_dir))
 
 
-def loaded_fingerprints(loaded: dict) -> dict[str, str]:
+def loaded_fingerprints(loaded: Loaded) -> dict[str, str]:
     """Runs on a worker: the fingerprints of a ``load_units`` result."""
-    return loaded["fingerprints"]
+    return loaded.fingerprints
 
 
 def execute_units(task: Task, sealed: Sealed, settings: StageSettings, attempt: int = 0,
                   debug: DebugConfig | None = None, reply: Reply | None = None,
-                  loaded: dict | None = None) -> list[dict]:
+                  loaded: Loaded | None = None) -> list[dict]:
     """Runs on a worker: ``execute_unit`` for each (unit, fingerprint) of a sealed batch, in order. One Dask task
     runs several units of a large stage, so the client and the scheduler handle fewer tasks (``batch_size``).
     ``loaded`` (a ``load_units`` result, passed worker to worker): the whole units, for the ids the batch names."""
-    return [execute_unit(task, unit if loaded is None else loaded["units"][unit["unit_id"]], settings, fingerprint,
+    return [execute_unit(task, unit if loaded is None else loaded.units[unit["unit_id"]], settings, fingerprint,
                          attempt, debug, reply)
             for unit, fingerprint in sealed.open()]
 
@@ -213,7 +239,7 @@ def execute_unit(task: Task, unit: dict, settings: StageSettings, fingerprint: s
         return result
     stored, _ = _split_timing(result)
     try:
-        _write_unit_file(_unit_path(out_dir, stage, unit["unit_id"]), {**stored, "unit_fingerprint": fingerprint})
+        UnitFile(stored, fingerprint).write(_unit_path(out_dir, stage, unit["unit_id"]))
     except OSError as exc:
         return {**result, **transient_result(f"writing the unit file: {exc}")}
     return reply(result) if reply is not None else result
@@ -222,9 +248,7 @@ def execute_unit(task: Task, unit: dict, settings: StageSettings, fingerprint: s
 def read_unit_result(out_dir: str | os.PathLike, stage: str, unit_id: str) -> dict:
     """The whole stored result of a finished unit (its unit file), e.g. on a worker after ``run_stage`` returned
     only a ``reply`` of it."""
-    result = _read_unit_file(_unit_path(out_dir, stage, unit_id))
-    result.pop("unit_fingerprint", None)
-    return result
+    return UnitFile.read(_unit_path(out_dir, stage, unit_id)).result
 
 
 def is_number_list(value: list) -> bool:
@@ -272,13 +296,13 @@ def load_done(out_dir: str | os.PathLike, stage: str, fingerprints: dict[str, st
         if not path.exists():
             continue
         try:
-            result = _read_unit_file(path)
+            stored = UnitFile.read(path)
         except (OSError, EOFError, ValueError):  # unreadable or cut short (gzip, JSON): run again
             continue
-        if result.pop("unit_fingerprint", None) != fingerprint:
+        if stored.fingerprint != fingerprint:
             continue
-        if all((Path(out_dir) / rel).is_file() for rel in output_files(result)):
-            done[uid] = result
+        if all((Path(out_dir) / rel).is_file() for rel in output_files(stored.result)):
+            done[uid] = stored.result
     return done
 
 
@@ -342,7 +366,7 @@ class Retries:
     (``submit(job, attempt)``) while it has retries left (``MACHINE_RETRIES``), else returns None."""
 
     def __init__(self, submit: Callable[[Any, int], Any]):
-        self.submit, self.attempts = submit, Counter()
+        self.submit, self.attempts = submit, Counter[Any]()
 
     def again(self, job):
         if self.attempts[job] >= MACHINE_RETRIES:
@@ -373,19 +397,116 @@ def settle_all(futures: dict, lost: Callable[[Any, BaseException], Any],
             pending.add(nxt)
 
 
+@dataclass(frozen=True)
+class UnitPlan:
+    """How a stage's units are loaded: their groups (units loaded together; batches never mix groups), each
+    group's ``load_units`` future (None without ``expand``), every unit's fingerprint and its group."""
+
+    groups: list[list[dict]]
+    loaded: list[Any]
+    fingerprints: dict[str, str]
+    group_of: dict[str, int] = field(init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "group_of", {u["unit_id"]: k for k, g in enumerate(self.groups) for u in g})
+
+
 def _load(client, units: list[dict], settings: StageSettings, out_dir: str, expand: Expand | None,
-          workers: int) -> tuple[list[list[dict]], list, dict[str, str]]:
-    """The units' groups (units loaded together: batches never mix groups), each group's ``load_units`` future
-    (None without ``expand``) and every unit's fingerprint."""
+          workers: int) -> UnitPlan:
+    """The units' groups, their ``load_units`` futures and fingerprints (on the workers with ``expand``)."""
     if expand is None:
-        return [units], [None], unit_fingerprints(units, settings, out_dir)
+        return UnitPlan([units], [None], unit_fingerprints(units, settings, out_dir))
     size = max(MIN_EXPAND, -(-len(units) // workers))
     groups = [units[i:i + size] for i in range(0, len(units), size)] or [[]]
     loaded = [client.submit(load_units, expand, g, settings, out_dir, pure=False) for g in groups]
-    fingerprints = {}
+    fingerprints: dict[str, str] = {}
     for part in client.gather([client.submit(loaded_fingerprints, f, pure=False) for f in loaded]):
         fingerprints.update(part)
-    return groups, loaded, fingerprints
+    return UnitPlan(groups, loaded, fingerprints)
+
+
+def _worker_count(client) -> int:
+    return max(1, len(client.scheduler_info().get("workers", {})))
+
+
+def _reused(out_dir: str, stage: str, plan: UnitPlan, reply: Reply | None) -> dict[str, dict]:
+    """unit_id -> the result (or its ``reply``) of every unit already done with an unchanged fingerprint."""
+    results = load_done(out_dir, stage, plan.fingerprints)
+    return results if reply is None else {uid: reply(r) for uid, r in results.items()}
+
+
+@dataclass
+class _StageRun:
+    """The units of one ``run_stage`` call still to run, sent to the workers in batches, retried one by one after
+    a machine fault. ``settle`` files each finished unit into ``results`` (``timings`` beside it) or, after the
+    last retry, ``failed_machine``."""
+
+    client: Any
+    task: Task
+    settings: StageSettings
+    options: RunOptions
+    reply: Reply | None
+    plan: UnitPlan
+    todo: dict[str, dict]
+    results: dict[str, dict]
+    run_token: str = field(default_factory=new_run_token)
+    timings: dict[str, dict] = field(default_factory=dict)
+    failed_machine: dict[str, dict] = field(default_factory=dict)
+
+    def sealed(self, batch: list[str]) -> Sealed:
+        return Sealed([(self.todo[uid], self.plan.fingerprints[uid]) for uid in batch])
+
+    def submit_retry(self, uid: str, attempt: int):
+        """A retry: one unit."""
+        # settings are small: pass them by value (scatter(broadcast=True) was seen to hang with busy workers)
+        return self.client.submit(
+            execute_units, self.task, self.sealed([uid]), self.settings, attempt, self.options.debug, self.reply,
+            self.plan.loaded[self.plan.group_of[uid]], key=f"{self.settings.stage}-{uid}-{attempt}-{self.run_token}",
+            pure=False)
+
+    def batches(self, workers: int) -> list[list[str]]:
+        """The units to run, group by group, in batches of ``batch_size``."""
+        size = batch_size(len(self.todo), workers)
+        batches: list[list[str]] = []
+        for group in self.plan.groups:
+            first = [u["unit_id"] for u in group if u["unit_id"] in self.todo]
+            batches.extend(first[i:i + size] for i in range(0, len(first), size))
+        return batches
+
+    def submit_first(self, batches: list[list[str]]) -> dict:
+        """Every unit's first attempt as one graph (one message, not one per unit): future -> its batch."""
+        n, stage = len(batches), self.settings.stage
+        return dict(zip(self.client.map(
+            execute_units, [self.task] * n, [self.sealed(b) for b in batches], [self.settings] * n, [0] * n,
+            [self.options.debug] * n, [self.reply] * n, [self.plan.loaded[self.plan.group_of[b[0]]] for b in batches],
+            key=[f"{stage}-{b[0]}-0-{self.run_token}" for b in batches], pure=False), batches))
+
+    def settle(self, retries: Retries, bar, batch: list[str], got: list[dict]) -> list:
+        again = []
+        for uid, res in zip(batch, got):
+            if res.get("status") == Status.TRANSIENT:
+                retry = retries.again(uid)
+                if retry is not None:
+                    again.append((retry, [uid]))
+                    continue
+                self.failed_machine[uid] = res
+            else:
+                self.results[uid] = res  # timings stay in memory for the caller's report
+                self.timings[uid] = _split_timing(res)[1]
+            bar.update(1)
+        return again
+
+    def run(self, total: int, workers: int) -> None:
+        """Run every unit to do, with a progress bar of ``total``; write the timings of those that finished."""
+        retries = Retries(self.submit_retry)
+        futures = self.submit_first(self.batches(workers))
+        bar = progress_bar(self.settings.stage, total, len(self.results), self.options)
+        try:
+            settle_all(futures, lambda batch, exc: [_lost_worker(uid, exc) for uid in batch],
+                       lambda batch, got: self.settle(retries, bar, batch, got))
+        finally:
+            bar.close()
+            _write_timings(str(Path(self.settings.out_dir).resolve()), self.settings.stage, self.timings)
 
 
 def run_stage(
@@ -408,69 +529,23 @@ def run_stage(
     Raises MachineFailure if some units still failed because of the machine after ``MACHINE_RETRIES``.
     """
     stage, out_dir = settings.stage, str(Path(settings.out_dir).resolve())
-    workers = max(1, len(client.scheduler_info().get("workers", {})))
-    groups, loaded, fingerprints = _load(client, units, settings, out_dir, expand, workers)
-    group_of = {u["unit_id"]: k for k, g in enumerate(groups) for u in g}
-    results = load_done(out_dir, stage, fingerprints)
-    if reply is not None:
-        results = {uid: reply(r) for uid, r in results.items()}
+    workers = _worker_count(client)
+    plan = _load(client, units, settings, out_dir, expand, workers)
+    results = _reused(out_dir, stage, plan, reply)
     todo = {u["unit_id"]: u for u in units if u["unit_id"] not in results}
     if results and todo:
         print(f"spare-gen: {stage}: {len(results)} of {len(units)} units already done, resuming", file=sys.stderr)
-    timings: dict[str, dict] = {}
-    failed_machine: dict[str, dict] = {}
+    run = _StageRun(client, task, settings, options, reply, plan, todo, results)
     if todo:
-        run_token = new_run_token()
-
-        def sealed(batch: list[str]) -> Sealed:
-            return Sealed([(todo[uid], fingerprints[uid]) for uid in batch])
-
-        def submit(uid: str, attempt: int):  # a retry: one unit
-            # settings are small: pass them by value (scatter(broadcast=True) was seen to hang with busy workers)
-            return client.submit(execute_units, task, sealed([uid]), settings, attempt, options.debug, reply,
-                                 loaded[group_of[uid]], key=f"{stage}-{uid}-{attempt}-{run_token}", pure=False)
-
-        retries = Retries(submit)
-        size = batch_size(len(todo), workers)
-        batches = []
-        for group in groups:
-            first = [u["unit_id"] for u in group if u["unit_id"] in todo]
-            batches.extend(first[i:i + size] for i in range(0, len(first), size))
-        # one graph for every unit's first attempt: one message, not one per unit
-        futures = dict(zip(client.map(
-            execute_units, [task] * len(batches), [sealed(b) for b in batches], [settings] * len(batches),
-            [0] * len(batches), [options.debug] * len(batches), [reply] * len(batches),
-            [loaded[group_of[b[0]]] for b in batches], key=[f"{stage}-{b[0]}-0-{run_token}" for b in batches],
-            pure=False), batches))
-
-        def settle(batch: list[str], got: list[dict]) -> list:
-            again = []
-            for uid, res in zip(batch, got):
-                if res.get("status") == Status.TRANSIENT:
-                    retry = retries.again(uid)
-                    if retry is not None:
-                        again.append((retry, [uid]))
-                        continue
-                    failed_machine[uid] = res
-                else:
-                    results[uid] = res  # timings stay in memory for the caller's report
-                    timings[uid] = _split_timing(res)[1]
-                bar.update(1)
-            return again
-
-        bar = progress_bar(stage, len(units), len(results), options)
-        try:
-            settle_all(futures, lambda batch, exc: [_lost_worker(uid, exc) for uid in batch], settle)
-        finally:
-            bar.close()
-            _write_timings(out_dir, stage, timings)
+        run.run(len(units), workers)
     # what the units wrote into the output folder: the proof that spare_gen wrote it (spare_gen.store.ownership)
     ownership.record(out_dir, [rel for res in results.values() for rel in output_files(res)])
-    if failed_machine:
-        raise machine_failure(stage, {uid: str(res.get("error")) for uid, res in failed_machine.items()})
+    if run.failed_machine:
+        raise machine_failure(stage, {uid: str(res.get("error")) for uid, res in run.failed_machine.items()})
     return [results[uid] for uid in sorted(results)]
 
 
-def status_summary(stage: str, rows: list[dict]) -> str:
-    counts = Counter(r.get("status", "?") for r in rows)
+def status_summary(stage: str, statuses: Iterable[str | None]) -> str:
+    """``<stage>: <status> <count>, ...`` of the statuses of a stage's rows, by status name."""
+    counts = Counter(statuses)
     return f"{stage}: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))

@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import os
 from pathlib import Path
-from typing import Iterator
+from typing import Collection, Iterator
 
 import pyarrow.parquet as pq
 
@@ -134,7 +134,7 @@ def unreferenced(out: Path) -> list[str]:
             and not rel.endswith((".parquet", ".json", ".md", ".csv"))]
 
 
-def remove_unreferenced(out: Path, keep: set[str] = frozenset()) -> list[str]:
+def remove_unreferenced(out: Path, keep: Collection[str] = frozenset()) -> list[str]:
     """Delete the files ``unreferenced`` lists (``keep`` aside: what this run wrote), then folders they leave
     empty; return them."""
     return ownership.remove(out, [rel for rel in unreferenced(out) if rel not in keep])
@@ -168,19 +168,19 @@ def check(out: Path, recorded: dict[str, str], show: bool = False, files: dict[s
     packed = packed_paths(out)
     named = sorted(referenced_files(out).items())
     bar = progress(len(named), "validate", "file", show)
-    for rel, (digest, where) in named:
+    for rel, (named_digest, where) in named:
         bar.update(1)
         full = out / rel
         if rel in packed:
             data = packed_bytes(out, rel)
             if data is None:
                 problems.append(f"files: {rel} (named in {where}) is packed in the views table without its bytes")
-            elif digest and hashlib.sha256(data).hexdigest() != digest:
+            elif named_digest and hashlib.sha256(data).hexdigest() != named_digest:
                 problems.append(f"files: {rel} (named in {where}) changed: sha256 of its packed bytes differs "
                                 "from the table")
         elif not full.is_file():
             problems.append(f"files: {rel} (named in {where}) does not exist")
-        elif digest and sha256_file(full) != digest:
+        elif named_digest and sha256_file(full) != named_digest:
             problems.append(f"files: {rel} (named in {where}) changed: sha256 differs from the table")
     bar.close()
     if files is None:  # the tables and what they name only

@@ -13,6 +13,7 @@ import datetime as dt
 import hashlib
 import json
 import platform
+from collections.abc import Collection, Sequence
 from pathlib import Path
 
 from spare_gen.atomic import write_json
@@ -84,7 +85,8 @@ def complete_for(out: Path, config: Config, stages: tuple[str, ...]) -> bool:
     return all(rel in packed or (Path(out) / rel).is_file() for rel in referenced_files(Path(out)))
 
 
-def write_manifest(out: Path, config: Config, stages: dict, complete: bool, mine: set[str] = frozenset()) -> Path:
+def write_manifest(out: Path, config: Config, stages: dict, complete: bool,
+                   mine: Collection[str] = frozenset()) -> Path:
     """dataset.json: config, versions, stage summaries and, once the run is complete, every table's hash and the
     hash of every file of ``mine`` (the files the run can prove it wrote) that no table hashes."""
     record = {
@@ -122,7 +124,7 @@ def provenance_hash(record: dict) -> str:
 
 def write_run_record(out: Path, config: Config, started: str, finished: str | None, seconds: float | None,
                      outcome: str, workers: int | None = None, stages: tuple[str, ...] = (),
-                     removed: list[str] = ()) -> Path:
+                     removed: Sequence[str] = ()) -> Path:
     """run.json; ``stages``: the stages this run ran (their summaries in dataset.json may be older runs');
     ``removed``: every file the run's clean-up removed."""
     return write_json(Path(out) / RUN_FILE, {

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import os
+from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 
@@ -23,7 +24,7 @@ from spare_gen.atomic import write_text
 from spare_gen.config.schema import PoolConfig
 from spare_gen.rng import derive_rng
 from spare_gen.wireframes.corruptions import Severity
-from spare_gen.rows import arrow_schema, column, row_type
+from spare_gen.rows import Row, arrow_schema, column
 
 REPEAT_FRACTION = PoolConfig.model_fields["repeat_fraction"].default  # the config's default, declared there
 
@@ -47,14 +48,25 @@ class Choice(StrEnum):
 
 VARIANT_COLUMNS = ("corruption_id", "model_id", "kind", "severity", "png")
 # pairs.parquet's row (the pool stage's schema module re-exports it), its schema generated from it
-PairRow = row_type("PairRow", [
-    *[(name, str, column(pa.string()))
-      for name in ("pair_id", "model_id", "left_id", "right_id", "left_png", "right_png", "pair_type")],
-    ("expected", str, column(pa.string())),  # "left" | "right" | null
-    ("repeat_of", str, column(pa.string())),  # pair_id | null
-    ("order", int, column(pa.int64())),
-    ("seed", int, column(pa.int64())),
-], "One row of pairs.parquet: two variants of one model to compare, in the order raters see them.")
+
+
+@dataclass(frozen=True, kw_only=True)
+class PairRow(Row):
+    """One row of pairs.parquet: two variants of one model to compare, in the order raters see them."""
+
+    pair_id: str | None = column(pa.string())
+    model_id: str | None = column(pa.string())
+    left_id: str | None = column(pa.string())
+    right_id: str | None = column(pa.string())
+    left_png: str | None = column(pa.string())
+    right_png: str | None = column(pa.string())
+    pair_type: str | None = column(pa.string())
+    expected: str | None = column(pa.string())  # "left" | "right" | null
+    repeat_of: str | None = column(pa.string())  # pair_id | null
+    order: int | None = column(pa.int64())
+    seed: int | None = column(pa.int64())
+
+
 PAIRS_SCHEMA = arrow_schema(PairRow)
 PAIR_COLUMNS = tuple(PAIRS_SCHEMA.names)
 ANNOTATION_CSV_COLUMNS = ("pair_id", "left_image", "right_image")

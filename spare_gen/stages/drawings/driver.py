@@ -9,14 +9,17 @@ from spare_gen.store import shards
 from spare_gen.atomic import write_parquet
 from spare_gen.config.schema import Config, DrawingStore
 from spare_gen.stages.drawings.flags import apply_duplicates, duplicate_map
-from spare_gen.stages.drawings.schema import DRAWINGS_FILE, DRAWINGS_SCHEMA, VIEWS_FILE, VIEWS_SCHEMA, views_schema
+from spare_gen.stages.drawings.schema import (
+    DRAWINGS_FILE, DRAWINGS_SCHEMA, VIEWS_FILE, VIEWS_SCHEMA, DrawingRow, views_schema,
+)
 from spare_gen.stages.drawings.settings import DrawSettings
 from spare_gen.stages.drawings.worker import draw_task, drawings_rows, views_rows
-from spare_gen.stages.models.schema import MODELS_FILE
+from spare_gen.stages.models.schema import MODELS_FILE, ModelRow
 from spare_gen.runner.contract import RunOptions, Summary
 from spare_gen.runner.isolation import Status
 from spare_gen.runner.sharded import TableOut, run_sharded_stage
 from spare_gen.runner.stage import status_summary
+from spare_gen.rows import rows_from_table
 from spare_gen.store.shards import rows_to_table
 from spare_gen.stage_table import DRAWINGS
 
@@ -29,17 +32,17 @@ def tables(config: Config) -> tuple[TableOut, TableOut]:
     return (TableOut(VIEWS_FILE, views_schema(packed), views_rows), TABLES[1])
 
 
-def drawable_models(out: Path) -> list[dict]:
+def drawable_models(out: Path) -> list[ModelRow]:
     """Models the model stage built (status ok), in model_id order."""
     table = shards.read(out / MODELS_FILE, ["model_id", "status", "brep_path"])
-    return [r for r in table.to_pylist() if r["status"] == Status.OK]
+    return [r for r in rows_from_table(ModelRow, table) if r.status == Status.OK]
 
 
 def run_drawings(client, config: Config, out: Path) -> Summary:
     """Run the stage, then mark duplicates across models; return its summary."""
     out_abs = out.resolve()
     units = [
-        {"unit_id": m["model_id"], "model_id": m["model_id"], "shape_path": str(out_abs / m["brep_path"])}
+        {"unit_id": m.model_id, "model_id": m.model_id, "shape_path": str(out_abs / str(m.brep_path))}
         for m in drawable_models(out)
     ]
     run_sharded_stage(client, draw_task, units, DrawSettings.from_config(config, out), tables(config),
@@ -63,10 +66,11 @@ def mark_duplicates(drawings: Path) -> None:
 
 
 def summary(drawings: Path, views: Path) -> str:
-    rows = shards.read(drawings, ["status", "blank", "tiny", "duplicate", "usable"]).to_pylist()
-    text = status_summary(DRAWINGS.name, rows)
-    flags = {k: sum(bool(r.get(k)) for r in rows) for k in ("blank", "tiny", "duplicate")}
-    usable = sum(bool(r.get("usable")) for r in rows)
+    rows = rows_from_table(DrawingRow, shards.read(drawings, ["status", "blank", "tiny", "duplicate", "usable"]))
+    text = status_summary(DRAWINGS.name, [r.status for r in rows])
+    flags = {"blank": sum(bool(r.blank) for r in rows), "tiny": sum(bool(r.tiny) for r in rows),
+             "duplicate": sum(bool(r.duplicate) for r in rows)}
+    usable = sum(bool(r.usable) for r in rows)
     methods = Counter(shards.read(views, ["hlr_method"]).column("hlr_method").to_pylist())
     n_views = sum(methods.values())
     return f"{text}; views {n_views} by method {dict(methods)}; flagged {flags}; usable models {usable}"

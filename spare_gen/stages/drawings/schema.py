@@ -1,10 +1,12 @@
 """Rows of drawings.parquet (one per model) and views.parquet (one per model and view), declared once; the
 tables' schemas are generated from them."""
 
+from dataclasses import dataclass
+
 import pyarrow as pa
 
 from spare_gen.store.packed import packed_schema
-from spare_gen.rows import arrow_schema, column, row_type
+from spare_gen.rows import Row, arrow_schema, column
 from spare_gen.runner.isolation import Status
 from spare_gen.store.shards import rows_to_table  # noqa: F401 (re-exported)
 
@@ -13,27 +15,35 @@ POLYLINES = pa.list_(pa.list_(pa.list_(pa.float32(), 2)))
 
 VIEWS_FILE = "views.parquet"  # folders of parts (spare_gen.store.shards)
 DRAWINGS_FILE = "drawings.parquet"
-ViewRow = row_type("ViewRow", [
-    ("model_id", str, column(pa.string())),
-    ("view", str, column(pa.string())),  # f r t 1..8, or rand_000.. for random views
-    ("status", Status, column(pa.string())),  # ok | failed | timeout | crashed | skipped (the model's)
-    ("error", str, column(pa.string())),
-    ("hlr_method", str, column(pa.string())),  # exact | poly: the algorithm that drew this view
-    ("svg", str, column(pa.string())),  # drawings/<model_id>/<view>.svg, relative to the dataset root
-    ("png", str, column(pa.string())),  # drawings/<model_id>/<view>.png (null when render.png is off)
-    ("visible", list, column(POLYLINES)),
-    ("hidden", list, column(POLYLINES)),
-    ("n_visible", int, column(pa.int32())),  # number of visible polylines (HLR edges)
-    ("n_hidden", int, column(pa.int32())),
-    ("bbox2d", list, column(pa.list_(pa.float64(), 4))),  # [xmin, ymin, xmax, ymax] of all lines, px (null if blank)
-    ("extent", float, column(pa.float64())),  # max(width, height) of bbox2d, px
-    ("center2d", list, column(pa.list_(pa.float64(), 2))),  # image-plane point (model units) drawn at the canvas centre
-    ("ink_fraction", float, column(pa.float64())),  # share of non-white PNG pixels
-    ("png_sha256", str, column(pa.string())),
-    ("svg_sha256", str, column(pa.string())),
-    ("camera_rotation", list, column(pa.list_(pa.list_(pa.float64(), 3), 3))),  # world-to-camera rows (right, up, back)
-    ("camera_position", list, column(pa.list_(pa.float64(), 3))),  # bbox centre + bbox diagonal x view direction
-], "One row of views.parquet: one view of one model, its lines and files.")
+
+
+@dataclass(frozen=True, kw_only=True)
+class ViewRow(Row):
+    """One row of views.parquet: one view of one model, its lines and files."""
+
+    model_id: str | None = column(pa.string())
+    view: str | None = column(pa.string())  # f r t 1..8, or rand_000.. for random views
+    status: Status | None = column(pa.string())  # ok | failed | timeout | crashed | skipped (the model's)
+    error: str | None = column(pa.string())
+    hlr_method: str | None = column(pa.string())  # exact | poly: the algorithm that drew this view
+    svg: str | None = column(pa.string())  # drawings/<model_id>/<view>.svg, relative to the dataset root
+    png: str | None = column(pa.string())  # drawings/<model_id>/<view>.png (null when render.png is off)
+    visible: list | None = column(POLYLINES)
+    hidden: list | None = column(POLYLINES)
+    n_visible: int | None = column(pa.int32())  # number of visible polylines (HLR edges)
+    n_hidden: int | None = column(pa.int32())
+    bbox2d: list | None = column(pa.list_(pa.float64(), 4))  # [xmin, ymin, xmax, ymax] of all lines, px (null if blank)
+    extent: float | None = column(pa.float64())  # max(width, height) of bbox2d, px
+    # the image-plane point (model units) drawn at the canvas centre
+    center2d: list | None = column(pa.list_(pa.float64(), 2))
+    ink_fraction: float | None = column(pa.float64())  # share of non-white PNG pixels
+    png_sha256: str | None = column(pa.string())
+    svg_sha256: str | None = column(pa.string())
+    # world-to-camera rows (right, up, back)
+    camera_rotation: list | None = column(pa.list_(pa.list_(pa.float64(), 3), 3))
+    camera_position: list | None = column(pa.list_(pa.float64(), 3))  # bbox centre + bbox diagonal x view direction
+
+
 VIEWS_SCHEMA = arrow_schema(ViewRow)
 
 # render.store = "parquet": the same plus png_image (Hugging Face Image struct {bytes, path}) and svg_text
@@ -44,26 +54,31 @@ def views_schema(packed: bool) -> pa.Schema:
     return PACKED_VIEWS_SCHEMA if packed else VIEWS_SCHEMA
 
 
-DrawingRow = row_type("DrawingRow", [
-    ("model_id", str, column(pa.string())),
-    ("status", Status, column(pa.string())),  # ok | failed | timeout | crashed | skipped
-    ("error", str, column(pa.string())),
-    ("hlr_method", str, column(pa.string())),  # exact | poly | mixed (some views fell back to poly)
-    ("fallback_reason", str, column(pa.string())),  # why exact HLR was not used for (some) views
-    ("scale", float, column(pa.float64())),  # canvas pixels per model unit, the same in every view
-    ("center", list, column(pa.list_(pa.float64(), 3))),  # bounding-box centre, drawn at the canvas centre
-    ("bbox", list, column(pa.list_(pa.float64(), 6))),  # tight box from the F/R/T drawings (xmin ymin zmin xmax ymax zmax)
-    ("blank", bool, column(pa.bool_())),  # some fixed view has no line
-    ("blank_views", list, column(pa.list_(pa.string()))),
-    ("tiny", bool, column(pa.bool_())),  # F, R or T drawing extent below render.tiny_fraction of the canvas
-    ("tiny_views", list, column(pa.list_(pa.string()))),
-    ("duplicate", bool, column(pa.bool_())),  # front view identical to an earlier model's (model_id order)
-    ("duplicate_of", str, column(pa.string())),
-    ("front_png_sha256", str, column(pa.string())),
-    ("usable", bool, column(pa.bool_())),  # ok and not blank, tiny or duplicate
+@dataclass(frozen=True, kw_only=True)
+class DrawingRow(Row):
+    """One row of drawings.parquet: a model's drawing status, framing and quality flags."""
+
+    model_id: str | None = column(pa.string())
+    status: Status | None = column(pa.string())  # ok | failed | timeout | crashed | skipped
+    error: str | None = column(pa.string())
+    hlr_method: str | None = column(pa.string())  # exact | poly | mixed (some views fell back to poly)
+    fallback_reason: str | None = column(pa.string())  # why exact HLR was not used for (some) views
+    scale: float | None = column(pa.float64())  # canvas pixels per model unit, the same in every view
+    center: list | None = column(pa.list_(pa.float64(), 3))  # bounding-box centre, drawn at the canvas centre
+    # tight box from the F/R/T drawings (xmin ymin zmin xmax ymax zmax)
+    bbox: list | None = column(pa.list_(pa.float64(), 6))
+    blank: bool | None = column(pa.bool_())  # some fixed view has no line
+    blank_views: list | None = column(pa.list_(pa.string()))
+    tiny: bool | None = column(pa.bool_())  # F, R or T drawing extent below render.tiny_fraction of the canvas
+    tiny_views: list | None = column(pa.list_(pa.string()))
+    duplicate: bool | None = column(pa.bool_())  # front view identical to an earlier model's (model_id order)
+    duplicate_of: str | None = column(pa.string())
+    front_png_sha256: str | None = column(pa.string())
+    usable: bool | None = column(pa.bool_())  # ok and not blank, tiny or duplicate
     # edges of the model that bound no face (datum axes, construction lines): not drawn unless render.loose_edges
-    ("n_loose_edges", int, column(pa.int32())),
-], "One row of drawings.parquet: a model's drawing status, framing and quality flags.")
+    n_loose_edges: int | None = column(pa.int32())
+
+
 DRAWINGS_SCHEMA = arrow_schema(DrawingRow)
 
 

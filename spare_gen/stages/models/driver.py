@@ -10,13 +10,14 @@ from spare_gen.stages.models.csg import primitive_counts_for
 from spare_gen.stages.models.files import discover
 from spare_gen.stages.models.houses import house_plan
 from spare_gen.stages.models.quality import Quality
-from spare_gen.stages.models.schema import MODELS_FILE, MODELS_SCHEMA
+from spare_gen.stages.models.schema import MODELS_FILE, MODELS_SCHEMA, ModelRow
 from spare_gen.stages.models.settings import ModelSettings
 from spare_gen.stages.models.worker import model_rows, model_task
 from spare_gen.runner.contract import RunOptions, Summary
 from spare_gen.runner.isolation import Status
 from spare_gen.runner.sharded import TableOut, all_done, run_sharded_stage
 from spare_gen.runner.stage import status_summary
+from spare_gen.rows import rows_from_table
 from spare_gen.stage_table import MODELS
 
 
@@ -85,16 +86,16 @@ def summary(table_path: Path) -> str:
     import json
     from collections import Counter
 
-    rows = shards.read(table_path, ["status", "rejections", "attempts", "quality"]).to_pylist()
-    text = status_summary(MODELS.name, rows)
-    rejected = Counter()
+    rows = rows_from_table(ModelRow, shards.read(table_path, ["status", "rejections", "attempts", "quality"]))
+    text = status_summary(MODELS.name, [r.status for r in rows])
+    rejected = Counter[str]()
     for r in rows:
-        if r["rejections"]:
-            rejected.update(json.loads(r["rejections"]))
+        if r.rejections:
+            rejected.update(json.loads(r.rejections))
     if rejected:
-        attempts = sum(r["attempts"] or 0 for r in rows)
+        attempts = sum(r.attempts or 0 for r in rows)
         text += f"; CSG attempts {attempts}, rejected {sum(rejected.values())} ({dict(sorted(rejected.items()))})"
-    flagged = Counter(r.get("quality") for r in rows if r.get("quality") not in (None, Quality.OK))
+    flagged = Counter(r.quality for r in rows if r.quality not in (None, Quality.OK))
     if flagged:  # kept, but no questions unless questions.allow_flagged_cad
         text += f"; quality gate flagged {sum(flagged.values())} ({dict(sorted(flagged.items()))}), kept, no questions"
     return text

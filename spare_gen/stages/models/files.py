@@ -60,7 +60,7 @@ def _walk(root: Path, wanted: set[str]) -> tuple[list[Path], list[tuple[Path, St
     seen: dict[tuple[int, int], Path] = {}
     st = os.stat(root)
     seen[(st.st_dev, st.st_ino)] = root
-    stack, linked = [root], []  # links to folders wait until every folder reached without links is seen
+    stack, linked = [root], list[Path]()  # links to folders wait until every folder reached without links is seen
     while stack or linked:
         if not stack:
             path = linked.pop(0)

@@ -200,7 +200,7 @@ def run_pairs(config: Config, out: Path, corruptions: pa.Table) -> pd.DataFrame:
 
 
 def summary(wireframes: pa.Table, corruptions: pa.Table, pairs: pd.DataFrame) -> str:
-    text = status_summary("wireframes", wireframes.to_pylist())
+    text = status_summary("wireframes", wireframes.column("status").to_pylist())
     variant_status = Counter(corruptions.column("status").to_pylist())
     types = Counter(pairs["pair_type"]) if len(pairs) else Counter()
     return (f"pool: {text}; variants {json.dumps(dict(sorted(variant_status.items())))}; "

@@ -9,7 +9,9 @@ calls :func:`model_corruption_rows`.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from spare_gen.metrics.wireframe import corner_prf, edge_prf, evaluate_all
 from spare_gen.rng import derive_rng, derive_seed
@@ -98,13 +100,14 @@ def score_variant(pred: Wireframe, gt: Wireframe, corner_threshold: float, edge_
 
 def variant_row(variant: Variant, scores: dict[str, float] | None, pictures: dict[str, str] | None) -> dict:
     """A corruptions.parquet row (metric and picture columns null for a failed variant)."""
-    graph = variant.wireframe.to_row() if variant.ok else {}
+    graph = variant.wireframe.to_row() if variant.ok and variant.wireframe is not None else {}
+    # the graph, then the columns the metric registry and the pictures name
+    named: dict[str, Any] = {**graph, **{name: (scores or {}).get(name) for name in METRIC_COLUMNS},
+                             **{name: (pictures or {}).get(name) for name in PICTURE_COLUMNS}}
     return CorruptionRow(
         corruption_id=variant.corruption_id, model_id=variant.model_id, kind=variant.kind,
         severity=variant.severity, seed=variant.seed, status=Status.OK if variant.ok else Status.FAILED,
-        error=variant.error, **graph,
-        **{name: (scores or {}).get(name) for name in METRIC_COLUMNS},
-        **{name: (pictures or {}).get(name) for name in PICTURE_COLUMNS},
+        error=variant.error, **named,
     ).as_dict()
 
 
@@ -116,7 +119,7 @@ def model_corruption_rows(
     edge_threshold: float,
     image_size: int,
     out_dir: str | Path | None,
-    predictions: list[dict] = (),
+    predictions: Sequence[dict] = (),
     prediction_units: str = "model",
 ) -> list[dict]:
     """Rows of one ground truth (a wireframes.parquet row, with centre and scale when there are

@@ -16,7 +16,7 @@ from spare_gen.atomic import write_json
 from spare_gen.config.schema import Config, TaskName
 from spare_gen.stages.questions.layout import empty_splits, empty_splits_warning
 from spare_gen.stages.questions.publish import preview
-from spare_gen.stages.questions.schema import QUESTIONS_DIR, SUMMARY_NAME, TIMINGS_NAME
+from spare_gen.stages.questions.schema import QUESTIONS_DIR, SUMMARY_NAME, TIMINGS_NAME, QuestionsSummary
 from spare_gen.stages.questions.select import NotEnoughModels, stratum_label
 from spare_gen.stages.questions.stage import outputs
 from spare_gen.stages.questions.stage.fill import TaskFill, fill_task, shortfalls, trim_to_balance
@@ -81,9 +81,10 @@ def run_questions(client, config: Config, out: Path) -> Summary:
     preview.write_contact_sheets(out, {t: {s: o.head for s, o in splits.items()} for t, splits in written.items()})
     parts["preview"] = time.monotonic() - t
     write_json(out / QUESTIONS_DIR / TIMINGS_NAME, outputs.timings(fills, written, parts))
-    produced = {t: sum(v.values()) for t, v in summary["produced"].items()}
-    rejected = sum(sum(v.values()) for v in summary["rejected_models"].values())
-    empty = empty_splits(summary["produced"])
+    told = QuestionsSummary.from_record(summary)
+    produced = {t: sum(v.values()) for t, v in told.produced.items()}
+    rejected = sum(sum(v.values()) for v in told.rejected_models.values())
+    empty = empty_splits(told.produced)
     warning = f"\n  {empty_splits_warning(empty)}" if empty else ""
     return Summary(QUESTIONS.name, f"questions: {produced}; {len(paths)} files; {rejected} candidate models rejected "
                           f"(counts by rule in README.md){warning}")

@@ -7,12 +7,14 @@ and its own) is ``spare_gen.stages.questions.tasks.question_schema``.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
+from dataclasses import dataclass
 from pathlib import Path
 
 import pyarrow as pa
 
-from spare_gen.rows import arrow_fields, arrow_schema, column, row_type
+from spare_gen.rows import Row, arrow_fields, arrow_schema, column
 from spare_gen.stage_table import QUESTIONS
 
 PATHS = "paths relative to the dataset root"
@@ -31,21 +33,27 @@ def field(name: str, typ: pa.DataType, doc: str) -> pa.Field:
     return pa.field(name, typ, metadata={"description": doc})
 
 
-QuestionCommon = row_type("QuestionCommon", [
-    ("question_id", str, column(pa.string(), "unique id: <task>-<split>-<index>")),
-    ("task", str, column(pa.string(), "task name")),
-    ("split", str, column(pa.string(), "train, val or test")),
-    ("model_id", str, column(pa.string(), "the model (row of models.parquet) the question is made from")),
-    ("n_primitives", int, column(pa.int32(), "primitives in the CSG model (difficulty stratum); null for file models")),
-    ("seed", int, column(pa.uint64(),
-                         "derive_seed(config seed, 'questions', task, model_id): the question's own randomness")),
-    ("front_svg", str, column(pa.string(), f"input F drawing, SVG ({PATHS})")),
-    ("front_png", str, column(pa.string(), "input F drawing, PNG")),
-    ("right_svg", str, column(pa.string(), "input R drawing, SVG")),
-    ("right_png", str, column(pa.string(), "input R drawing, PNG")),
-    ("top_svg", str, column(pa.string(), "input T drawing, SVG")),
-    ("top_png", str, column(pa.string(), "input T drawing, PNG")),
-], "The columns every question table starts with; each task's ``build_row`` gives the drawings and its own columns.")
+@dataclass(frozen=True, kw_only=True)
+class QuestionCommon(Row):
+    """The columns every question table starts with; each task's ``build_row`` gives the drawings and its own
+    columns."""
+
+    question_id: str | None = column(pa.string(), "unique id: <task>-<split>-<index>")
+    task: str | None = column(pa.string(), "task name")
+    split: str | None = column(pa.string(), "train, val or test")
+    model_id: str | None = column(pa.string(), "the model (row of models.parquet) the question is made from")
+    n_primitives: int | None = column(pa.int32(),
+                                      "primitives in the CSG model (difficulty stratum); null for file models")
+    seed: int | None = column(pa.uint64(),
+                              "derive_seed(config seed, 'questions', task, model_id): the question's own randomness")
+    front_svg: str | None = column(pa.string(), f"input F drawing, SVG ({PATHS})")
+    front_png: str | None = column(pa.string(), "input F drawing, PNG")
+    right_svg: str | None = column(pa.string(), "input R drawing, SVG")
+    right_png: str | None = column(pa.string(), "input R drawing, PNG")
+    top_svg: str | None = column(pa.string(), "input T drawing, SVG")
+    top_png: str | None = column(pa.string(), "input T drawing, PNG")
+
+
 COMMON_FIELDS = arrow_fields(QuestionCommon, described=True)
 
 CANDIDATE_FIELDS = [
@@ -63,18 +71,25 @@ MANIFEST_SCHEMA = pa.schema([
 
 POLYLINES = pa.list_(pa.list_(pa.list_(pa.float64())))
 
-CutViewRow = row_type("CutViewRow", [
-    ("model_id", str, column(pa.string(), "the model that was cut")),
-    ("cut", int, column(pa.int32(), "cut object index 0-3 (0 provides the question's F, R, T and the correct answer)")),
-    ("view", str, column(pa.string(), "f, r, t or 2")),
-    ("svg", str, column(pa.string(), f"SVG drawing ({PATHS})")),
-    ("png", str, column(pa.string(), "PNG drawing")),
-    ("png_sha256", str, column(pa.string(), "SHA-256 of the PNG")),
-    ("hlr_method", str, column(pa.string(), "exact or poly")),
-    ("scale", float, column(pa.float64(), "canvas px per model unit: the cut model's own scale (drawings.parquet)")),
-    ("visible", list, column(POLYLINES, "visible polylines, canvas px")),
-    ("hidden", list, column(POLYLINES, "hidden polylines, canvas px")),
-], "One row of questions/cut_views.parquet: one drawing of one cut object (the validator re-checks rule 3 on them).")
+
+@dataclass(frozen=True, kw_only=True)
+class CutViewRow(Row):
+    """One row of questions/cut_views.parquet: one drawing of one cut object (the validator re-checks rule 3 on
+    them)."""
+
+    model_id: str | None = column(pa.string(), "the model that was cut")
+    cut: int | None = column(pa.int32(),
+                             "cut object index 0-3 (0 provides the question's F, R, T and the correct answer)")
+    view: str | None = column(pa.string(), "f, r, t or 2")
+    svg: str | None = column(pa.string(), f"SVG drawing ({PATHS})")
+    png: str | None = column(pa.string(), "PNG drawing")
+    png_sha256: str | None = column(pa.string(), "SHA-256 of the PNG")
+    hlr_method: str | None = column(pa.string(), "exact or poly")
+    scale: float | None = column(pa.float64(), "canvas px per model unit: the cut model's own scale (drawings.parquet)")
+    visible: list | None = column(POLYLINES, "visible polylines, canvas px")
+    hidden: list | None = column(POLYLINES, "hidden polylines, canvas px")
+
+
 CUT_VIEWS_SCHEMA = arrow_schema(CutViewRow, described=True)
 CUT_VIEW_DRAWING = tuple(CUT_VIEWS_SCHEMA.names[3:])  # what one drawing of a cut object gives (svg ... hidden)
 
@@ -94,6 +109,38 @@ CUTS_DIR = f"{QUESTIONS_DIR}/cuts"  # cut objects (STEP) and their drawings, one
 # published to CUTS_DIR (spare_gen.stages.questions.publish.files.publish_staged)
 STAGED_CUTS_DIR = ".units/cut_files"
 PREVIEW_DIR = "preview"  # contact sheets <task>.png
+
+
+Counts = dict[str, int]  # by split, by rule or by primitive count (the summary's keys are JSON text)
+
+
+@dataclass(frozen=True)
+class QuestionsSummary:
+    """What ``questions/summary.json`` says that later readers use (the card, the run's line): requested, planned
+    and produced questions per task (produced: per split), usable and needed models per primitive count, the
+    rejections by rule, surplus models, the answer counts and primitive mix per task and split. The file is
+    written as the question stage's plain record (``stage.outputs.summary``); ``read`` types it."""
+
+    requested: dict[str, int]
+    planned: dict[str, int]
+    produced: dict[str, Counts]
+    usable_models: Counts
+    needed_models: Counts
+    filtered_models: Counts
+    rejected_models: dict[str, Counts]
+    rejected_candidates: dict[str, Counts]
+    surplus_models: dict[str, int]
+    answers: dict[str, dict[str, list[int]]]
+    primitive_mix: dict[str, dict[str, Counts]]
+
+    @classmethod
+    def from_record(cls, record: dict) -> "QuestionsSummary":
+        """The summary of a record as the stage writes it (its other keys, the settings it was made with, left)."""
+        return cls(**{f: record[f] for f in cls.__dataclass_fields__})
+
+    @classmethod
+    def read(cls, path: Path) -> "QuestionsSummary":
+        return cls.from_record(json.loads(Path(path).read_text(encoding="utf-8")))
 
 
 def split_path(out: Path, task: str, split: str) -> Path:
