@@ -46,6 +46,11 @@ class RunOptions(BaseModel):
         return cls(progress=config.runner.progress, shard_units=config.runner.shard_units, debug=config.debug)
 
 
+def fingerprint_of(data: dict) -> str:
+    """The fingerprint of a settings record: its canonical JSON (sorted keys, no spaces), hashed."""
+    return hashlib.sha256(json.dumps(data, sort_keys=True, separators=(",", ":")).encode()).hexdigest()[:16]
+
+
 class StageSettings(BaseModel):
     """What decides a stage's results, typed and frozen; ``out_dir`` says only where to write.
 
@@ -55,9 +60,6 @@ class StageSettings(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
     PLACEMENT: ClassVar[frozenset[str]] = frozenset({"out_dir"})
-    # fields some units of the stage do not use (None for them): left out of the fingerprint while None, so adding
-    # one keeps the other units' results reusable
-    UNUSED_WHEN_NONE: ClassVar[frozenset[str]] = frozenset()
 
     stage: str
     seed: int
@@ -65,10 +67,8 @@ class StageSettings(BaseModel):
     timeout_s: float
 
     def fingerprint(self) -> str:
-        """Hash of every field but where the output goes (and the unused ones, ``UNUSED_WHEN_NONE``)."""
-        unused = {k for k in self.UNUSED_WHEN_NONE if getattr(self, k) is None}
-        data = self.model_dump(mode="json", exclude=set(self.PLACEMENT) | unused)
-        return hashlib.sha256(json.dumps(data, sort_keys=True, separators=(",", ":")).encode()).hexdigest()[:16]
+        """Hash of every field but where the output goes."""
+        return fingerprint_of(self.model_dump(mode="json", exclude=set(self.PLACEMENT)))
 
     def unit_rng(self, unit_id: str):
         """The generator of one unit: derived from (seed, stage, unit_id) only."""

@@ -3,8 +3,6 @@ shares plus the task's own options section (``spare_gen.config.tasks``), and the
 
 from __future__ import annotations
 
-import hashlib
-import json
 from enum import Enum
 from pathlib import Path
 from typing import TypeVar
@@ -14,7 +12,7 @@ from pydantic import SerializeAsAny
 from spare_gen.config.base import TaskOptions
 from spare_gen.config.schema import Config, QuestionsConfig, RenderConfig, TaskName
 from spare_gen.config.tasks import TASK_OPTIONS, task_options
-from spare_gen.runner.contract import StageSettings
+from spare_gen.runner.contract import StageSettings, fingerprint_of
 
 OptionsT = TypeVar("OptionsT", bound=TaskOptions)
 
@@ -86,8 +84,8 @@ class QuestionSettings(StageSettings):
     def fingerprint(self) -> str:
         """Hash of the common fields but where the output goes, and of the options ``hashed`` names (flat, as
         before each task owned its options)."""
-        data = self.model_dump(mode="json", exclude=set(self.PLACEMENT) | {"options", "hashed"}) | self.hashed
-        return hashlib.sha256(json.dumps(data, sort_keys=True, separators=(",", ":")).encode()).hexdigest()[:16]
+        return fingerprint_of(self.model_dump(mode="json", exclude=set(self.PLACEMENT) | {"options", "hashed"})
+                              | self.hashed)
 
     @classmethod
     def from_config(cls, config: Config, out: Path, task: TaskName, round_: int = 1) -> "QuestionSettings":
