@@ -106,7 +106,7 @@ def profile_models(dest: Path, k: int, worker_cpu: float, workers: int) -> None:
 
     from spare_gen.jobs.metric_report import load_wireframes
     from spare_gen.metrics import perturbations as P
-    from spare_gen.metrics import wireframe as W
+    from spare_gen.metrics import catalog as W
     from spare_gen.metrics.properties import model_cases
 
     ids, wireframes = load_wireframes(dest / "wireframes.parquet")
@@ -115,7 +115,7 @@ def profile_models(dest: Path, k: int, worker_cpu: float, workers: int) -> None:
     picks = [order[0]] + [order[round(j * (len(order) - 1) / k)] for j in range(1, k + 1)] if k else [order[0]]
     names = W.get_metric_names()
     iou_cpu = [0.0]
-    cylinder = W.FAMILIES["cylinder"]
+    cylinder = W.METRIC_FAMILIES["cylinder"]
 
     def timed_cylinder(pred, gt):
         start = time.process_time()
@@ -124,7 +124,7 @@ def profile_models(dest: Path, k: int, worker_cpu: float, workers: int) -> None:
         finally:
             iou_cpu[0] += time.process_time() - start
 
-    W.FAMILIES["cylinder"] = timed_cylinder
+    W.METRIC_FAMILIES["cylinder"] = timed_cylinder
     totals, rest = 0.0, 0.0
     try:
         with threadpool_limits(1):
@@ -135,7 +135,7 @@ def profile_models(dest: Path, k: int, worker_cpu: float, workers: int) -> None:
                 totals, rest = totals + cpu, rest + cpu - iou
                 print(f"  {ids[i]}: {gts[i].n_edges} edges, {cpu:.2f} s CPU ({iou / cpu:.0%} cylinder IoU)")
     finally:
-        W.FAMILIES["cylinder"] = cylinder
+        W.METRIC_FAMILIES["cylinder"] = cylinder
     if totals > 0:
         print(f"  cylinder IoU {1 - rest / totals:.0%} of the profiled CPU; with it free, the other metrics alone would "
               f"still take about {worker_cpu * rest / totals / workers:.0f} s on {workers} workers (target {TARGET_S:.0f})")

@@ -18,7 +18,7 @@ import numpy as np
 import pyarrow.parquet as pq
 
 from spare_gen.metrics.perturbations import drop_edge_fraction, jitter, normalise, wrong_edges_sequence
-from spare_gen.metrics.wireframe import FAMILIES
+from spare_gen.metrics.catalog import METRIC_FAMILIES
 from spare_gen.rng import derive_rng
 from spare_gen.wireframe import CORNER, CURVE, Wireframe
 
@@ -104,7 +104,7 @@ def main(argv: list[str] | None = None) -> None:
     header = f"{'metric family':<16}{'pairs/s (pool)':>16}" + "".join(f"{f's @ {s} edges':>16}" for s in args.sizes)
     print(header)
     print("-" * len(header))
-    for name, fn in FAMILIES.items():
+    for name, fn in METRIC_FAMILIES.items():
         seconds = time_family(fn, pairs)
         cells = [f"{len(pairs) / seconds:16.1f}"]
         cells += [f"{time_family(fn, [big[s]]):16.3f}" for s in args.sizes]

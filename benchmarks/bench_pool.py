@@ -24,8 +24,8 @@ from spare_gen.stages.models.driver import run_models
 from spare_gen.runner.cluster import open_client
 from spare_gen.stages.pool.driver import pool_models
 from spare_gen.stages.pool.child import brep_wireframe
-from spare_gen.wireframes.pictures import write_model_pictures
-from spare_gen.stages.pool.variants import make_variants, score_variant
+from spare_gen.rating.pictures import write_model_pictures
+from spare_gen.stages.pool.corruptions import make_corruptions, score_corruption
 
 from cpu_account import CpuMeter
 
@@ -51,11 +51,11 @@ def _phases(config, out: Path) -> tuple[dict[str, float], int]:
         except ValueError:  # no feature edges: the pool skips it too
             continue
         t1 = time.perf_counter()
-        variants = make_variants(gt, m["model_id"], config.seed)
+        variants = make_corruptions(gt, m["model_id"], config.seed)
         t2 = time.perf_counter()
         for v in variants:
             if v.ok:
-                score_variant(v.wireframe, gt, config.pool.corner_threshold, config.pool.edge_threshold)
+                score_corruption(v.wireframe, gt, config.pool.corner_threshold, config.pool.edge_threshold)
         t3 = time.perf_counter()
         write_model_pictures(pictures, m["model_id"], gt, variants, config.pool.image_size)
         t4 = time.perf_counter()

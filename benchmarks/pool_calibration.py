@@ -20,9 +20,9 @@ from spare_gen.stages.pool.child import brep_wireframe
 from spare_gen.stages.models.csg import random_program
 from spare_gen.stages.models.child import check_csg
 from spare_gen.rng import derive_rng
-from spare_gen.wireframes.calibration import check_variants
-from spare_gen.wireframes.corruptions import SEVERITIES, TARGETED_METRIC, get_corruption_names
-from spare_gen.stages.pool.variants import make_variants
+from spare_gen.rating.calibration import check_corruptions
+from spare_gen.rating.corruptions import SEVERITIES, TARGETED_METRIC, get_corruption_names
+from spare_gen.stages.pool.corruptions import make_corruptions
 
 IMAGE_SIZE, THRESHOLD = 384, 0.02
 
@@ -48,9 +48,9 @@ def main(n: int = 120, seed: int = 0) -> int:
     worse, failed, models = defaultdict(int), 0, 0
     for model_id, gt in ground_truths(n, seed):
         models += 1
-        variants = make_variants(gt, model_id, seed)
+        variants = make_corruptions(gt, model_id, seed)
         failed += sum(not v.ok for v in variants)
-        checks = check_variants(gt, [(v.kind, v.severity, v.wireframe) for v in variants if v.ok],
+        checks = check_corruptions(gt, [(v.kind, v.severity, v.wireframe) for v in variants if v.ok],
                                 IMAGE_SIZE, THRESHOLD, THRESHOLD)  # fmt: skip
         by_type = {}
         for c in checks:

@@ -99,7 +99,7 @@ def _source_comments(module: types.ModuleType, name: str, pattern: re.Pattern, g
 
 
 def _metric_description(name: str) -> str:
-    registry, _ = _load("spare_gen.metrics.wireframe:METRICS")
+    registry, _ = _load("spare_gen.metrics.catalog:METRICS")
     metric = registry.get(name)
     if metric is None:
         return ""

@@ -24,7 +24,7 @@ from spare_gen.annotate.plan import MIN_REPEAT_GAP, Settings, make_plan, plan_pa
 from spare_gen.annotate.store import append_answer, read_positions, stored_choice
 from spare_gen.atomic import write_parquet
 from spare_gen.ranking.judgements import build_judgements, first_judgements
-from spare_gen.wireframes.pairs import ANSWER_FILE_COLUMNS, Choice, make_pairs, pairs_to_arrow, read_annotations
+from spare_gen.rating.pairs import ANSWER_FILE_COLUMNS, Choice, make_pairs, pairs_to_arrow, read_answers
 
 KINDS = ("deform", "perturb", "add", "remove")
 SEVERITIES = ("low", "medium", "high")
@@ -107,7 +107,7 @@ def test_answers_file_appends_and_survives_a_cut_line(pool):
     assert read_positions(path) == {0, 1}
     text = path.read_text()
     assert text.endswith("\n") and text.splitlines()[0] == ",".join(ANSWER_FILE_COLUMNS)
-    got = read_annotations(path, pairs)
+    got = read_answers(path, pairs)
     assert got["pair_id"].tolist() == ids[:2] and got["is_repeat"].tolist() == [0, 0]
 
 
@@ -125,7 +125,7 @@ def test_reader_takes_a_folder_keeps_repeats_in_judgements_and_out_of_the_rankin
     _csv(folder / "ann.csv", [(a, "ann", "left", 0), (b, "ann", "equal", 0), (a, "ann", "right", 1)])
     (folder / "bob.csv").write_text(f"pair_id,rater_id,choice\n{a},bob,right\n")  # the optional columns may be absent
     (folder / "notes.txt").write_text("not an answers file")
-    answers = read_annotations(folder, pairs)
+    answers = read_answers(folder, pairs)
     assert sorted(map(tuple, answers[["rater_id", "pair_id", "is_repeat"]].values.tolist())) == [
         ("ann", a, 0), ("ann", a, 1), ("ann", b, 0), ("bob", a, 0)]  # fmt: skip
     table = build_judgements(pairs, answers[["pair_id", "rater_id", "choice", "is_repeat"]])
@@ -134,16 +134,16 @@ def test_reader_takes_a_folder_keeps_repeats_in_judgements_and_out_of_the_rankin
 
     _csv(folder / "carl.csv", [(a, "carl", "left", 2), (b, "carl", "left", 1)])
     with pytest.raises(ValueError) as error:
-        read_annotations(folder, pairs)
+        read_answers(folder, pairs)
     message = str(error.value)
     assert "\n" not in message and "carl.csv" in message and "bad is_repeat ['2']" in message
     assert f"is_repeat=1 answers without a first answer for (pair_id, rater_id) [('{b}', 'carl')]" in message
     (folder / "carl.csv").unlink()
     _csv(folder / "zed.csv", [(b, "ann", "left", 0)])  # the same rater and pair in two files
     with pytest.raises(ValueError, match=r"files together\): repeated answers for \(pair_id, rater_id\)"):
-        read_annotations(folder, pairs)
+        read_answers(folder, pairs)
     with pytest.raises(FileNotFoundError, match="has no \\*.csv files"):
-        read_annotations(out / "pool", pairs)
+        read_answers(out / "pool", pairs)
 
 
 def test_server_answers_several_raters_maps_sides_back_and_rejects_bad_requests(pool):

@@ -6,7 +6,7 @@ import pyarrow.parquet as pq
 from test_pool_pipeline import N_MODELS, N_VARIANTS, run_a  # noqa: F401  (run_a: the module's pool fixture)
 
 from spare_gen.card.dataset import POOL_BEGIN, POOL_END, pool_section, replace_marked
-from spare_gen.wireframes.corruptions import SEVERITIES, get_corruption_names
+from spare_gen.rating.corruptions import SEVERITIES, get_corruption_names
 
 
 def test_pool_section_counts_the_pool_and_is_replaced_in_place(run_a):  # noqa: F811

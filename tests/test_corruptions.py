@@ -7,9 +7,9 @@ from hypothesis import strategies as st
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 
-from spare_gen.metrics.wireframe import corner_prf, edge_prf
+from spare_gen.metrics.catalog import corner_prf, edge_prf
 from spare_gen.rng import derive_rng
-from spare_gen.wireframes.corruptions import (
+from spare_gen.rating.corruptions import (
     NEW_VERTEX,
     SEVERITIES,
     SEVERITY_TABLE,

@@ -26,7 +26,7 @@ from spare_gen.cad.hlr import HlrMethod, HlrModel
 from spare_gen.cad.hlr_shape import edge_samples
 from spare_gen.cad.props import bounding_box, is_valid, solid_groups, volume
 from spare_gen.cad.repair import outward_solids
-from spare_gen.cad.wireframe import brep_graph
+from spare_gen.cad.edge_graph import brep_graph
 from spare_gen.canvas.poses import Framing, pose
 from spare_gen.config import load_config
 from spare_gen.runner import testhooks

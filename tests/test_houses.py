@@ -17,13 +17,13 @@ from spare_gen.cad.props import is_valid, solids_and_volume
 from spare_gen.cli import main
 from spare_gen.config import ConfigError, load_config
 from spare_gen.config.schema import Footprint, HousesConfig, PredictionUnits, RoofType
-from spare_gen.metrics.wireframe import corner_prf
+from spare_gen.metrics.catalog import corner_prf
 from spare_gen.stages.models.driver import model_units
 from spare_gen.stages.models.houses import convex_parts, random_house
 from spare_gen.rng import derive_rng
 from spare_gen.stages.pool.child import brep_wireframe, merge_close_points, with_house_kinds
 from spare_gen.wireframe import CORNER, CURVE, EAVE, RIDGE, Wireframe
-from spare_gen.wireframes.predictions import read_prediction
+from spare_gen.rating.predictions import read_prediction
 from tests.conftest import REPO
 
 PLAIN = HousesConfig(dormer_probability=0.0, chimney_probability=0.0)

@@ -60,11 +60,11 @@ def test_a_new_package_that_imports_ocp_breaks_the_contract_without_being_listed
 def test_cad_importing_a_higher_layer_breaks_the_layers(tmp_path):
     root = _copy_packages(tmp_path)
     path = root / "spare_gen" / "cad" / "props.py"
-    path.write_text(path.read_text() + "\n\ndef _kinds():\n    from spare_gen.wireframes.corruptions import SEVERITIES\n\n"
+    path.write_text(path.read_text() + "\n\ndef _kinds():\n    from spare_gen.rating.corruptions import SEVERITIES\n\n"
                     "    return SEVERITIES\n")
     result = _lint(root)
     assert result.returncode != 0
-    assert "spare_gen.cad is not allowed to import spare_gen.wireframes" in result.stdout
+    assert "spare_gen.cad is not allowed to import spare_gen.rating" in result.stdout
 
 
 def test_every_layer_is_one_package_or_independent_siblings():
@@ -79,8 +79,8 @@ def test_every_layer_is_one_package_or_independent_siblings():
 def test_a_task_rule_importing_the_question_stage_breaks_the_questions_layers(tmp_path):
     root = _copy_packages(tmp_path)
     path = root / "spare_gen" / "stages" / "questions" / "tasks" / "isometric_view_generation.py"
-    path.write_text(path.read_text() + "\n\ndef _advice():\n    from spare_gen.stages.questions.stage.plan import ADVICE\n\n"
+    path.write_text(path.read_text() + "\n\ndef _advice():\n    from spare_gen.stages.questions.assembly.plan import ADVICE\n\n"
                     "    return ADVICE\n")
     result = _lint(root)
     assert result.returncode != 0
-    assert "spare_gen.stages.questions.tasks is not allowed to import spare_gen.stages.questions.stage" in result.stdout
+    assert "spare_gen.stages.questions.tasks is not allowed to import spare_gen.stages.questions.assembly" in result.stdout

@@ -22,9 +22,9 @@ from spare_gen.rng import derive_rng
 from spare_gen.store.shards import rows_to_table
 from spare_gen.wireframe import Wireframe
 from spare_gen.stages.pool.child import brep_wireframe
-from spare_gen.wireframes.pairs import make_pairs, pairs_to_arrow
+from spare_gen.rating.pairs import make_pairs, pairs_to_arrow
 from spare_gen.stages.pool.schema import CORRUPTIONS_SCHEMA, WIREFRAMES_SCHEMA
-from spare_gen.stages.pool.variants import model_corruption_rows
+from spare_gen.stages.pool.corruptions import model_corruption_rows
 
 torch = pytest.importorskip("torch", reason="the torch extra is not installed")  # the base install has no torch
 from spare_gen.ranking import image_metric as im  # noqa: E402  (needs torch and transformers)

@@ -23,7 +23,7 @@ from spare_gen.metrics.properties import (
     self_dissimilarity,
     wireframe_cases,
 )
-from spare_gen.metrics.wireframe import evaluate_all, get_metric_names
+from spare_gen.metrics.catalog import evaluate_all, get_metric_names
 from spare_gen.rng import derive_rng
 from spare_gen.wireframe import CORNER, CURVE, Wireframe
 

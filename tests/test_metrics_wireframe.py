@@ -10,7 +10,7 @@ import pytest
 
 from spare_gen.metrics.matching import match_candidates
 from spare_gen.metrics.spectral import laplacian_spectrum, wasserstein2_1d
-from spare_gen.metrics.wireframe import (
+from spare_gen.metrics.catalog import (
     METRICS,
     Direction,
     corner_prf,

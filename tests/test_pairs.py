@@ -7,12 +7,12 @@ import pyarrow.parquet as pq
 import pytest
 
 from spare_gen.atomic import write_parquet
-from spare_gen.wireframes.pairs import (
-    ANNOTATION_FORMAT,
-    export_annotation_csv,
+from spare_gen.rating.pairs import (
+    ANSWERS_FORMAT,
+    export_rating_pairs_csv,
     make_pairs,
     pairs_to_arrow,
-    read_annotations,
+    read_answers,
 )
 
 KINDS = ("deform", "perturb", "add", "remove")
@@ -141,13 +141,13 @@ def test_parquet_round_trip_keeps_nulls(pairs, tmp_path):
 
 
 def test_annotation_csv_in_showing_order(pairs, tmp_path):
-    path = export_annotation_csv(pairs.iloc[::-1], tmp_path / "tool" / "pairs.csv")
+    path = export_rating_pairs_csv(pairs.iloc[::-1], tmp_path / "tool" / "pairs.csv")
     lines = path.read_text().splitlines()
     first = pairs[pairs["order"] == 0].iloc[0]
     assert lines[0] == "pair_id,left_image,right_image"
     assert lines[1] == f"{first.pair_id},{first.left_png},{first.right_png}"
     assert [line.split(",")[0] for line in lines[1:]] == pairs.sort_values("order")["pair_id"].tolist()
-    assert "pair_id,rater_id,choice" in ANNOTATION_FORMAT
+    assert "pair_id,rater_id,choice" in ANSWERS_FORMAT
 
 
 def _answers(tmp_path, text: str):
@@ -156,22 +156,22 @@ def _answers(tmp_path, text: str):
     return path
 
 
-def test_read_annotations_joins_valid_answers(pairs, tmp_path):
+def test_read_answers_joins_valid_answers(pairs, tmp_path):
     a, b = pairs["pair_id"].iloc[0], pairs["pair_id"].iloc[1]
     path = _answers(tmp_path, f"pair_id,rater_id,choice\n{a},A,left\n{b},A,equal\n{a},B, right\n")
-    got = read_annotations(path, pairs)
+    got = read_answers(path, pairs)
     rows = got[["pair_id", "rater_id", "choice"]].values.tolist()
     assert rows == [[a, "A", "left"], [b, "A", "equal"], [a, "B", "right"]]
     assert got["left_id"].tolist()[0] == pairs["left_id"].iloc[0]
 
 
-def test_read_annotations_names_every_problem_on_one_line(pairs, tmp_path):
+def test_read_answers_names_every_problem_on_one_line(pairs, tmp_path):
     a = pairs["pair_id"].iloc[0]
     with pytest.raises(ValueError, match=r"lacks columns \['choice'\]"):
-        read_annotations(_answers(tmp_path, f"pair_id,rater_id\n{a},A\n"), pairs)
+        read_answers(_answers(tmp_path, f"pair_id,rater_id\n{a},A\n"), pairs)
     text = f"pair_id,rater_id,choice\n{a},A,left\nm9-p0001,A,left\n{a},B,maybe\n{a},A,right\n,C,left\n"
     with pytest.raises(ValueError) as caught:
-        read_annotations(_answers(tmp_path, text), pairs)
+        read_answers(_answers(tmp_path, text), pairs)
     message = str(caught.value)
     assert "\n" not in message
     assert "unknown pair ids ['m9-p0001']" in message

@@ -25,7 +25,7 @@ from spare_gen.metrics.paper_table2 import (
     unexplained_cells,
 )
 from spare_gen.metrics.properties import PASS_RATE, render_markdown, wireframe_cases
-from spare_gen.metrics.wireframe import METRICS, evaluate_all
+from spare_gen.metrics.catalog import METRICS, evaluate_all
 from spare_gen.rng import derive_rng
 from spare_gen.wireframe import CURVE, CORNER, Wireframe
 
@@ -253,7 +253,7 @@ def test_metric_report_takes_a_paper_compat_switch():
 def test_random_samples_add_noise_larger_than_what_deleting_a_short_edge_adds_to_the_chamfer():
     """Under the paper's protocol each chamfer value carries sampling noise; deleting a vertex with short
     edges (curve pieces on parts) raises the chamfer by less, so a step can look like a fall."""
-    from spare_gen.metrics.wireframe import edge_distances_random
+    from spare_gen.metrics.catalog import edge_distances_random
 
     x = two_cubes()
     tip = x.vertices[0] + 0.01 * P.unit_vectors(x.vertices[0] - x.vertices.mean(axis=0))

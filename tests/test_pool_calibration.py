@@ -20,10 +20,10 @@ from spare_gen.jobs.regenerate import POOL_STAGES, run
 from spare_gen import cad
 from spare_gen.stages.pool.child import brep_wireframe
 from spare_gen.config import load_config
-from spare_gen.wireframes.calibration import check_variants
-from spare_gen.wireframes.corruptions import SEVERITIES, get_corruption_names
+from spare_gen.rating.calibration import check_corruptions
+from spare_gen.rating.corruptions import SEVERITIES, get_corruption_names
 from spare_gen.wireframe import Wireframe
-from spare_gen.stages.pool.variants import make_variants
+from spare_gen.stages.pool.corruptions import make_corruptions
 
 from tests.conftest import REAL_CAD, REPO
 
@@ -49,9 +49,9 @@ def assert_calibrated(checks, where: str) -> dict[str, bool]:
 def test_severities_are_calibrated_on_real_cad(name):
     assert len(CAD_FILES) >= 11
     gt = brep_wireframe(cad.read_shape(REAL_CAD / name)).wireframe
-    variants = make_variants(gt, name, 0)
+    variants = make_corruptions(gt, name, 0)
     assert all(v.ok for v in variants), [v.error for v in variants]
-    checks = check_variants(gt, [(v.kind, v.severity, v.wireframe) for v in variants], 384, 0.02, 0.02)
+    checks = check_corruptions(gt, [(v.kind, v.severity, v.wireframe) for v in variants], 384, 0.02, 0.02)
     worse = assert_calibrated(checks, name)
     assert all(worse.values()), worse
 
@@ -76,7 +76,7 @@ def test_default_pool_is_calibrated(default_pool):
         mine = variants[variants["model_id"] == row["model_id"]]
         assert (mine["status"] == "ok").all()
         rows = [(r["kind"], r["severity"], Wireframe.from_row(r)) for r in mine.to_dict("records")]
-        checks = check_variants(gt, rows, config.pool.image_size, config.pool.corner_threshold,
+        checks = check_corruptions(gt, rows, config.pool.image_size, config.pool.corner_threshold,
                                 config.pool.edge_threshold)  # fmt: skip
         for kind, worse in assert_calibrated(checks, row["model_id"]).items():
             shares[kind] += worse

@@ -16,7 +16,7 @@ from spare_gen.jobs.regenerate import POOL_STAGES, run
 from spare_gen import cad
 from spare_gen.atomic import write_parquet
 from spare_gen.config import load_config
-from spare_gen.metrics.wireframe import corner_prf, edge_prf
+from spare_gen.metrics.catalog import corner_prf, edge_prf
 from spare_gen.stages.models.csg import random_program
 from spare_gen.stages.models.schema import MODELS_SCHEMA
 from spare_gen.store.shards import rows_to_table
@@ -25,10 +25,10 @@ from spare_gen.rng import derive_rng, derive_seed
 from spare_gen.runner.cluster import open_client
 from spare_gen.stages.pool.schema import METRIC_COLUMNS
 from spare_gen.stages.pool.settings import CorruptionSettings
-from spare_gen.wireframes.corruptions import SEVERITIES, get_corruption_names
+from spare_gen.rating.corruptions import SEVERITIES, get_corruption_names
 from spare_gen.stages.pool.child import brep_wireframe
 from spare_gen.stages.pool.schema import CORRUPTIONS_SCHEMA, METRIC_COLUMNS, PICTURE_COLUMNS, WIREFRAMES_SCHEMA
-from spare_gen.stages.pool.variants import corruption_id, make_variants
+from spare_gen.stages.pool.corruptions import corruption_id, make_corruptions
 
 N_MODELS = 3
 N_VARIANTS = len(get_corruption_names()) * len(SEVERITIES)
@@ -189,7 +189,7 @@ def test_high_severity_scores_lower_than_low(ground_truths):
     assert len(ground_truths) >= 20
     lower = {kind: 0 for kind in ATTACKED}
     for model_id, gt in ground_truths.items():
-        variants = {(v.kind, v.severity): v.wireframe for v in make_variants(gt, model_id, 0)}
+        variants = {(v.kind, v.severity): v.wireframe for v in make_corruptions(gt, model_id, 0)}
         for kind, score in ATTACKED.items():
             lower[kind] += score(variants[kind, "high"], gt) < score(variants[kind, "low"], gt)
         for severity in SEVERITIES:  # adding wrong edges never loses a true corner or edge

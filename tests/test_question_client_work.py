@@ -20,10 +20,10 @@ from spare_gen.stages.questions.schema import (
     CUT_VIEWS_NAME, CUT_VIEWS_SCHEMA, CUTS_DIR, QUESTIONS_DIR, STAGED_CUTS_DIR, split_path,
 )
 from spare_gen.stages.questions.settings import stage_name
-from spare_gen.stages.questions.stage.fill import DECISION_KEYS, decision
-from spare_gen.stages.questions.stage.inputs import WORKER_INPUTS, load_inputs, load_polylines
+from spare_gen.stages.questions.assembly.fill import DECISION_KEYS, decision
+from spare_gen.stages.questions.assembly.inputs import WORKER_INPUTS, load_inputs, load_polylines
 from spare_gen.stages.questions.tasks import TASK_SPECS, question_settings
-from spare_gen.stages.questions.stage.outputs import SplitOutput, _cut_views_table, plan_split, whole, write_rows, write_split
+from spare_gen.stages.questions.assembly.outputs import SplitOutput, _cut_views_table, plan_split, whole, write_rows, write_split
 from spare_gen.runner.stage import load_units, loaded_fingerprints, read_unit_result, unit_dir, unit_fingerprints
 from spare_gen.store.shards import rows_to_table
 

@@ -28,7 +28,7 @@ from spare_gen.ranking import (
     ranking_png,
     rater_reliability,
     simulate_judgements,
-    validate_annotations,
+    validate_answers,
     win_rates,
 )
 from spare_gen.ranking.plot import KIND_COLOURS
@@ -272,7 +272,7 @@ def test_metric_directions_from_mapping_or_registry():
 def test_annotation_validation_errors_are_one_line(rows, columns, message):
     answers = pd.DataFrame(rows, columns=columns or ["pair_id", "rater_id", "choice"])
     with pytest.raises(ValueError, match=message) as error:
-        validate_annotations(answers, RELIABILITY_PAIRS)
+        validate_answers(answers, RELIABILITY_PAIRS)
     assert "\n" not in str(error.value)
 
 
@@ -315,7 +315,7 @@ def test_simulated_raters_follow_accuracy_and_are_reproducible():
     noisy = simulate_judgements(pairs, quality, [0.7] * 10, seed=0)
     accuracy = (noisy["choice"].to_numpy() == expected.reindex(noisy["pair_id"]).to_numpy()).mean()
     assert accuracy == pytest.approx(0.7, abs=0.03)
-    with pytest.raises(ValueError, match="lacks variants"):
+    with pytest.raises(ValueError, match="lacks corruptions"):
         simulate_judgements(pairs, {}, 1)
     with pytest.raises(ValueError, match="accuracies must be in"):
         simulate_judgements(pairs, quality, [1.5])

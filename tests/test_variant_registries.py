@@ -12,24 +12,24 @@ from spare_gen.config.base import BoxRule
 from spare_gen.config.schema import ROTATION_AXES, HlrMethod, Primitive
 from spare_gen.config.tasks.three_view_to_isometric import CutterFamily
 from spare_gen.stages.models.csg import PARAM_RANGES, random_program
-from spare_gen.wireframes.calibration import SCORES
-from spare_gen.wireframes.corruptions import KIND_COLOURS, TARGETED_METRIC, CorruptionKind, TargetedMetric
+from spare_gen.rating.calibration import SCORES
+from spare_gen.rating.corruptions import KIND_COLOURS, TARGETED_METRIC, CorruptionKind, TargetedMetric
 from spare_gen.stages.questions.tasks.three_view_to_isometric.child import CUTTER_BOXES
-from spare_gen.stages.questions.tasks.three_view_to_isometric.families import FAMILIES
+from spare_gen.stages.questions.tasks.three_view_to_isometric.families import CUTTER_FAMILIES
 from spare_gen.rng import derive_rng
 
 UNIT_BOX = (-0.5, -0.4, -0.3, 0.5, 0.4, 0.3)
 
 
 def test_every_cutter_family_has_one_row_and_every_box_rule_a_box():
-    assert set(FAMILIES) == set(CutterFamily)
+    assert set(CUTTER_FAMILIES) == set(CutterFamily)
     assert set(CUTTER_BOXES) == set(BoxRule)
 
 
 @pytest.mark.parametrize("family", list(CutterFamily))
 def test_each_family_draws_buildable_primitives_about_the_declared_axes(family):
     rng = derive_rng(0, "test", family.value)
-    cutters = [FAMILIES[family].make_cutter(UNIT_BOX, rng) for _ in range(200)]
+    cutters = [CUTTER_FAMILIES[family].make_cutter(UNIT_BOX, rng) for _ in range(200)]
     assert {c["type"] for c in cutters} <= {p.value for p in Primitive}
     assert {c["rotation"]["axis"] for c in cutters} <= set(ROTATION_AXES)
     for c in cutters[:8]:

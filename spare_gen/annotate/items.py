@@ -16,7 +16,7 @@ import pandas as pd
 import pyarrow.parquet as pq
 
 from spare_gen.annotate.plan import PAIRS_FILE, Step
-from spare_gen.wireframes.pairs import Side
+from spare_gen.rating.pairs import Side
 
 CORRUPTIONS_FILE = "corruptions.parquet"
 WIREFRAMES_FILE = "wireframes.parquet"
@@ -72,20 +72,20 @@ class Pool:
         self.out = Path(out)
         self.pairs = _read(self.out / PAIRS_FILE, None, PAIR_INPUT_COLUMNS)
         self.seed = int(self.pairs["seed"].iloc[0]) if "seed" in self.pairs.columns and len(self.pairs) else 0
-        variants = _read(
+        corruptions = _read(
             self.out / CORRUPTIONS_FILE, VARIANT_INPUT_COLUMNS, VARIANT_INPUT_COLUMNS, (GT_PICTURE_COLUMN,)
         )
         truths = _read(self.out / WIREFRAMES_FILE, GT_INPUT_COLUMNS, GT_INPUT_COLUMNS)
         self._pair = {str(r.pair_id): r for r in self.pairs.itertuples(index=False)}
-        self._variant = {str(r.corruption_id): r for r in variants.itertuples(index=False)}
+        self._corruption = {str(r.corruption_id): r for r in corruptions.itertuples(index=False)}
         self._truth = {str(r.model_id): r for r in truths.itertuples(index=False)}
         shown = set(self.pairs["left_id"].astype(str)) | set(self.pairs["right_id"].astype(str))
-        unknown = sorted(shown - set(self._variant))
+        unknown = sorted(shown - set(self._corruption))
         if unknown:
-            raise ValueError(f"{self.out / PAIRS_FILE} names variants missing from {CORRUPTIONS_FILE}: {unknown[:5]}")
+            raise ValueError(f"{self.out / PAIRS_FILE} names corruptions missing from {CORRUPTIONS_FILE}: {unknown[:5]}")
 
     def shown_ids(self, step: Step) -> tuple[str, str]:
-        """(variant shown left, variant shown right) for a step."""
+        """(corruption shown left, corruption shown right) for a step."""
         p = self._pair[step.pair_id]
         return (str(p.right_id), str(p.left_id)) if step.shown_swapped else (str(p.left_id), str(p.right_id))
 
@@ -96,14 +96,14 @@ class Pool:
         gt = _graph(None, None) if truth is None else _graph(truth.vertices, truth.edges)
         out = {"gt": gt.as_json()}
         for side, vid in zip((Side.LEFT.value, Side.RIGHT.value), self.shown_ids(step)):
-            out[side] = _graph(self._variant[vid].vertices, self._variant[vid].edges).as_json()
+            out[side] = _graph(self._corruption[vid].vertices, self._corruption[vid].edges).as_json()
         return out
 
     def picture(self, step: Step, which: Picture) -> Path | None:
         """The picture file of a shown candidate or of the ground truth (None when the pool has none)."""
         left, right = self.shown_ids(step)
-        variant = self._variant[right if which is Picture.RIGHT else left]
-        rel = getattr(variant, GT_PICTURE_COLUMN if which is Picture.GT else "overlay_png", None)
+        corruption = self._corruption[right if which is Picture.RIGHT else left]
+        rel = getattr(corruption, GT_PICTURE_COLUMN if which is Picture.GT else "overlay_png", None)
         if rel is None or (isinstance(rel, float) and np.isnan(rel)) or not str(rel):
             return None
         path = self.out / str(rel)

@@ -21,9 +21,9 @@ import pandas as pd
 from spare_gen.atomic import write_json
 from spare_gen.rng import derive_rng
 from spare_gen.webapp.store import check_name
-from spare_gen.wireframes.pairs import PairType
+from spare_gen.rating.pairs import PairType
 
-ANNOTATIONS_DIR = "annotations"
+ANSWERS_DIR = "annotations"
 PLANS_DIR = ".plans"
 PAIRS_FILE = "pairs.parquet"
 MIN_REPEAT_GAP = 5  # a repeat comes back at least this many pairs after its first showing, when there is room
@@ -102,7 +102,7 @@ def make_plan(pairs: pd.DataFrame, seed: int, rater: str, settings: Settings = S
 
 
 def plan_path(out: Path, rater: str) -> Path:
-    return Path(out) / ANNOTATIONS_DIR / PLANS_DIR / f"{check_rater(rater)}.json"
+    return Path(out) / ANSWERS_DIR / PLANS_DIR / f"{check_rater(rater)}.json"
 
 
 def read_plan(path: Path) -> tuple[list[Step], Settings, str]:

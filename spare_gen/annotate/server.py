@@ -20,13 +20,13 @@ from starlette.routing import Route
 
 from spare_gen.annotate.items import Picture, Pool
 from spare_gen.annotate.plan import (
-    ANNOTATIONS_DIR, Settings, Step, check_rater, check_settings, load_or_make_plan, plan_counts,
+    ANSWERS_DIR, Settings, Step, check_rater, check_settings, load_or_make_plan, plan_counts,
 )
 from spare_gen.annotate.store import append_answer, read_positions, stored_choice, utc_now
 from spare_gen.webapp.http import (
     NO_STORE, build, check_name_or_400, check_port, json_body, json_reply, new_token, position_param, run_server,
 )
-from spare_gen.wireframes.pairs import Choice
+from spare_gen.rating.pairs import Choice
 
 STATIC_DIR = Path(__file__).parent / "static"
 MAX_RESPONSE_MS = 24 * 3600 * 1000
@@ -41,7 +41,7 @@ class RaterSession:
         if self.settings != settings:
             print(f"spare-gen annotate: rater {rater!r} keeps the settings of their stored plan: {self.settings}",
                   flush=True)  # fmt: skip
-        self.answers = Path(out) / ANNOTATIONS_DIR / f"{rater}.csv"
+        self.answers = Path(out) / ANSWERS_DIR / f"{rater}.csv"
         self.answered = {p for p in read_positions(self.answers) if 0 <= p < len(self.steps)}
         self.lock = threading.Lock()
 
@@ -154,7 +154,7 @@ def serve(out: Path, *, host: str = "127.0.0.1", port: int = 8765, rater: str | 
     url = f"http://{host}:{port}/?token={token}" + (f"&rater={rater}" if rater else "")
     print(f"spare-gen annotate: each rater answers {shown + repeats} pairs ({shown} of the pool's "
           f"{len(app.pool.pairs)} in {out}, {repeats} of them twice); answers go to "
-          f"{out / ANNOTATIONS_DIR}/<rater>.csv", flush=True)
+          f"{out / ANSWERS_DIR}/<rater>.csv", flush=True)
     print(f"spare-gen annotate: open {url} (one URL per rater: &rater=NAME); Ctrl-C stops", flush=True)
     run_server(build_app(app, token), host, port)
     return 0

@@ -1,6 +1,6 @@
 """The per-rater answers file: one CSV row appended and fsync'ed per answer, read back to resume.
 
-Columns are ``ANSWER_FILE_COLUMNS`` of :mod:`spare_gen.wireframes.pairs` (the format `spare-gen rank`
+Columns are ``ANSWER_FILE_COLUMNS`` of :mod:`spare_gen.rating.pairs` (the format `spare-gen rank`
 reads); ``choice`` is relative to the pair's stored sides. A line cut short by a crash (no final
 newline) is removed when the file is opened again.
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from spare_gen.webapp.store import append_row, read_rows, utc_now  # noqa: F401  (utc_now: the answers' clock)
-from spare_gen.wireframes.pairs import ANSWER_FILE_COLUMNS, Choice
+from spare_gen.rating.pairs import ANSWER_FILE_COLUMNS, Choice
 
 _MIRROR = {Choice.LEFT: Choice.RIGHT, Choice.RIGHT: Choice.LEFT, Choice.EQUAL: Choice.EQUAL}
 

@@ -9,5 +9,5 @@ from spare_gen.jobs.rank import run as rank
 
 
 def run(args: argparse.Namespace) -> int:
-    rank(Path(args.out), Path(args.annotations), item=args.item, dest=args.dest)
+    rank(Path(args.out), Path(args.answers), item=args.item, dest=args.dest)
     return 0

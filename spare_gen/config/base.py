@@ -12,7 +12,7 @@ EVERY_OPTION_KEY = "every_option"
 EVERY_OPTION = {EVERY_OPTION_KEY: True}  # model_dump context: keep LATER_OPTIONS at their defaults too
 
 # The largest integer a count or seed may be: what a 64-bit column (Arrow, numpy) holds. Counts the inputs cannot meet
-# are refused below that when a run starts (spare_gen.stages.questions.stage.plan.check_counts).
+# are refused below that when a run starts (spare_gen.stages.questions.assembly.plan.check_counts).
 INT64_MAX = 2**63 - 1
 
 

@@ -16,7 +16,7 @@ from spare_gen.config.tasks import TASK_OPTIONS, TaskName, TaskOptionsOfEveryTas
 
 
 # The wireframe metrics' match tolerances (fractions of the GT bounding-box diagonal), declared here, the lowest
-# layer, so the pool settings and spare_gen.metrics.wireframe share one value.
+# layer, so the pool settings and spare_gen.metrics.catalog share one value.
 CORNER_THRESHOLD = 0.02  # a predicted corner matches a GT corner at most this far away
 EDGE_THRESHOLD = 0.02  # a predicted edge matches a GT edge within this segment-to-segment Hausdorff distance
 
@@ -368,7 +368,7 @@ class QuestionsConfig(TaskOptionsOfEveryTask, CommonQuestionsConfig):
 
 
 class PredictionUnits(str, Enum):
-    """Coordinates of imported predictions (spare_gen.wireframes.predictions)."""
+    """Coordinates of imported predictions (spare_gen.rating.predictions)."""
 
     MODEL = "model"  # the CAD model's own (wireframes.parquet: vertices * scale + centre)
     NORMALISED = "normalised"  # the ground truth's normalised ones (bounding-box centre 0, diagonal 1)
@@ -394,7 +394,7 @@ class PoolConfig(Section):
     max_pairs_per_model: Annotated[int, Field(ge=0, le=INT64_MAX)] = Field(0, description="0 = all pairs")
     repeat_fraction: Annotated[float, Field(ge=0, le=0.5)] = 0.05
     predictions: str = Field("", description="folder of methods' predicted wireframes, <method>/<model_id>.json|.obj "
-                             "(spare_gen.wireframes.predictions); empty = corruptions only")
+                             "(spare_gen.rating.predictions); empty = corruptions only")
     house_wireframe: HouseWireframe = Field(
         HouseWireframe.BUILDING, description="procedural houses (models.source = 'houses'): the whole building's "
         "edges, or the roof's only (no ground outline, no walls below the eaves), like the S23DR and Building3D "

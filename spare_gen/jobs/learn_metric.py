@@ -31,7 +31,7 @@ import pyarrow.parquet as pq
 from spare_gen import atomic
 from spare_gen.store.inventory import REPORTS_DIR
 from spare_gen.ranking.agreement import metric_directions
-from spare_gen.ranking.judgements import VARIANT_COLUMNS, build_judgements
+from spare_gen.ranking.judgements import CORRUPTION_COLUMNS, build_judgements
 from spare_gen.ranking.learned import (
     DEFAULT_FOLDS,
     LEARNED_NAME,
@@ -44,7 +44,7 @@ from spare_gen.ranking.learned import (
 from spare_gen.ranking.raters import without_repeats
 from spare_gen.ranking.report import markdown_table
 from spare_gen.runner.isolation import Status
-from spare_gen.wireframes.pairs import ANSWER_COLUMNS, read_annotations
+from spare_gen.rating.pairs import ANSWER_COLUMNS, read_answers
 from spare_gen.wireframe import Wireframe
 
 if TYPE_CHECKING:
@@ -57,7 +57,7 @@ MARKDOWN_FILE = "learned_metric.md"
 
 
 def _inputs(out: Path, answers_path: str | os.PathLike, metrics: Sequence[str] | None):
-    """(judgements, metric values indexed by variant id, metric -> higher is better) of a pool and its answers."""
+    """(judgements, metric values indexed by corruption id, metric -> higher is better) of a pool and its answers."""
     for path in (out / "pairs.parquet", out / "corruptions.parquet", Path(answers_path)):
         if not path.exists():
             raise FileNotFoundError(f"learn-metric needs {path}, which does not exist")
@@ -65,12 +65,12 @@ def _inputs(out: Path, answers_path: str | os.PathLike, metrics: Sequence[str] |
     present = set(pq.read_schema(out / "corruptions.parquet").names)
     available = [m for m in directions if m in present]
     names = select_metrics(available, metrics)
-    variants = pd.read_parquet(out / "corruptions.parquet", columns=[VARIANT_COLUMNS[0], *names])
-    values = variants.set_index(variants["corruption_id"].astype(str))[names]
+    corruptions = pd.read_parquet(out / "corruptions.parquet", columns=[CORRUPTION_COLUMNS[0], *names])
+    values = corruptions.set_index(corruptions["corruption_id"].astype(str))[names]
     values = values.loc[:, values.notna().any() & (values.nunique() > 1)]  # a constant metric predicts nothing
     used = {m: directions[m] for m in values.columns}
     pairs = pd.read_parquet(out / "pairs.parquet")
-    answers = without_repeats(read_annotations(Path(answers_path), pairs), pairs)
+    answers = without_repeats(read_answers(Path(answers_path), pairs), pairs)
     judgements = build_judgements(pairs, answers.loc[:, list(ANSWER_COLUMNS)])
     if judgements.empty:
         raise ValueError(f"no judgements in {answers_path}")
@@ -170,19 +170,19 @@ def run_image(
     quiet: bool = False,
 ) -> dict:
     """The paper's learned metric (``spare_gen.ranking.image_metric``): cross-validate, fit on every judgement,
-    score every variant, and write the reports beside the metric-feature model's."""
+    score every corruption, and write the reports beside the metric-feature model's."""
     from spare_gen.ranking import image_metric as im  # needs the torch extra: imported only for --features image
 
     out = Path(out_dir)
     judgements, values, used = _inputs(out, answers_path, metrics)
-    variants, gt_of = _judged_pictures(out, judgements)
-    ids = variants["corruption_id"].astype(str).tolist()
-    candidates = list(zip(variants["model_id"].astype(str), _wireframes(variants, "corruption_id").values()))
+    corruptions, gt_of = _judged_pictures(out, judgements)
+    ids = corruptions["corruption_id"].astype(str).tolist()
+    candidates = list(zip(corruptions["model_id"].astype(str), _wireframes(corruptions, "corruption_id").values()))
     on = im.device()
     with im.torch_determinism(settings.threads):
         backbone = im.load_backbone(settings.backbone, settings.seed).to(on)
         features = im.picture_features(backbone, gt_of, candidates, settings.image_size, on)
-        cv, per_fold = im.cross_validate(features, ids, judgements, im.method_labels(variants), values, used, settings)
+        cv, per_fold = im.cross_validate(features, ids, judgements, im.method_labels(corruptions), values, used, settings)
         final = im.train_head(features, judgements, pd.Series(np.arange(len(ids)), index=ids), settings.head,
                               settings.seed, "all", on=on)
         scores = pd.DataFrame({"corruption_id": ids, im.IMAGE_NAME: final.score(features)})
@@ -211,17 +211,17 @@ def _judged_pictures(out: Path, judgements: pd.DataFrame) -> tuple[pd.DataFrame,
     judged corruption must be among them."""
     if not (out / "wireframes.parquet").is_file():
         raise FileNotFoundError(f"learn-metric --features image needs {out / 'wireframes.parquet'}, which does not exist")
-    variants = pd.read_parquet(out / "corruptions.parquet",
+    corruptions = pd.read_parquet(out / "corruptions.parquet",
                                columns=["corruption_id", "model_id", "kind", "severity", "status", *GRAPH_COLUMNS])
-    variants = variants[variants["status"] == Status.OK].sort_values("corruption_id", kind="stable")
+    corruptions = corruptions[corruptions["status"] == Status.OK].sort_values("corruption_id", kind="stable")
     gts = pd.read_parquet(out / "wireframes.parquet", columns=["model_id", "status", *GRAPH_COLUMNS])
     gt_of = _wireframes(gts[gts["status"] == Status.OK], "model_id")
-    variants = variants[variants["model_id"].astype(str).isin(gt_of)]
+    corruptions = corruptions[corruptions["model_id"].astype(str).isin(gt_of)]
     judged = set(judgements["left_id"].astype(str)) | set(judgements["right_id"].astype(str))
-    unknown = sorted(judged - set(variants["corruption_id"].astype(str)))
+    unknown = sorted(judged - set(corruptions["corruption_id"].astype(str)))
     if unknown:
-        raise ValueError(f"learn-metric: judged variant {unknown[0]!r} has no usable wireframe in corruptions.parquet")
-    return variants, gt_of
+        raise ValueError(f"learn-metric: judged corruption {unknown[0]!r} has no usable wireframe in corruptions.parquet")
+    return corruptions, gt_of
 
 
 def _image_markdown(settings: "ImageSettings", judgements: pd.DataFrame, cv: pd.DataFrame, n_folds: int,

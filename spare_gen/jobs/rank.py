@@ -1,4 +1,4 @@
-"""`spare-gen rank <out> <annotations.csv>`: rank corruption types (or variants) from pairwise judgements.
+"""`spare-gen rank <out> <answers.csv>`: rank corruption types (or corruptions) from pairwise judgements.
 
 Reads ``<out>/pairs.parquet``, ``<out>/corruptions.parquet`` and the annotation CSV
 (``pair_id,rater_id,choice``) and writes to ``<out>/reports/``: ``ranking.md`` (the paper's Table 1,
@@ -41,7 +41,7 @@ from spare_gen.ranking import (
     rater_reliability,
 )
 from spare_gen.ranking.bradley_terry import DEFAULT_L2, comparison_components
-from spare_gen.ranking.judgements import PAIR_TYPES, VARIANT_COLUMNS, type_sort_key
+from spare_gen.ranking.judgements import PAIR_TYPES, CORRUPTION_COLUMNS, type_sort_key
 from spare_gen.ranking.learned import LEARNED_IMAGE_NAME, LEARNED_NAME
 from spare_gen.ranking.raters import (
     adequacy_curves,
@@ -54,7 +54,7 @@ from spare_gen.ranking.raters import (
 )
 from spare_gen.ranking.report import rater_analyses_markdown
 from spare_gen.store.inventory import REPORTS_DIR
-from spare_gen.wireframes.pairs import ANSWER_COLUMNS, read_annotations
+from spare_gen.rating.pairs import ANSWER_COLUMNS, read_answers
 from spare_gen.stages.pool.schema import CORRUPTIONS_FILE, PAIRS_FILE
 
 ITEMS = tuple(i.value for i in Item)
@@ -65,28 +65,28 @@ MIN_JUDGEMENTS_PER_ITEM = 20
 LEARNED_COLUMNS = {SCORES_FILE: LEARNED_NAME, IMAGE_SCORES_FILE: LEARNED_IMAGE_NAME}
 
 
-def _read_inputs(out: Path, annotations_csv: Path, directions: Mapping[str, bool]):
-    """pairs, the variant table (id, kind, severity and the metric columns only), the answers and metric names."""
+def _read_inputs(out: Path, answers_path: Path, directions: Mapping[str, bool]):
+    """pairs, the corruption table (id, kind, severity and the metric columns only), the answers and metric names."""
     for path in (out / PAIRS_FILE, out / CORRUPTIONS_FILE):
         if not path.is_file():
             raise FileNotFoundError(f"rank needs {path}, which does not exist")
     pairs = pd.read_parquet(out / PAIRS_FILE)
     schema_names = pq.read_schema(out / CORRUPTIONS_FILE).names
-    missing = [c for c in VARIANT_COLUMNS if c not in schema_names]
+    missing = [c for c in CORRUPTION_COLUMNS if c not in schema_names]
     if missing:
         raise ValueError(f"{out / CORRUPTIONS_FILE} is missing columns {missing}")
     metric_columns = [m for m in directions if m in schema_names]
-    variants = pd.read_parquet(out / CORRUPTIONS_FILE, columns=[*VARIANT_COLUMNS, *metric_columns])
-    variants["corruption_id"] = variants["corruption_id"].astype(str)
+    corruptions = pd.read_parquet(out / CORRUPTIONS_FILE, columns=[*CORRUPTION_COLUMNS, *metric_columns])
+    corruptions["corruption_id"] = corruptions["corruption_id"].astype(str)
     for file_name, column in LEARNED_COLUMNS.items():
         learned_path = out / REPORTS_DIR / file_name
         if learned_path.is_file() and column in directions:
             learned = pd.read_parquet(learned_path, columns=["corruption_id", column])
             learned["corruption_id"] = learned["corruption_id"].astype(str)
-            variants = variants.merge(learned, on="corruption_id", how="left")
+            corruptions = corruptions.merge(learned, on="corruption_id", how="left")
             metric_columns.append(column)
-    answers = read_annotations(annotations_csv, pairs)  # the CSV contract's own reader: one-line ValueError
-    return pairs, variants, answers, metric_columns
+    answers = read_answers(answers_path, pairs)  # the CSV contract's own reader: one-line ValueError
+    return pairs, corruptions, answers, metric_columns
 
 
 def _to_parquet(path: Path, frame: pd.DataFrame) -> None:
@@ -96,12 +96,12 @@ def _to_parquet(path: Path, frame: pd.DataFrame) -> None:
 @dataclass(frozen=True)
 class RankInputs:
     """What ``rank`` reads: the judgements on the chosen pair types, every answer (for rater reliability), the
-    variants with their metric columns, the metric directions and the ranked items."""
+    corruptions with their metric columns, the metric directions and the ranked items."""
 
     item: str
     pairs: pd.DataFrame
-    variants: pd.DataFrame
-    annotations: pd.DataFrame
+    corruptions: pd.DataFrame
+    answers: pd.DataFrame
     judgements: pd.DataFrame
     items: list
     directions: dict[str, bool]
@@ -128,7 +128,7 @@ class RankFit:
 
 def run(
     out_dir: str | os.PathLike,
-    annotations_csv: str | os.PathLike,  # an answers CSV or a folder of them (wireframes.pairs.ANNOTATION_FORMAT)
+    answers_path: str | os.PathLike,  # an answers CSV or a folder of them (rating.pairs.ANSWERS_FORMAT)
     *,
     item: str = Item.TYPE.value,
     higher_is_better: Mapping[str, bool] | None = None,
@@ -145,13 +145,13 @@ def run(
     repeat pairs). ``dest``: the folder the reports go to (default ``<out>/reports``; an earlier report there is
     replaced).
     """
-    inputs = load(Path(out_dir), Path(annotations_csv), item, higher_is_better, tuple(pair_types))
+    inputs = load(Path(out_dir), Path(answers_path), item, higher_is_better, tuple(pair_types))
     fit = fit_all(inputs, l2, adequacy_samples)
     reports = Path(dest) if dest is not None else Path(out_dir) / REPORTS_DIR
     return report(reports, inputs, fit, higher_is_better is not None, quiet)
 
 
-def load(out: Path, annotations_csv: Path, item: str, higher_is_better: Mapping[str, bool] | None,
+def load(out: Path, answers_path: Path, item: str, higher_is_better: Mapping[str, bool] | None,
          pair_types: tuple[str, ...]) -> RankInputs:
     """The inputs of a ranking of ``item``s; ValueError for an unknown item or no judgement to rank."""
     if item not in ITEMS:
@@ -160,16 +160,16 @@ def load(out: Path, annotations_csv: Path, item: str, higher_is_better: Mapping[
     for file_name, column in LEARNED_COLUMNS.items():
         if higher_is_better is None and (out / REPORTS_DIR / file_name).is_file():
             directions[column] = True  # a learned metric predicts the preferred side: higher is better
-    pairs, variants, answers, metric_columns = _read_inputs(out, annotations_csv, directions)
+    pairs, corruptions, answers, metric_columns = _read_inputs(out, answers_path, directions)
     # every answer, with the reader's is_repeat flag when it has one: reliability uses the repeats
-    annotations = answers.loc[:, [*ANSWER_COLUMNS, *[c for c in ("is_repeat",) if c in answers.columns]]]
+    answers = answers.loc[:, [*ANSWER_COLUMNS, *[c for c in ("is_repeat",) if c in answers.columns]]]
     once = without_repeats(answers, pairs).loc[:, list(ANSWER_COLUMNS)]  # each (pair, rater) counted once
-    judgements = build_judgements(pairs, once, item_labels(variants, item), pair_types=pair_types)
+    judgements = build_judgements(pairs, once, item_labels(corruptions, item), pair_types=pair_types)
     if judgements.empty:
-        raise ValueError(f"no judgements on pairs of type {sorted(pair_types)} in {annotations_csv}")
+        raise ValueError(f"no judgements on pairs of type {sorted(pair_types)} in {answers_path}")
     played = sorted(set(judgements["left_item"]) | set(judgements["right_item"]))
     items = sorted(played, key=type_sort_key) if item == Item.TYPE.value else played
-    return RankInputs(item, pairs, variants, annotations, judgements, items, directions,
+    return RankInputs(item, pairs, corruptions, answers, judgements, items, directions,
                       {m: directions[m] for m in metric_columns})
 
 
@@ -190,8 +190,8 @@ def _cluster_rankings(judgements: pd.DataFrame, items: list, clusters: pd.Series
 def fit_all(inputs: RankInputs, l2: float, adequacy_samples: int) -> RankFit:
     judgements, items, used = inputs.judgements, inputs.items, inputs.used
     ranking = rank_items(judgements, items, l2=l2)
-    reliability = rater_reliability(inputs.pairs, inputs.annotations)
-    metric_values = inputs.variants.set_index("corruption_id")[list(used)]
+    reliability = rater_reliability(inputs.pairs, inputs.answers)
+    metric_values = inputs.corruptions.set_index("corruption_id")[list(used)]
     agreement = metric_agreement(judgements, metric_values, used)
     agree_matrix, shared = rater_agreement_matrix(judgements)
     clusters = rater_clusters(agree_matrix)
@@ -216,11 +216,11 @@ def _notes(inputs: RankInputs, fit: RankFit, caller_directions: bool) -> list[st
     components = comparison_components(matchups(judgements, inputs.items))
     if components > 1:
         notes.append(
-            f"The items form {components} groups that never meet in a pair (e.g. variants of different models): "
+            f"The items form {components} groups that never meet in a pair (e.g. corruptions of different models): "
             "abilities compare only within a group; across groups their offsets come from the prior alone."
         )
     if same_item:
-        notes.append(f"{same_item} judgements compared two variants of the same item and do not enter the ranking.")
+        notes.append(f"{same_item} judgements compared two corruptions of the same item and do not enter the ranking.")
     thin = _too_few_judgements(inputs.judgements, inputs.items)
     if thin:
         notes.append(f"WARNING: {thin}.")
@@ -269,8 +269,8 @@ def report(reports: Path, inputs: RankInputs, fit: RankFit, caller_directions: b
     markdown += rater_analyses_markdown(fit.agree_matrix, fit.clusters, fit.cluster_rankings, fit.majority,
                                         fit.adequacy, fit.correlation)
     atomic.write_text(paths["ranking_md"], markdown)
-    variants = inputs.variants
-    kind_of = dict(zip(variants["corruption_id"], variants["kind"].astype(str))) if item == Item.VARIANT.value else None
+    corruptions = inputs.corruptions
+    kind_of = dict(zip(corruptions["corruption_id"], corruptions["kind"].astype(str))) if item == Item.VARIANT.value else None
     title = (f"Ranking of corruption {item}s from {len(judgements)} judgements by "
              f"{judgements['rater_id'].nunique()} {source}")
     for suffix, data in ranking_files(table, title=title, kind_of=kind_of).items():

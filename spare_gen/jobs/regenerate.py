@@ -24,7 +24,7 @@ from spare_gen.store import ownership
 from spare_gen.store.inventory import RUN_FILE, foreign, owned, remove_unreferenced
 from spare_gen.store.manifest import complete_for, now, stage_summaries, write_manifest, write_run_record
 from spare_gen.stages.models.driver import models_unchanged
-from spare_gen.stages.questions.stage.plan import check_counts
+from spare_gen.stages.questions.assembly.plan import check_counts
 from spare_gen.store.preflight import check_output_folder, check_output_path, output_lock
 from spare_gen.runner.cluster import open_cluster
 from spare_gen.runner.stage import MachineFailure

@@ -16,7 +16,7 @@ import pandas as pd
 import pyarrow.parquet as pq
 
 from spare_gen import atomic
-from spare_gen.annotate.plan import ANNOTATIONS_DIR
+from spare_gen.annotate.plan import ANSWERS_DIR
 from spare_gen.jobs.defaults import SIMULATED_TRUTH
 from spare_gen.ranking.agreement import metric_directions
 from spare_gen.ranking.judgements import validate_pairs
@@ -24,7 +24,7 @@ from spare_gen.ranking.raters import SIMULATED_PREFIX
 from spare_gen.ranking.simulate import metric_mix_quality, parse_weights, simulate_judgements
 
 # beside the raters' answers, where `rank OUT OUT/annotations` reads; a rater name cannot start with "_"
-DEFAULT_ANSWERS = f"{ANNOTATIONS_DIR}/_simulated_raters.csv"
+DEFAULT_ANSWERS = f"{ANSWERS_DIR}/_simulated_raters.csv"
 
 
 def parse_group(text: str) -> tuple[list[float], str]:

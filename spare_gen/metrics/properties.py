@@ -37,7 +37,7 @@ text says it did where we chose otherwise. Identity is d(x, x) == 0 exactly ("a 
 property if d(x,x)=0": no relabelling, no tolerance); symmetry compares the reported values with
 ``numpy.isclose`` (relative 1e-5), and its "shift" rows translate the wireframe without noise (what its table
 shows: the WEDs fail "0 mean" but pass "shift", which a shift on top of the same noise could not do); chamfer
-and Hausdorff sample the edges at random (:func:`spare_gen.metrics.wireframe.edge_distances_random`): fresh
+and Hausdorff sample the edges at random (:func:`spare_gen.metrics.catalog.edge_distances_random`): fresh
 samples for each call, except in the symmetry rows, where each wireframe keeps its samples for both calls
 (:func:`fixed_samples`; the paper's chamfer passes every symmetry row, which fresh samples could not).
 Its schedule (:data:`PAPER`) splits collinearly in deform/split (the paper's Figure 1), shifts the symmetry rows by
@@ -64,7 +64,7 @@ import pandas as pd
 from spare_gen import console
 from spare_gen.metrics import perturbations as P
 from spare_gen.metrics.paper_table2 import UNEXPLAINED, diagnose, difference_reason, paper_rate
-from spare_gen.metrics.wireframe import METRICS, edge_distances_random, evaluate_all, get_metric_names
+from spare_gen.metrics.catalog import METRICS, edge_distances_random, evaluate_all, get_metric_names
 from spare_gen.rng import derive_rng
 from spare_gen.wireframe import Wireframe
 

@@ -18,7 +18,7 @@ _MODULES = {
     ),
     "factor": ("QualityFactor", "quality_factor", "rater_item_rates"),
     "judgements": (
-        "Choice", "Item", "PairType", "build_judgements", "item_labels", "validate_annotations", "validate_pairs",
+        "Choice", "Item", "PairType", "build_judgements", "item_labels", "validate_answers", "validate_pairs",
     ),
     "plot": ("ranking_figure", "ranking_files", "ranking_png"),
     "reliability": ("rater_reliability",),

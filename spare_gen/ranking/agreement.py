@@ -1,6 +1,6 @@
 """Agreement of each metric with the raters (paper Sec. 4, "Finding agreement").
 
-For a judged pair the metric prefers the side whose variant scores better (respecting the metric's
+For a judged pair the metric prefers the side whose corruption scores better (respecting the metric's
 direction), or says 'equal' when the two values are within ``tol``. Against the rater's choice:
 same answer 1 point, one decisive and the other 'equal' 0.5, opposite sides 0. We also report the
 agreement on pairs where both are decisive (the paper's supplementary table without ties).
@@ -13,7 +13,7 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from spare_gen.metrics.wireframe import METRICS, Direction
+from spare_gen.metrics.catalog import METRICS, Direction
 from spare_gen.ranking.judgements import Choice
 
 METRIC_TIE_TOL = 1e-12
@@ -23,7 +23,7 @@ AGREEMENT_COLUMNS = ("metric", "scope", "rater_id", "n", "agreement", "n_decisiv
 
 
 def metric_directions(higher_is_better: Mapping[str, bool] | None = None) -> dict[str, bool]:
-    """Metric name -> higher is better: the explicit mapping, else the ``spare_gen.metrics.wireframe`` registry."""
+    """Metric name -> higher is better: the explicit mapping, else the ``spare_gen.metrics.catalog`` registry."""
     if higher_is_better is not None:
         bad = {k: v for k, v in higher_is_better.items() if not isinstance(v, (bool, np.bool_))}
         if bad:
@@ -66,8 +66,8 @@ def metric_agreement(
 ) -> pd.DataFrame:
     """Long table (AGREEMENT_COLUMNS): per metric one 'all' row, then one row per rater.
 
-    ``judgements`` needs left_id, right_id, rater_id, choice; ``metric_values`` is indexed by variant id
-    with one column per metric. Pairs where either variant's value is missing (NaN) are skipped.
+    ``judgements`` needs left_id, right_id, rater_id, choice; ``metric_values`` is indexed by corruption id
+    with one column per metric. Pairs where either corruption's value is missing (NaN) are skipped.
     """
     missing = [name for name in higher_is_better if name not in metric_values.columns]
     if missing:

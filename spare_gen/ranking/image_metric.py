@@ -46,7 +46,7 @@ from spare_gen.ranking.agreement import agreement_scores, metric_preference
 from spare_gen.ranking.judgements import Choice
 from spare_gen.ranking.learned import LEARNED_IMAGE_NAME, LEARNED_NAME, fit_learned_metric
 from spare_gen.rng import derive_rng, derive_seed
-from spare_gen.wireframes.pictures import VIEWS, cameras_for, layers_for
+from spare_gen.rating.pictures import VIEWS, cameras_for, layers_for
 from spare_gen.wireframe import Wireframe
 
 IMAGE_NAME = LEARNED_IMAGE_NAME  # the score column (higher is better) and the CV table's row
@@ -284,12 +284,12 @@ def train_head(
 # ---------------------------------------------------------------------------------------- folds
 
 
-def method_labels(variants: pd.DataFrame) -> pd.Series:
-    """Variant id -> its method: ``kind/severity`` for a corruption, the kind (``method:<name>``) for a prediction."""
-    kind = variants["kind"].astype(str)
-    severity = variants["severity"]
+def method_labels(corruptions: pd.DataFrame) -> pd.Series:
+    """Corruption id -> its method: ``kind/severity`` for a corruption, the kind (``method:<name>``) for a prediction."""
+    kind = corruptions["kind"].astype(str)
+    severity = corruptions["severity"]
     label = np.where(severity.notna(), kind + "/" + severity.astype(str), kind)
-    return pd.Series(label, index=variants["corruption_id"].astype(str).to_numpy())
+    return pd.Series(label, index=corruptions["corruption_id"].astype(str).to_numpy())
 
 
 def _groups(values: Sequence[str], n: int, seed: int, what: str) -> dict[str, int]:

@@ -2,7 +2,7 @@
 
 A *judgement* is one rater's answer on one pair. Everything in ``spare_gen.ranking`` works on the
 judgements table built here, with one-line errors naming the bad values. The CSV format itself and
-the enums (choices, pair types) belong to :mod:`spare_gen.wireframes.pairs`, which writes the pairs.
+the enums (choices, pair types) belong to :mod:`spare_gen.rating.pairs`, which writes the pairs.
 """
 
 from __future__ import annotations
@@ -13,23 +13,22 @@ from enum import Enum
 import numpy as np
 import pandas as pd
 
-from spare_gen.wireframes.corruptions import CorruptionKind, Severity
-from spare_gen.wireframes.pairs import ANSWER_COLUMNS, Choice, PairType, answer_problems
+from spare_gen.rating.corruptions import CorruptionKind, Severity
+from spare_gen.rating.pairs import ANSWER_COLUMNS, Choice, PairType, answer_problems
 
 
 class Item(str, Enum):
-    """What gets ranked: the corruption type (kind/severity, pooled over models) or each single variant."""
+    """What gets ranked: the corruption type (kind/severity, pooled over models) or each single corruption."""
 
     TYPE = "type"
-    VARIANT = "variant"
+    VARIANT = "variant"  # the command-line value (rank --item variant) stays
 
 
 CHOICES = tuple(c.value for c in Choice)
 PAIR_TYPES = tuple(t.value for t in PairType)
-ANNOTATION_COLUMNS = tuple(ANSWER_COLUMNS)  # pair_id, rater_id, choice
-REPEAT_COLUMN = "is_repeat"  # optional in annotations; always in the judgements table (0/1)
+REPEAT_COLUMN = "is_repeat"  # optional in answers; always in the judgements table (0/1)
 PAIR_COLUMNS = ("pair_id", "model_id", "left_id", "right_id", "pair_type", "expected", "repeat_of")
-VARIANT_COLUMNS = ("corruption_id", "kind", "severity")
+CORRUPTION_COLUMNS = ("corruption_id", "kind", "severity")
 KIND_ORDER = tuple(k.value for k in CorruptionKind)
 SEVERITY_ORDER = tuple(s.value for s in Severity)
 SIDES = (Choice.LEFT.value, Choice.RIGHT.value)
@@ -77,19 +76,19 @@ def validate_pairs(pairs: pd.DataFrame) -> pd.DataFrame:
     return pairs
 
 
-def validate_annotations(annotations: pd.DataFrame, pairs: pd.DataFrame | None = None) -> pd.DataFrame:
+def validate_answers(answers: pd.DataFrame, pairs: pd.DataFrame | None = None) -> pd.DataFrame:
     """Check the annotation table: columns, choice values, known pair ids, one answer per (pair, rater, is_repeat).
 
     Returns a copy with the three columns as str plus ``is_repeat`` as int (0 when absent: a rater's
     first judgement; 1: their second judgement of the same pair_id), sorted by (pair_id, rater_id, is_repeat).
     """
-    require_columns(annotations, ANNOTATION_COLUMNS, "annotations")
-    table = annotations.loc[:, list(ANNOTATION_COLUMNS)].astype(str).apply(lambda column: column.str.strip())
-    flags = annotations["is_repeat"] if REPEAT_COLUMN in annotations.columns else pd.Series(0, index=table.index)
+    require_columns(answers, ANSWER_COLUMNS, "answers")
+    table = answers.loc[:, list(ANSWER_COLUMNS)].astype(str).apply(lambda column: column.str.strip())
+    flags = answers["is_repeat"] if REPEAT_COLUMN in answers.columns else pd.Series(0, index=table.index)
     table[REPEAT_COLUMN] = flags.astype(str).str.strip()
     problems = answer_problems(table, pairs)
     if problems:
-        raise ValueError("annotations: " + "; ".join(problems))
+        raise ValueError("answers: " + "; ".join(problems))
     table[REPEAT_COLUMN] = table[REPEAT_COLUMN].astype(np.int64)
     return table.sort_values(["pair_id", "rater_id", REPEAT_COLUMN], kind="stable").reset_index(drop=True)
 
@@ -102,21 +101,21 @@ def first_judgements(table: pd.DataFrame) -> pd.DataFrame:
 
 
 def type_label(kind: str, severity: str | None) -> str:
-    """'deform/high'; a variant without severity (e.g. an uncorrupted reference) is just its kind."""
+    """'deform/high'; a corruption without severity (e.g. an uncorrupted reference) is just its kind."""
     if severity is None or (isinstance(severity, float) and np.isnan(severity)) or severity == "":
         return str(kind)
     return f"{kind}{TYPE_SEPARATOR}{severity}"
 
 
-def item_labels(variants: pd.DataFrame, item: str | Item = Item.TYPE) -> pd.Series:
-    """Map variant id -> the ranked item's label (its type 'kind/severity', or the variant id itself)."""
+def item_labels(corruptions: pd.DataFrame, item: str | Item = Item.TYPE) -> pd.Series:
+    """Map corruption id -> the ranked item's label (its type 'kind/severity', or the corruption id itself)."""
     item = Item(item)
-    require_columns(variants, VARIANT_COLUMNS if item is Item.TYPE else VARIANT_COLUMNS[:1], "corruptions table")
-    ids = variants["corruption_id"].astype(str)
+    require_columns(corruptions, CORRUPTION_COLUMNS if item is Item.TYPE else CORRUPTION_COLUMNS[:1], "corruptions table")
+    ids = corruptions["corruption_id"].astype(str)
     if item is Item.VARIANT:
         labels = ids.to_numpy()
     else:
-        labels = [type_label(k, s) for k, s in zip(variants["kind"], variants["severity"])]
+        labels = [type_label(k, s) for k, s in zip(corruptions["kind"], corruptions["severity"])]
     return pd.Series(labels, index=ids.to_numpy(), name="item")
 
 
@@ -130,7 +129,7 @@ def type_sort_key(label: str) -> tuple:
 
 def build_judgements(
     pairs: pd.DataFrame,
-    annotations: pd.DataFrame,
+    answers: pd.DataFrame,
     item_of: Mapping[str, str] | pd.Series | None = None,
     *,
     pair_types: Iterable[str] = PAIR_TYPES,
@@ -140,10 +139,10 @@ def build_judgements(
     Columns: pair_id, rater_id, choice, is_repeat, pair_type, model_id, left_id, right_id, left_item,
     right_item, left_score (1 win, 0.5 tie, 0 loss for the left side). A rater's second judgement of a
     pair (is_repeat=1) stays in the table; :func:`first_judgements` drops it. Without ``item_of`` the items
-    are the variant ids. Only pairs whose type is in ``pair_types`` are kept.
+    are the corruption ids. Only pairs whose type is in ``pair_types`` are kept.
     """
     validate_pairs(pairs)
-    answers = validate_annotations(annotations, pairs)
+    answers = validate_answers(answers, pairs)
     pair_types = [str(t) for t in pair_types]
     unknown = set(pair_types) - set(PAIR_TYPES)
     if unknown:
@@ -159,7 +158,7 @@ def build_judgements(
         item_of = pd.Series(item_of) if not isinstance(item_of, pd.Series) else item_of
         unknown = (set(table["left_id"]) | set(table["right_id"])) - set(item_of.index.astype(str))
         if unknown:
-            raise ValueError(f"pairs show variants missing from the corruptions table: {_listing(unknown)}")
+            raise ValueError(f"pairs show corruptions missing from the corruptions table: {_listing(unknown)}")
         table["left_item"] = table["left_id"].map(item_of).astype(str)
         table["right_item"] = table["right_id"].map(item_of).astype(str)
     table["left_score"] = table["choice"].map(LEFT_SCORE).astype(float)

@@ -2,10 +2,10 @@
 
 The paper distils a metric from judgements with DINOv2 features and an MLP; its weights cannot be
 downloaded here. This is the transparent counterpart: a Bradley-Terry / logistic model over metric
-differences. Each metric is oriented so that higher is better and standardised over the variants (z-score);
+differences. Each metric is oriented so that higher is better and standardised over the corruptions (z-score);
 for a judged pair the features are z(left) - z(right) and the target is 1 when the left side won, 0 when the
 right side did; 'equal' answers are left out of the fit (they carry no side). No intercept, so swapping the
-sides negates the prediction. The learned score of a variant is w . z(variant) (higher is better).
+sides negates the prediction. The learned score of a corruption is w . z(corruption) (higher is better).
 
 Agreement is cross-validated with folds grouped by model (no model is in both the fit and the test) and
 scored exactly like every single metric (1 same side, 0.5 when the person said 'equal', 0 opposite), on the
@@ -35,7 +35,7 @@ LEARNED_IMAGE_NAME = "learned_image"  # the score column of `learn-metric --feat
 
 @dataclass(frozen=True)
 class LearnedMetric:
-    """Weights over standardised, oriented metrics; ``score`` gives a variant's learned value."""
+    """Weights over standardised, oriented metrics; ``score`` gives a corruption's learned value."""
 
     metrics: tuple[str, ...]
     higher_is_better: tuple[bool, ...]
@@ -62,7 +62,7 @@ class LearnedMetric:
 
 
 def standardiser(values: pd.DataFrame, higher_is_better: Mapping[str, bool]) -> tuple[tuple, tuple]:
-    """(means, stds) of the oriented metric columns over the variants (std 1 for a constant metric)."""
+    """(means, stds) of the oriented metric columns over the corruptions (std 1 for a constant metric)."""
     sign = np.array([1.0 if higher_is_better[m] else -1.0 for m in higher_is_better])
     x = values.loc[:, list(higher_is_better)].to_numpy(float) * sign
     means = np.nanmean(x, axis=0)
@@ -75,7 +75,7 @@ def fit_learned_metric(
     judgements: pd.DataFrame, values: pd.DataFrame, higher_is_better: Mapping[str, bool], *, c: float = DEFAULT_C
 ) -> LearnedMetric:
     """Fit the weights on the decisive judgements (columns left_id, right_id, choice); ``values`` is indexed
-    by variant id with one column per metric."""
+    by corruption id with one column per metric."""
     means, stds = standardiser(values, higher_is_better)
     base = LearnedMetric(tuple(higher_is_better), tuple(higher_is_better.values()), means, stds,
                          tuple(0.0 for _ in higher_is_better))  # fmt: skip
@@ -139,7 +139,7 @@ def cross_validated_agreement(
 
 
 def learned_scores(learned: LearnedMetric, values: pd.DataFrame) -> pd.DataFrame:
-    """corruption_id, learned: every variant's learned score (higher is better)."""
+    """corruption_id, learned: every corruption's learned score (higher is better)."""
     return pd.DataFrame({"corruption_id": values.index.astype(str), LEARNED_NAME: learned.score(values)})
 
 

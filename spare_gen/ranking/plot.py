@@ -19,7 +19,7 @@ from matplotlib.ticker import MultipleLocator
 from spare_gen import figures
 from spare_gen.figures import GREY, INK
 from spare_gen.ranking.judgements import KIND_ORDER, TYPE_SEPARATOR
-from spare_gen.wireframes.corruptions import KIND_COLOURS
+from spare_gen.rating.corruptions import KIND_COLOURS
 
 MAX_ROWS = 60
 ROW_HEIGHT = 0.24  # inches per item

@@ -3,8 +3,8 @@
 Sanity accuracy: share of pairs with a known winner (``expected`` set: the sanity pairs, low vs high
 severity of one corruption, and their side-swapped repeats) where the rater picked the expected
 side; 'equal' is not the expected answer, so it counts as wrong.
-Self-consistency: a repeat pair shows the original two variants again (sides swapped); the rater is
-consistent when they pick the same *variant* both times, or 'equal' both times.
+Self-consistency: a repeat pair shows the original two corruptions again (sides swapped); the rater is
+consistent when they pick the same *corruption* both times, or 'equal' both times.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from spare_gen.ranking.judgements import SIDES, Choice, PairType, validate_annotations, validate_pairs
+from spare_gen.ranking.judgements import SIDES, Choice, PairType, validate_answers, validate_pairs
 
 RELIABILITY_COLUMNS = (
     "rater_id",
@@ -26,11 +26,11 @@ RELIABILITY_COLUMNS = (
     "repeat_consistent",
     "self_consistency",
 )
-_EQUAL_MARK = "\x00equal"  # stands for "no variant chosen" when comparing chosen variants
+_EQUAL_MARK = "\x00equal"  # stands for "no corruption chosen" when comparing chosen corruptions
 
 
-def chosen_variant(table: pd.DataFrame) -> pd.Series:
-    """The variant id a rater picked (left_id / right_id), or a marker for 'equal'."""
+def chosen_corruption(table: pd.DataFrame) -> pd.Series:
+    """The corruption id a rater picked (left_id / right_id), or a marker for 'equal'."""
     return pd.Series(
         np.select(
             [table["choice"] == Choice.LEFT.value, table["choice"] == Choice.RIGHT.value],
@@ -41,14 +41,14 @@ def chosen_variant(table: pd.DataFrame) -> pd.Series:
     )
 
 
-def rater_reliability(pairs: pd.DataFrame, annotations: pd.DataFrame) -> pd.DataFrame:
+def rater_reliability(pairs: pd.DataFrame, answers: pd.DataFrame) -> pd.DataFrame:
     """One row per rater with the RELIABILITY_COLUMNS; rates are NaN when the rater saw no such pair."""
     validate_pairs(pairs)
-    answers = validate_annotations(annotations, pairs)
+    answers = validate_answers(answers, pairs)
     info = pairs.loc[:, ["pair_id", "pair_type", "expected", "repeat_of", "left_id", "right_id"]].copy()
     info["pair_id"] = info["pair_id"].astype(str)
     table = answers.merge(info, on="pair_id", how="left", validate="many_to_one")
-    table["picked"] = chosen_variant(table)
+    table["picked"] = chosen_corruption(table)
 
     raters = sorted(table["rater_id"].unique())
     by_rater = table.groupby("rater_id")

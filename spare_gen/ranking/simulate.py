@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from spare_gen.ranking.judgements import ANNOTATION_COLUMNS, Choice
+from spare_gen.ranking.judgements import ANSWER_COLUMNS, Choice
 from spare_gen.rng import derive_rng
 
 DEFAULT_ACCURACY = 0.9
@@ -44,7 +44,7 @@ def true_choices(pairs: pd.DataFrame, true_quality: Mapping[str, float], tie_mar
     ids = set(pairs["left_id"].astype(str)) | set(pairs["right_id"].astype(str))
     unknown = sorted(ids - set(quality.index))
     if unknown:
-        raise ValueError(f"true_quality lacks variants {unknown[:10]}{' ...' if len(unknown) > 10 else ''}")
+        raise ValueError(f"true_quality lacks corruptions {unknown[:10]}{' ...' if len(unknown) > 10 else ''}")
     diff = pairs["left_id"].astype(str).map(quality).to_numpy() - pairs["right_id"].astype(str).map(quality).to_numpy()
     side = np.where(diff > 0, Choice.LEFT.value, Choice.RIGHT.value)
     return np.where(np.abs(diff) <= tie_margin, Choice.EQUAL.value, side)
@@ -77,7 +77,7 @@ def simulate_judgements(
         )
         choice = np.where(correct, truth, wrong)
         frames.append(pd.DataFrame({"pair_id": ordered["pair_id"].to_numpy(), "rater_id": rater_id, "choice": choice}))
-    return pd.concat(frames, ignore_index=True).loc[:, list(ANNOTATION_COLUMNS)]
+    return pd.concat(frames, ignore_index=True).loc[:, list(ANSWER_COLUMNS)]
 
 
 def parse_weights(text: str) -> dict[str, float]:
@@ -95,20 +95,20 @@ def parse_weights(text: str) -> dict[str, float]:
 
 
 def metric_mix_quality(
-    variants: pd.DataFrame, weights: Mapping[str, float], higher_is_better: Mapping[str, bool]
+    corruptions: pd.DataFrame, weights: Mapping[str, float], higher_is_better: Mapping[str, bool]
 ) -> dict[str, float]:
-    """Hidden quality per variant: the weighted sum of its metric values, each oriented so higher is better
-    and standardised over the variants (z-scores), so weights compare metrics on one scale.
+    """Hidden quality per corruption: the weighted sum of its metric values, each oriented so higher is better
+    and standardised over the corruptions (z-scores), so weights compare metrics on one scale.
 
-    ``variants`` has corruption_id and the metric columns; a missing value counts as the metric's mean.
+    ``corruptions`` has corruption_id and the metric columns; a missing value counts as the metric's mean.
     """
-    unknown = [m for m in weights if m not in variants.columns or m not in higher_is_better]
+    unknown = [m for m in weights if m not in corruptions.columns or m not in higher_is_better]
     if unknown:
         raise ValueError(f"hidden truth names metric {unknown[0]!r}, which the corruptions table lacks")
-    total = np.zeros(len(variants))
+    total = np.zeros(len(corruptions))
     for name, weight in weights.items():
-        values = variants[name].astype(float) * (1.0 if higher_is_better[name] else -1.0)
+        values = corruptions[name].astype(float) * (1.0 if higher_is_better[name] else -1.0)
         std = float(values.std(ddof=0))
         z = (values - values.mean()) / (std if std > 0 else 1.0)
         total += weight * z.fillna(0.0).to_numpy()
-    return dict(zip(variants["corruption_id"].astype(str), total.tolist()))
+    return dict(zip(corruptions["corruption_id"].astype(str), total.tolist()))

@@ -8,6 +8,6 @@
 The stage table itself (names, folders, help, the config switches, where each implementation lives) is
 ``spare_gen/stage_table.py``; the regenerate job runs the listed stages in that order.
 This package imports nothing: importing ``spare_gen.stages`` does not load a driver. The library code the stages
-use sits beside them: ``spare_gen.wireframes`` (the pool's wireframe science), ``spare_gen.metrics``,
+use sits beside them: ``spare_gen.rating`` (the pool's wireframe science), ``spare_gen.metrics``,
 ``spare_gen.store`` (dataset plumbing), ``spare_gen.runner`` and ``spare_gen.cad``.
 """

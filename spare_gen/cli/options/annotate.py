@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 
 from spare_gen.annotate.plan import Settings
-from spare_gen.wireframes.answers_format import ANSWERS_FORMAT
+from spare_gen.rating.answers_format import ANSWERS_FORMAT
 
 DESCRIPTION = (
     "Serve a local page where raters compare two corrupted wireframes with the ground truth: synchronised\n"

@@ -2,7 +2,7 @@
 (``cutter_box``), and how long and how often a cut set tries.
 
 Adding a cutter family: a ``CutterFamily`` member here and its row in the task's family table
-(``spare_gen.stages.questions.tasks.three_view_to_isometric.families.FAMILIES``).
+(``spare_gen.stages.questions.tasks.three_view_to_isometric.families.CUTTER_FAMILIES``).
 """
 
 from __future__ import annotations

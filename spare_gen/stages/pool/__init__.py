@@ -1,1 +1,1 @@
-"""The pool stage: ground-truth wireframes extracted from B-reps, corrupted variants, pictures and rater pairs."""
+"""The pool stage: ground-truth wireframes extracted from B-reps, corruptions, pictures and rater pairs."""

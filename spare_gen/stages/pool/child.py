@@ -1,6 +1,6 @@
 """Pool stage, child side: ground-truth wireframes from B-reps (vertex merging, normalisation, the row).
 
-The OpenCASCADE part (walking B-rep edges, discretising curves) is ``spare_gen.cad.wireframe``, which
+The OpenCASCADE part (walking B-rep edges, discretising curves) is ``spare_gen.cad.edge_graph``, which
 returns a raw graph; this module interprets it (point kinds, merging, normalisation) with numpy. It runs in
 the killable child (``extract_unit``), so it imports ``spare_gen.cad`` at the top; the Dask worker side
 (``spare_gen.stages.pool.driver``) names it by string and never imports it.
@@ -24,9 +24,9 @@ from scipy.spatial import cKDTree
 
 from spare_gen.cad.io import read_shape
 from spare_gen.cad.props import bounding_box
-from spare_gen.cad.wireframe import brep_graph
+from spare_gen.cad.edge_graph import brep_graph
 from spare_gen.config.schema import HouseWireframe, PoolConfig
-from spare_gen.wireframes.houses import house_vertex_kinds
+from spare_gen.rating.houses import house_vertex_kinds
 from spare_gen.stages.pool.schema import WireframeRow
 from spare_gen.stages.pool.settings import WireframeSettings
 from spare_gen.runner.isolation import Status
@@ -40,7 +40,7 @@ MERGE_TOLERANCE = 1e-6  # points closer than this (fraction of the diagonal) are
 class ExtractedWireframe:
     """A normalised ground-truth wireframe and the transform back to model units.
 
-    ``dropped`` counts B-rep edges left out, by reason (see ``spare_gen.cad.wireframe.DropReason``).
+    ``dropped`` counts B-rep edges left out, by reason (see ``spare_gen.cad.edge_graph.DropReason``).
     """
 
     vertices: np.ndarray  # (N, 3) float64, normalised

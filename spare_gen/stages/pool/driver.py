@@ -1,4 +1,4 @@
-"""The pool stage's driver: ground-truth wireframes (isolated OCCT child), corrupted variants with pictures,
+"""The pool stage's driver: ground-truth wireframes (isolated OCCT child), corruptions with pictures,
 annotation pairs and a contact sheet, composed by ``run_pool``.
 
 Each step is a thin Dask wrapper around a library function (``extract_wireframe``, ``model_corruption_rows``,
@@ -25,12 +25,12 @@ from spare_gen.store.shards import rows_to_table
 from spare_gen.runner.contract import RunOptions, Summary
 from spare_gen.runner.isolation import Status
 from spare_gen.runner.stage import run_stage, status_summary
-from spare_gen.wireframes.corruptions import SEVERITIES, get_corruption_names
-from spare_gen.wireframes.pairs import ANNOTATION_FORMAT, export_annotation_csv, make_pairs, pairs_to_arrow
-from spare_gen.wireframes.pictures import GEOMETRY_FORMAT, contact_sheet
-from spare_gen.wireframes.predictions import PREDICTIONS_FORMAT, discover
+from spare_gen.rating.corruptions import SEVERITIES, get_corruption_names
+from spare_gen.rating.pairs import ANSWERS_FORMAT, export_rating_pairs_csv, make_pairs, pairs_to_arrow
+from spare_gen.rating.pictures import GEOMETRY_FORMAT, contact_sheet
+from spare_gen.rating.predictions import PREDICTIONS_FORMAT, discover
 from spare_gen.stages.pool.schema import (
-    ANNOTATION_CSV, CORRUPTIONS_FILE, CORRUPTIONS_SCHEMA, PAIRS_FILE, POOL_README, WIREFRAMES_FILE,
+    RATING_PAIRS_CSV, CORRUPTIONS_FILE, CORRUPTIONS_SCHEMA, PAIRS_FILE, POOL_README, WIREFRAMES_FILE,
     WIREFRAMES_SCHEMA,
 )
 from spare_gen.stages.pool.settings import CorruptionSettings, WireframeSettings
@@ -85,7 +85,7 @@ def run_corruptions(client, config: Config, out: Path, wireframes: pa.Table) -> 
               "predictions": predictions.get(g["model_id"], [])} for g in gts]  # fmt: skip
     settings = CorruptionSettings.from_config(config, out, predictions_digest(predictions))
     results = run_stage(client, corruption_task, units, settings, RunOptions.from_config(config))
-    for r in results:  # a bug, not bad input (bad input gives failed variant rows): report it, keep the rest
+    for r in results:  # a bug, not bad input (bad input gives failed corruption rows): report it, keep the rest
         if r.get("status") != Status.OK:
             print(f"spare-gen: corruptions: model {r['unit_id']} failed: {r.get('error')}", file=sys.stderr)
     rows = [row for r in results for row in r.get("rows", [])]
@@ -124,7 +124,7 @@ README_TEXT = """\
 Each picture shows one candidate (blue) over its ground-truth wireframe (black) in two orthographic
 views side by side (trimetric, from front-right-top and back-left-top) over a legend: every vertex has a
 small square marker, isolated vertices (no edge) an orange ring. All pictures of one model share one
-camera per view, framing the ground truth's box padded so that no vertex of a corrupted variant
+camera per view, framing the ground truth's box padded so that no vertex of a corruption
 leaves the picture. Files per model in `pool/<model_id>/`: `<corruption_id>_overlay.svg|png`
 (candidate over the ground truth, shown to raters), `<corruption_id>_alone.svg|png` (candidate
 alone), `<corruption_id>.json` (its geometry), and `gt.svg|png|json`. Candidate ids are opaque
@@ -146,10 +146,10 @@ Then rank the corruption types, check the raters and compare the metrics with hu
 ## Effect of each severity on this pool
 
 Corruption magnitudes are in units of each ground truth's bounding-box diagonal (the severity table
-at the top of `spare_gen/wireframes/corruptions.py`). Median (10th-90th percentile) over this pool's
+at the top of `spare_gen/rating/corruptions.py`). Median (10th-90th percentile) over this pool's
 models of the scores against the ground truth (corner and edge F1 at the pool thresholds, WED). The
 metric each family targets: edge F1 for deform and add, vertex F1 over all vertices for perturb and
-remove (`spare_gen/wireframes/calibration.py`); imported predictions appear as `method:<name>`:
+remove (`spare_gen/rating/calibration.py`); imported predictions appear as `method:<name>`:
 
 {effects}
 """
@@ -177,7 +177,7 @@ def effect_table(corruptions: pa.Table) -> str:
     return head + "\n".join(lines) + "\n"
 
 
-def variants_frame(corruptions: pa.Table) -> pd.DataFrame:
+def corruptions_frame(corruptions: pa.Table) -> pd.DataFrame:
     """Variants the raters can see (status ok), with ``png`` = the overlay picture, for the pairs module."""
     cols = ["corruption_id", "model_id", "kind", "severity", "status", "overlay_png"]
     frame = corruptions.select(cols).to_pandas()
@@ -188,12 +188,12 @@ def variants_frame(corruptions: pa.Table) -> pd.DataFrame:
 def run_pairs(config: Config, out: Path, corruptions: pa.Table) -> pd.DataFrame:
     """pairs.parquet, the annotation tool's CSV and the pool README (runs on the client: it is cheap)."""
     pairs = make_pairs(
-        variants_frame(corruptions), config.seed,
+        corruptions_frame(corruptions), config.seed,
         max_pairs_per_model=config.pool.max_pairs_per_model or None, repeat_fraction=config.pool.repeat_fraction,
     )
     write_parquet(out / PAIRS_FILE, pairs_to_arrow(pairs))
-    export_annotation_csv(pairs, out / ANNOTATION_CSV)
-    readme = README_TEXT.format(format=ANNOTATION_FORMAT, geometry=GEOMETRY_FORMAT, predictions=PREDICTIONS_FORMAT,
+    export_rating_pairs_csv(pairs, out / RATING_PAIRS_CSV)
+    readme = README_TEXT.format(format=ANSWERS_FORMAT, geometry=GEOMETRY_FORMAT, predictions=PREDICTIONS_FORMAT,
                                 effects=effect_table(corruptions))  # fmt: skip
     write_text(out / POOL_README, readme)
     return pairs
@@ -201,9 +201,9 @@ def run_pairs(config: Config, out: Path, corruptions: pa.Table) -> pd.DataFrame:
 
 def summary(wireframes: pa.Table, corruptions: pa.Table, pairs: pd.DataFrame) -> str:
     text = status_summary("wireframes", wireframes.column("status").to_pylist())
-    variant_status = Counter(corruptions.column("status").to_pylist())
+    corruption_status = Counter(corruptions.column("status").to_pylist())
     types = Counter(pairs["pair_type"]) if len(pairs) else Counter()
-    return (f"pool: {text}; variants {json.dumps(dict(sorted(variant_status.items())))}; "
+    return (f"pool: {text}; variants {json.dumps(dict(sorted(corruption_status.items())))}; "
             f"pairs {len(pairs)} {json.dumps(dict(sorted(types.items())))}")  # fmt: skip
 
 
@@ -213,11 +213,11 @@ PREVIEW = "preview/corruptions.png"
 
 
 def write_preview(out: Path, wireframes: pa.Table, corruptions: pa.Table) -> Path | None:
-    """Contact sheet (kinds x severities) of the model with the most corners among those whose variants
+    """Contact sheet (kinds x severities) of the model with the most corners among those whose corruptions
     all succeeded (ties: the first model_id), so the sheet shows as much structure as the pool has."""
     kinds, severities = get_corruption_names(), list(SEVERITIES)
     rows = [r for r in corruptions.select(["model_id", "kind", "severity", "status", "overlay_png"]).to_pylist()
-            if r["kind"] in kinds]  # corrupted variants only, not imported predictions  # fmt: skip
+            if r["kind"] in kinds]  # corruptions only, not imported predictions  # fmt: skip
     corners = {r["model_id"]: r["n_corners"] or 0 for r in wireframes.select(["model_id", "n_corners"]).to_pylist()}
     complete = []
     for model_id in sorted({r["model_id"] for r in rows}):

@@ -7,17 +7,17 @@ from dataclasses import dataclass
 
 import pyarrow as pa
 
-from spare_gen.metrics.wireframe import get_metric_names
+from spare_gen.metrics.catalog import get_metric_names
 from spare_gen.rows import Row, arrow_schema, column, extend_row
 from spare_gen.runner.isolation import Status
 from spare_gen.stage_table import POOL
-from spare_gen.wireframes.pairs import PAIRS_SCHEMA, PairRow  # pairs.parquet: declared with the pairs
+from spare_gen.rating.pairs import PAIRS_SCHEMA, PairRow  # pairs.parquet: declared with the pairs
 
 POOL_DIR = POOL.folder
 WIREFRAMES_FILE = "wireframes.parquet"
 CORRUPTIONS_FILE = "corruptions.parquet"
 PAIRS_FILE = "pairs.parquet"
-ANNOTATION_CSV = f"{POOL_DIR}/annotation_pairs.csv"
+RATING_PAIRS_CSV = f"{POOL_DIR}/annotation_pairs.csv"
 POOL_README = f"{POOL_DIR}/README.md"
 
 POINTS = pa.list_(pa.list_(pa.float64(), 3))
@@ -49,11 +49,11 @@ WIREFRAMES_SCHEMA = arrow_schema(WireframeRow)
 
 
 # Corner / edge precision, recall and F1 use the pool's thresholds; the rest of the metric registry
-# (spare_gen.metrics.wireframe.METRICS) uses its own defaults. All are (prediction = variant, truth = GT).
+# (spare_gen.metrics.catalog.METRICS) uses its own defaults. All are (prediction = corruption, truth = GT).
 THRESHOLD_METRICS = tuple(f"{family}_{part}" for family in ("corner", "edge") for part in ("precision", "recall", "f1"))
 METRIC_COLUMNS = THRESHOLD_METRICS + tuple(m for m in get_metric_names() if m not in THRESHOLD_METRICS)
 
-# pictures (two views over a legend) and geometry files (spare_gen.wireframes.pictures.GEOMETRY_FORMAT)
+# pictures (two views over a legend) and geometry files (spare_gen.rating.pictures.GEOMETRY_FORMAT)
 PICTURE_COLUMNS = (
     "overlay_svg", "overlay_png", "alone_svg", "alone_png", "gt_svg", "gt_png", "geometry_json", "gt_json",
 )  # fmt: skip
@@ -64,7 +64,7 @@ class CorruptionCore(Row):
     """The columns of corruptions.parquet before the metric registry's (``CorruptionRow`` appends those and the
     pictures)."""
 
-    corruption_id: str | None = column(pa.string())  # opaque f"{model_id}-{10 hex}" (variants.corruption_id)
+    corruption_id: str | None = column(pa.string())  # opaque f"{model_id}-{10 hex}" (corruptions.corruption_id)
     model_id: str | None = column(pa.string())
     kind: str | None = column(pa.string())  # a corruption kind, or "method:<name>" for an imported prediction
     severity: str | None = column(pa.string())  # low | medium | high; null for a prediction
@@ -84,5 +84,5 @@ class CorruptionCore(Row):
 CorruptionRow = extend_row("CorruptionRow", CorruptionCore, [
     *[(name, float | None, column(pa.float64())) for name in METRIC_COLUMNS],
     *[(name, str | None, column(pa.string())) for name in PICTURE_COLUMNS],  # paths relative to the dataset root
-], "One row of corruptions.parquet: a variant (or imported prediction) of a ground truth, its metrics, pictures.")
+], "One row of corruptions.parquet: a corruption (or imported prediction) of a ground truth, its metrics, pictures.")
 CORRUPTIONS_SCHEMA = arrow_schema(CorruptionRow)

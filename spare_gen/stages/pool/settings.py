@@ -28,7 +28,7 @@ class WireframeSettings(StageSettings):
 class CorruptionSettings(StageSettings):
     """Variants, scores and pictures; ``predictions`` (``method/model_id`` -> content hash of each imported
     prediction file) makes a changed prediction file rerun its model, and ``metrics`` (the score columns, the metric
-    registry's) makes a metric added to the registry rerun the variants, so an earlier pool gains its column."""
+    registry's) makes a metric added to the registry rerun the corruptions, so an earlier pool gains its column."""
 
     corner_threshold: float
     edge_threshold: float

@@ -1,10 +1,10 @@
-"""Pool stage, worker side: extract a ground truth in the killable OCCT child; make a model's variants in the worker."""
+"""Pool stage, worker side: extract a ground truth in the killable OCCT child; make a model's corruptions in the worker."""
 
 from __future__ import annotations
 
 from spare_gen.stages.pool.schema import WireframeRow
 from spare_gen.stages.pool.settings import CorruptionSettings, WireframeSettings
-from spare_gen.stages.pool.variants import model_corruption_rows
+from spare_gen.stages.pool.corruptions import model_corruption_rows
 from spare_gen.runner.contract import run_in_child
 from spare_gen.runner.isolation import Status
 from spare_gen.runner.stage import transient_result
@@ -26,10 +26,10 @@ def wireframe_task(unit: dict, settings: WireframeSettings) -> dict:
 
 
 def corruption_task(unit: dict, settings: CorruptionSettings) -> dict:
-    """Worker side (pure Python, no child process): every variant of one ground truth.
+    """Worker side (pure Python, no child process): every corruption of one ground truth.
 
-    Each variant draws from its own generator derived from (seed, "corruption", model, kind, severity)
-    (``spare_gen.stages.pool.variants``), so adding a kind or severity leaves the others unchanged.
+    Each corruption draws from its own generator derived from (seed, "corruption", model, kind, severity)
+    (``spare_gen.stages.pool.corruptions``), so adding a kind or severity leaves the others unchanged.
     """
     rows = model_corruption_rows(
         unit["gt"], settings.seed, corner_threshold=settings.corner_threshold,

@@ -18,10 +18,10 @@ from spare_gen.stages.questions.layout import empty_splits, empty_splits_warning
 from spare_gen.stages.questions.publish import preview
 from spare_gen.stages.questions.schema import QUESTIONS_DIR, SUMMARY_NAME, TIMINGS_NAME, QuestionsSummary
 from spare_gen.stages.questions.select import NotEnoughModels, stratum_label
-from spare_gen.stages.questions.stage import outputs
-from spare_gen.stages.questions.stage.fill import TaskFill, fill_task, shortfalls, trim_to_balance
-from spare_gen.stages.questions.stage.inputs import Inputs, load_inputs
-from spare_gen.stages.questions.stage.plan import ADVICE, model_queues, plan, reuses_models
+from spare_gen.stages.questions.assembly import outputs
+from spare_gen.stages.questions.assembly.fill import TaskFill, fill_task, shortfalls, trim_to_balance
+from spare_gen.stages.questions.assembly.inputs import Inputs, load_inputs
+from spare_gen.stages.questions.assembly.plan import ADVICE, model_queues, plan, reuses_models
 from spare_gen.stages.questions.tasks import TASK_SPECS, TASKS, question_settings
 from spare_gen.runner.contract import RunOptions, Summary
 from spare_gen.stage_table import QUESTIONS

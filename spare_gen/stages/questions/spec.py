@@ -33,7 +33,7 @@ class TargetKind(str, Enum):
 
 class UnitInput(Enum):
     """What a task's per-model unit reads besides its model id (added by the client before it sends the unit, or
-    read on a worker: ``spare_gen.stages.questions.stage.inputs``)."""
+    read on a worker: ``spare_gen.stages.questions.assembly.inputs``)."""
 
     ISOMETRIC_POLYLINES = "isometric_polylines"  # ``views``: the isometric drawings as polylines (symmetry checks)
     SHAPE_AND_FRAMING = "shape_and_framing"  # ``shape_path``, ``framing``, ``hlr_method``: work in the child

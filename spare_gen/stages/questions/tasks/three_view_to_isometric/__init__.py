@@ -22,7 +22,7 @@ from spare_gen.stages.questions.schema import (
 from spare_gen.stages.questions.settings import QuestionSettings
 from spare_gen.stages.questions.sheet_cells import Cell, drawing_image
 from spare_gen.stages.questions.spec import LoaderKeys, PaperRecipes, Spare3dLayout, TaskSpec, UnitInput
-from spare_gen.stages.questions.tasks.three_view_to_isometric.families import FAMILIES
+from spare_gen.stages.questions.tasks.three_view_to_isometric.families import CUTTER_FAMILIES
 from spare_gen.stages.questions.tasks.three_view_to_isometric.job import CUT_TIMEOUT_FACTOR, TASK
 from spare_gen.stages.questions.worker import run_in_child
 from spare_gen.rng import derive_rng
@@ -58,7 +58,7 @@ def cut_view_rows(item: Accepted) -> list[dict]:
 def check_row(ds: LoadedDataset, row: dict) -> list[str]:
     # a family whose duplicates are pixel-identical PNGs only (the original SPARE3D's) keeps every cut whose PNG differs
     recorded = ds.summary.get("cutters")
-    pixel_rule = recorded in {f.value for f in FAMILIES} and FAMILIES[CutterFamily(recorded)].pixel_duplicates
+    pixel_rule = recorded in {f.value for f in CUTTER_FAMILIES} and CUTTER_FAMILIES[CutterFamily(recorded)].pixel_duplicates
     bad = distinct_candidates(ds, row, list(row["candidate_svg"]), list(row["candidate_png"]),
                               None if pixel_rule else float(ds.summary["tolerance_px"]))
     a = row.get("answer")

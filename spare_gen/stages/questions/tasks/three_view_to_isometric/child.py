@@ -63,7 +63,7 @@ from spare_gen.stages.questions.near_duplicate import Drawing
 from spare_gen.stages.questions.rejections import QuestionRejection
 from spare_gen.stages.questions.schema import content_name, settle
 from spare_gen.stages.questions.settings import QuestionSettings
-from spare_gen.stages.questions.tasks.three_view_to_isometric.families import FAMILIES
+from spare_gen.stages.questions.tasks.three_view_to_isometric.families import CUTTER_FAMILIES
 from spare_gen.stages.questions.tasks.three_view_to_isometric.job import (
     CUT_TIMEOUT_FACTOR, CUT_VIEWS, MAX_OVER_BUDGET, MIN_REMOVED, SLOW_BOOLEAN_HOOK, TARGET, TASK, CutJob,
     staged_cut_dir,
@@ -166,7 +166,7 @@ def _attempt(job: CutJob, shape, k: int, attempt: int, cutter: dict, accepted: l
     """One cutter on the model ``shape``, boolean to STEP (in the forked copy): {"rule"} or the accepted cut's
     record, its drawings (the rules' inputs, which stay in the copy) included."""
     timings: Counter = Counter()
-    family = FAMILIES[job.cutters]
+    family = CUTTER_FAMILIES[job.cutters]
     mark(_BOOLEAN)
     if k == 0 and attempt == 0 and job.slow_boolean:
         _burn()
@@ -227,7 +227,7 @@ class _CutSet:
         if self.shape is None:
             self.shape = cad.read_shape(self.job.shape_path)
         for cut in self.accepted[len(self.drawings):]:
-            self.drawings.append({} if FAMILIES[self.job.cutters].pixel_duplicates
+            self.drawings.append({} if CUTTER_FAMILIES[self.job.cutters].pixel_duplicates
                                  else {v: Drawing.from_view(row) for v, row in cut["views"].items()})
         return [{**cut, "drawings": d} for cut, d in zip(self.accepted, self.drawings)]
 
@@ -320,7 +320,7 @@ def _cut_set(cut_set: _CutSet, copy: BudgetedCopy, timings: Counter, cpu_used: C
     job, accepted = cut_set.job, cut_set.accepted  # a copy forked during the set starts from these accepted cuts
     attempts: Counter = Counter()
     over_budget: list[dict] = []
-    family = FAMILIES[job.cutters]
+    family = CUTTER_FAMILIES[job.cutters]
     unit_budget_s = job.unit_budget_s
 
     def give_up(rule: QuestionRejection, **extra) -> dict:

@@ -1,5 +1,5 @@
 """The spare_gen cutter family: random cutting primitives (sphere, box, cone or torus near the model's centre), and
-its rules (``families.FAMILIES``).
+its rules (``families.CUTTER_FAMILIES``).
 
 Sizes are relative to the model's bounding box, rotations are 90-degree steps about X, Y or Z (the
 SPARE3D-CSG style), and the spec has the CSG primitive format, so ``spare_gen.cad.cut.cut_with``

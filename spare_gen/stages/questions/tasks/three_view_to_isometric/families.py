@@ -52,7 +52,7 @@ def _spare3d_keep(cut, removed: float) -> QuestionRejection | None:
     return spare3d_cut_rule(cut)
 
 
-FAMILIES: dict[CutterFamily, CutterRules] = {
+CUTTER_FAMILIES: dict[CutterFamily, CutterRules] = {
     # sphere, box, cone (frustum), torus, rotated; misses, slivers, invalid results and near-duplicates refused
     CutterFamily.SPARE_GEN: CutterRules(make_cutter=random_cutter, keep_cut=keep_cut,
                                         duplicate_rule=near_duplicate_rule,

@@ -1,7 +1,7 @@
 """Calibration checks of the severity table: visible, inside the canvas, and worse at high than at low.
 
 The pool's promise to raters (wireframe-metrics paper, Sec. 4: low vs high of one type is an easy
-sanity check) holds only when every variant differs visibly from its ground truth, stays inside the
+sanity check) holds only when every corruption differs visibly from its ground truth, stays inside the
 picture, and the metric its corruption family targets is strictly worse at ``high`` than at ``low``.
 The targeted metric per family (given at its registration: ``corruptions.TARGETED_METRIC``):
 
@@ -19,10 +19,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from spare_gen.metrics.wireframe import corner_prf, edge_prf
-from spare_gen.wireframes.corruptions import TARGETED_METRIC, CorruptionKind, TargetedMetric
+from spare_gen.metrics.catalog import corner_prf, edge_prf
+from spare_gen.rating.corruptions import TARGETED_METRIC, CorruptionKind, TargetedMetric
 from spare_gen.wireframe import Wireframe
-from spare_gen.wireframes.pictures import cameras_for, outside_canvas, visible_difference_px
+from spare_gen.rating.pictures import cameras_for, outside_canvas, visible_difference_px
 
 # (pred, gt, corner_threshold, edge_threshold) -> the targeted score, higher is better
 SCORES = {
@@ -37,8 +37,8 @@ def targeted_score(kind: str, pred: Wireframe, gt: Wireframe, corner_threshold: 
 
 
 @dataclass(frozen=True)
-class VariantCheck:
-    """One variant's calibration figures at the rater picture size."""
+class CorruptionCheck:
+    """One corruption's calibration figures at the rater picture size."""
 
     kind: str
     severity: str
@@ -47,14 +47,14 @@ class VariantCheck:
     targeted: float  # the family's targeted score
 
 
-def check_variants(
-    gt: Wireframe, variants: Iterable[tuple[str, str, Wireframe]], image_size: int, corner_threshold: float,
+def check_corruptions(
+    gt: Wireframe, corruptions: Iterable[tuple[str, str, Wireframe]], image_size: int, corner_threshold: float,
     edge_threshold: float,
-) -> list[VariantCheck]:
-    """Calibration figures of every ``(kind, severity, wireframe)`` variant of ``gt``."""
+) -> list[CorruptionCheck]:
+    """Calibration figures of every ``(kind, severity, wireframe)`` corruption of ``gt``."""
     cameras = cameras_for(gt, image_size)
     return [
-        VariantCheck(kind, severity, visible_difference_px(gt, wf, cameras), outside_canvas(wf, cameras),
+        CorruptionCheck(kind, severity, visible_difference_px(gt, wf, cameras), outside_canvas(wf, cameras),
                      targeted_score(kind, wf, gt, corner_threshold, edge_threshold))  # fmt: skip
-        for kind, severity, wf in variants
+        for kind, severity, wf in corruptions
     ]

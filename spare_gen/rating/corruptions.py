@@ -13,7 +13,7 @@ Calibration. A moved point moves by a length drawn uniformly from ``[shift, SHIF
 diagonals in a uniformly random 3D direction: never less than ``shift`` (so ``low`` is visible: at the
 default 384 px picture 0.012 diagonals is at least 3 px), never more than :data:`MAX_SHIFT` (so a
 picture framing the ground truth's box padded by :data:`MAX_SHIFT` on every side holds every vertex of
-every variant, in any view). The measured effect of each severity is in the pool's README.
+every corruption, in any view). The measured effect of each severity is in the pool's README.
 
 Corruptions (semantics from the paper, Sec. 2 "Pool2"):
 
@@ -111,7 +111,7 @@ class Corrupted:
 
 
 class TargetedMetric(StrEnum):
-    """The score a corruption attacks (``spare_gen.wireframes.calibration.targeted_score``)."""
+    """The score a corruption attacks (``spare_gen.rating.calibration.targeted_score``)."""
 
     EDGE_F1 = "edge_f1"
     VERTEX_F1 = "vertex_f1"  # over every vertex, corner and curve points alike

@@ -9,7 +9,7 @@ from spare_gen.stages.questions.layout import SPLITS
 from spare_gen.stages.questions.select import (
     ModelQueues, NotEnoughModels, QueueKey, fit_counts, plan_quotas, shortage, split_blocks,
 )
-from spare_gen.stages.questions.stage.inputs import Inputs
+from spare_gen.stages.questions.assembly.inputs import Inputs
 from spare_gen.stages.questions.tasks import TASKS
 
 ADVICE = "raise models.csg.count or models.houses.count (or add CAD files), or set questions.allow_fewer = true"

@@ -1,11 +1,11 @@
 """The answers-file format as text, importable without pandas (``spare-gen annotate --help``, ``rank --help``).
 
-The columns themselves are declared in :mod:`spare_gen.wireframes.pairs` (ANSWER_COLUMNS,
-ANSWER_EXTRA_COLUMNS), whose ANNOTATION_FORMAT ends with this text.
+The columns themselves are declared in :mod:`spare_gen.rating.pairs` (ANSWER_COLUMNS,
+ANSWER_EXTRA_COLUMNS), whose ANSWERS_FORMAT ends with this text.
 """
 
 ANSWERS_FORMAT = """\
-Answers (read by read_annotations, `spare-gen rank OUT ANSWERS`): a UTF-8 CSV file, or a folder of
+Answers (read by read_answers, `spare-gen rank OUT ANSWERS`): a UTF-8 CSV file, or a folder of
 them (every *.csv in it, e.g. OUT/annotations/ written by `spare-gen annotate`), with header
     pair_id,rater_id,choice[,is_repeat,shown_swapped,answered_at,response_ms,position]
 one row per judgement; pair_id from pairs.parquet, rater_id any non-empty string, and choice one of

@@ -32,10 +32,10 @@ from spare_gen.stages.questions.schema import (
 )
 from spare_gen.stages.questions.select import needs_by_split, needs_by_stratum
 from spare_gen.stages.questions.settings import stage_name
-from spare_gen.stages.questions.stage.assemble import build_rows, row_plan
-from spare_gen.stages.questions.stage.fill import TaskFill
-from spare_gen.stages.questions.stage.inputs import Inputs
-from spare_gen.stages.questions.stage.plan import reuses_models
+from spare_gen.stages.questions.assembly.assemble import build_rows, row_plan
+from spare_gen.stages.questions.assembly.fill import TaskFill
+from spare_gen.stages.questions.assembly.inputs import Inputs
+from spare_gen.stages.questions.assembly.plan import reuses_models
 from spare_gen.stages.questions.tasks import TASK_SPECS, TASKS, question_schema, task_spec
 from spare_gen.runner.stage import read_unit_result
 from spare_gen.store.shards import rows_to_table

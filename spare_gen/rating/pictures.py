@@ -2,15 +2,15 @@
 
 Every picture shows the same two orthographic views side by side (:data:`VIEWS`: trimetric, from
 front-right-top and from back-left-top), so an arc or a floating fragment seen edge-on in one view is
-readable in the other, over a legend strip. The candidate (a corrupted variant
+readable in the other, over a legend strip. The candidate (a corruption
 or a method's prediction) is drawn in blue over the ground truth in black; every vertex has a small
 square marker (a perturbed vertex's copies and duplicate vertices show, as every metric counts them)
 and isolated vertices (no edge) get a larger orange ring.
 
 All pictures of one model share one camera per view: it frames the ground truth's bounding box padded
-by :data:`~spare_gen.wireframes.corruptions.MAX_SHIFT` diagonals on every side, so no vertex of any
-corrupted variant leaves the canvas (a method's prediction may; it is clipped). File names carry only
-the candidate's opaque id (:mod:`spare_gen.stages.pool.variants`); type and severity live only in
+by :data:`~spare_gen.rating.corruptions.MAX_SHIFT` diagonals on every side, so no vertex of any
+corruption leaves the canvas (a method's prediction may; it is clipped). File names carry only
+the candidate's opaque id (:mod:`spare_gen.stages.pool.corruptions`); type and severity live only in
 corruptions.parquet and pairs.parquet. Each candidate's and each ground truth's geometry is also
 written as a small JSON file (:data:`GEOMETRY_FORMAT`) for 3D viewers. The line writers are the drawing
 stage's (``spare_gen.canvas.svg`` / ``raster``); equal inputs give equal bytes.
@@ -30,7 +30,7 @@ from spare_gen.atomic import write_bytes, write_text
 from spare_gen.canvas.poses import Pose
 from spare_gen.canvas.raster import png_bytes, rasterize
 from spare_gen.canvas.svg import quantize, svg_document
-from spare_gen.wireframes.corruptions import MAX_SHIFT, model_size
+from spare_gen.rating.corruptions import MAX_SHIFT, model_size
 from spare_gen.wireframe import Wireframe
 
 
@@ -49,7 +49,7 @@ VIEWS = (
 )
 FRAME_PAD = 1.04  # the padded box fills 1 / FRAME_PAD of each view
 GT_RGB = (0, 0, 0)
-VARIANT_RGB = (0, 90, 255)
+CORRUPTION_RGB = (0, 90, 255)
 ISOLATED_RGB = (255, 120, 0)
 SEPARATOR_RGB = (200, 200, 200)
 LINE_WIDTH_FRACTION = 1 / 256  # line width as a fraction of the view side (1.5 px at 384 px)
@@ -128,8 +128,8 @@ def cameras_for(gt: Wireframe, size: int, views: Sequence[Pose] = VIEWS) -> list
     return [Camera(v, size, scale, c, float(k * size)) for k, (v, c) in enumerate(zip(views, centres))]
 
 
-def canvas_size(size: int, n_views: int = len(VIEWS), gt: bool = True, variant: bool = True) -> tuple[int, int]:
-    return (size * n_views, size + legend_height(size * n_views, gt, variant))
+def canvas_size(size: int, n_views: int = len(VIEWS), gt: bool = True, corruption: bool = True) -> tuple[int, int]:
+    return (size * n_views, size + legend_height(size * n_views, gt, corruption))
 
 
 def edge_chains(n_vertices: int, edges: np.ndarray) -> list[list[int]]:
@@ -203,36 +203,36 @@ def wireframe_layers(wf: Wireframe, camera: Camera, rgb: tuple[int, int, int]) -
     return layers
 
 
-def layers_for(cameras: Sequence[Camera], gt: Wireframe | None, variant: Wireframe | None) -> list[tuple]:
+def layers_for(cameras: Sequence[Camera], gt: Wireframe | None, corruption: Wireframe | None) -> list[tuple]:
     """Drawing layers of every view: the ground truth first, the candidate on top, a separator between views."""
     layers = []
     for camera in cameras:
         if gt is not None:
             layers += wireframe_layers(gt, camera, GT_RGB)
-        if variant is not None:
-            layers += wireframe_layers(variant, camera, VARIANT_RGB)
+        if corruption is not None:
+            layers += wireframe_layers(corruption, camera, CORRUPTION_RGB)
     separators = [np.array([[c.offset_x, 0.0], [c.offset_x, float(c.size)]]) for c in cameras[1:]]
     if separators:
         layers.append((separators, SEPARATOR_RGB, 1.0, None))
     return layers
 
 
-def legend_items(gt: bool, variant: bool) -> list[tuple[tuple[int, int, int], str, str]]:
+def legend_items(gt: bool, corruption: bool) -> list[tuple[tuple[int, int, int], str, str]]:
     """(colour, symbol, text) of the legend; symbol is 'line', 'square' or 'ring'."""
     items = []
     if gt:
         items.append((GT_RGB, "line", "ground truth"))
-    if variant:
-        items.append((VARIANT_RGB, "line", "candidate"))
-    items.append((VARIANT_RGB if variant else GT_RGB, "square", "vertex"))
+    if corruption:
+        items.append((CORRUPTION_RGB, "line", "candidate"))
+    items.append((CORRUPTION_RGB if corruption else GT_RGB, "square", "vertex"))
     items.append((ISOLATED_RGB, "ring", "isolated vertex"))
     return items
 
 
-def legend_positions(width: int, gt: bool, variant: bool) -> tuple[list[tuple[float, float]], int]:
+def legend_positions(width: int, gt: bool, corruption: bool) -> tuple[list[tuple[float, float]], int]:
     """Top-left corner of each legend item, flowing left to right and wrapping to fit ``width``; and the rows."""
     positions, x, row = [], 6.0, 0
-    for _, _, text in legend_items(gt, variant):
+    for _, _, text in legend_items(gt, corruption):
         item = LEGEND_SYMBOL_PX + LEGEND_CHAR_PX * len(text) + LEGEND_GAP_PX
         if x > 6.0 and x + item > width:
             x, row = 6.0, row + 1
@@ -241,16 +241,16 @@ def legend_positions(width: int, gt: bool, variant: bool) -> tuple[list[tuple[fl
     return positions, row + 1
 
 
-def legend_height(width: int, gt: bool = True, variant: bool = True) -> int:
-    return legend_positions(width, gt, variant)[1] * LEGEND_ROW_PX + 4
+def legend_height(width: int, gt: bool = True, corruption: bool = True) -> int:
+    return legend_positions(width, gt, corruption)[1] * LEGEND_ROW_PX + 4
 
 
-def legend(size: int, width: int, gt: bool, variant: bool) -> tuple[list[tuple], list[tuple[float, float, str]]]:
+def legend(size: int, width: int, gt: bool, corruption: bool) -> tuple[list[tuple], list[tuple[float, float, str]]]:
     """The legend strip under the views: symbols as drawing layers, labels as (x, y centre, text)."""
     layers = [([np.array([[0.0, float(size)], [float(width), float(size)]])], SEPARATOR_RGB, 1.0, None)]
     labels = []
-    positions, _ = legend_positions(width, gt, variant)
-    for (rgb, symbol, text), (x, dy) in zip(legend_items(gt, variant), positions):
+    positions, _ = legend_positions(width, gt, corruption)
+    for (rgb, symbol, text), (x, dy) in zip(legend_items(gt, corruption), positions):
         y = size + dy + LEGEND_ROW_PX / 2.0 + 2.0
         centre = np.array([x + 8.0, y])
         if symbol == "line":
@@ -282,12 +282,12 @@ def render_png(layers: Sequence[tuple], labels: Sequence[tuple], canvas: tuple[i
 
 
 def write_picture(
-    out_dir: Path, rel_stem: str, cameras: Sequence[Camera], gt: Wireframe | None, variant: Wireframe | None
+    out_dir: Path, rel_stem: str, cameras: Sequence[Camera], gt: Wireframe | None, corruption: Wireframe | None
 ) -> dict[str, str]:
     """``<rel_stem>.svg`` and ``.png`` (views side by side over a legend); paths relative to ``out_dir``."""
-    canvas = canvas_size(cameras[0].size, len(cameras), gt is not None, variant is not None)
-    legend_layers, labels = legend(cameras[0].size, canvas[0], gt is not None, variant is not None)
-    layers = layers_for(cameras, gt, variant) + legend_layers
+    canvas = canvas_size(cameras[0].size, len(cameras), gt is not None, corruption is not None)
+    legend_layers, labels = legend(cameras[0].size, canvas[0], gt is not None, corruption is not None)
+    layers = layers_for(cameras, gt, corruption) + legend_layers
     write_text(out_dir / f"{rel_stem}.svg", render_svg(layers, labels, canvas))
     write_bytes(out_dir / f"{rel_stem}.png", render_png(layers, labels, canvas))
     return {"svg": f"{rel_stem}.svg", "png": f"{rel_stem}.png"}
@@ -304,7 +304,7 @@ def model_picture_dir(model_id: str) -> str:
     return f"pool/{model_id}"
 
 
-def write_model_pictures(out_dir: Path, model_id: str, gt: Wireframe, variants: Iterable, size: int) -> dict:
+def write_model_pictures(out_dir: Path, model_id: str, gt: Wireframe, corruptions: Iterable, size: int) -> dict:
     """Pictures and geometry files of one ground truth and its candidates (objects with ``corruption_id``,
     ``wireframe``, ``ok``).
 
@@ -317,7 +317,7 @@ def write_model_pictures(out_dir: Path, model_id: str, gt: Wireframe, variants: 
     gt_json = f"{base}/{GT_PICTURE}.json"
     write_text(out_dir / gt_json, geometry_json(gt))
     out = {}
-    for v in variants:
+    for v in corruptions:
         if not v.ok:
             continue
         paths = {"gt_svg": gt_paths["svg"], "gt_png": gt_paths["png"], "gt_json": gt_json}
@@ -343,12 +343,12 @@ def outside_canvas(wf: Wireframe, cameras: Sequence[Camera]) -> int:
     return int(out.sum())
 
 
-def visible_difference_px(gt: Wireframe, variant: Wireframe, cameras: Sequence[Camera], level: int = 128) -> int:
+def visible_difference_px(gt: Wireframe, corruption: Wireframe, cameras: Sequence[Camera], level: int = 128) -> int:
     """Pixels (all views) whose value differs by at least ``level`` of 255 between the ground truth and the
     candidate drawn alike (one colour, edges and vertex markers): how visibly the candidate differs."""
     canvas = (cameras[0].size * len(cameras), cameras[0].size)
     a = rasterize([layer for c in cameras for layer in wireframe_layers(gt, c, GT_RGB)], canvas)
-    b = rasterize([layer for c in cameras for layer in wireframe_layers(variant, c, GT_RGB)], canvas)
+    b = rasterize([layer for c in cameras for layer in wireframe_layers(corruption, c, GT_RGB)], canvas)
     return int((np.abs(a.astype(np.int16) - b.astype(np.int16)).max(axis=2) >= level).sum())
 
 

@@ -21,7 +21,7 @@ from spare_gen.stages.questions.rejections import QuestionRejection
 from spare_gen.stages.questions.row_parts import Accepted
 from spare_gen.stages.questions.select import ModelQueues, QuotaKey
 from spare_gen.stages.questions.settings import QuestionSettings
-from spare_gen.stages.questions.stage.inputs import WORKER_INPUTS, Inputs, add_unit_inputs
+from spare_gen.stages.questions.assembly.inputs import WORKER_INPUTS, Inputs, add_unit_inputs
 from spare_gen.stages.questions.tasks import TASK_SPECS
 from spare_gen.runner.contract import RunOptions
 from spare_gen.runner.stage import TIMING_KEYS, run_stage
@@ -54,7 +54,7 @@ def _units(task: TaskName, model_ids: list[str], inputs: Inputs, out: Path) -> l
 
 def decision(result: dict) -> dict:
     """Runs on a worker: the part of a unit's result the fill needs (``DECISION_KEYS``); the split writer reads
-    the whole result from the unit file (``spare_gen.stages.questions.stage.outputs.write_rows``)."""
+    the whole result from the unit file (``spare_gen.stages.questions.assembly.outputs.write_rows``)."""
     return {k: result[k] for k in DECISION_KEYS if k in result}
 
 

@@ -1,6 +1,6 @@
-"""Pairs of wireframe variants shown to human raters, with sanity and repeat pairs for rater reliability.
+"""Pairs of wireframe corruptions shown to human raters, with sanity and repeat pairs for rater reliability.
 
-Following Sec. 4 "Rater Reliability" of the wireframe-metrics paper: raters compare two variants of
+Following Sec. 4 "Rater Reliability" of the wireframe-metrics paper: raters compare two corruptions of
 the same ground truth; every low-vs-high pair of one corruption kind is a ``sanity`` pair with a known
 winner (the low side), and about 5 % of the pairs come back later, sides swapped, as ``repeat`` pairs
 to measure self-consistency. All randomness of a model comes from ``derive_rng(seed, "pairs",
@@ -19,11 +19,11 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from spare_gen.wireframes.answers_format import ANSWERS_FORMAT
+from spare_gen.rating.answers_format import ANSWERS_FORMAT
 from spare_gen.atomic import write_text
 from spare_gen.config.schema import PoolConfig
 from spare_gen.rng import derive_rng
-from spare_gen.wireframes.corruptions import Severity
+from spare_gen.rating.corruptions import Severity
 from spare_gen.rows import Row, arrow_schema, column
 
 REPEAT_FRACTION = PoolConfig.model_fields["repeat_fraction"].default  # the config's default, declared there
@@ -46,13 +46,13 @@ class Choice(StrEnum):
     EQUAL = "equal"
 
 
-VARIANT_COLUMNS = ("corruption_id", "model_id", "kind", "severity", "png")
+CORRUPTION_COLUMNS = ("corruption_id", "model_id", "kind", "severity", "png")
 # pairs.parquet's row (the pool stage's schema module re-exports it), its schema generated from it
 
 
 @dataclass(frozen=True, kw_only=True)
 class PairRow(Row):
-    """One row of pairs.parquet: two variants of one model to compare, in the order raters see them."""
+    """One row of pairs.parquet: two corruptions of one model to compare, in the order raters see them."""
 
     pair_id: str | None = column(pa.string())
     model_id: str | None = column(pa.string())
@@ -69,7 +69,7 @@ class PairRow(Row):
 
 PAIRS_SCHEMA = arrow_schema(PairRow)
 PAIR_COLUMNS = tuple(PAIRS_SCHEMA.names)
-ANNOTATION_CSV_COLUMNS = ("pair_id", "left_image", "right_image")
+RATING_PAIRS_COLUMNS = ("pair_id", "left_image", "right_image")
 ANSWER_COLUMNS = ("pair_id", "rater_id", "choice")  # required in every answers file
 # optional, written by `spare-gen annotate`: is_repeat (0/1, the rater's second judgement of a pair_id),
 # shown_swapped (0/1), answered_at (ISO UTC), response_ms, position (index in the rater's session)
@@ -79,25 +79,25 @@ FLAG_VALUES = ("0", "1")
 _OTHER_SIDE = {Side.LEFT.value: Side.RIGHT.value, Side.RIGHT.value: Side.LEFT.value}
 MIN_REPEAT_GAP = 5  # a repeat is shown at least this many pairs after its original when there is room
 
-ANNOTATION_FORMAT = """\
-Annotation tool input (written by export_annotation_csv): UTF-8 CSV with header
+ANSWERS_FORMAT = """\
+Annotation tool input (written by export_rating_pairs_csv): UTF-8 CSV with header
     pair_id,left_image,right_image
 one row per pair in showing order; images are paths relative to the dataset root.
 
 """ + ANSWERS_FORMAT
 
 
-def _check_variants(variants: pd.DataFrame) -> None:
-    missing = [c for c in VARIANT_COLUMNS if c not in variants.columns]
+def _check_corruptions(corruptions: pd.DataFrame) -> None:
+    missing = [c for c in CORRUPTION_COLUMNS if c not in corruptions.columns]
     if missing:
-        raise ValueError(f"variants table lacks columns {missing}; needs {list(VARIANT_COLUMNS)}")
+        raise ValueError(f"corruptions table lacks columns {missing}; needs {list(CORRUPTION_COLUMNS)}")
     for column in ("corruption_id", "model_id", "png"):
-        if variants[column].isna().any():
-            rows = variants.index[variants[column].isna()].tolist()
-            raise ValueError(f"variants table has empty {column} in rows {_listed(rows)}")
-    dup = variants["corruption_id"][variants["corruption_id"].duplicated()]
+        if corruptions[column].isna().any():
+            rows = corruptions.index[corruptions[column].isna()].tolist()
+            raise ValueError(f"corruptions table has empty {column} in rows {_listed(rows)}")
+    dup = corruptions["corruption_id"][corruptions["corruption_id"].duplicated()]
     if len(dup):
-        raise ValueError(f"variants table repeats corruption_id {_listed(sorted(set(dup)))}")
+        raise ValueError(f"corruptions table repeats corruption_id {_listed(sorted(set(dup)))}")
 
 
 def _check_options(max_pairs_per_model: int | None, repeat_fraction: float) -> None:
@@ -133,21 +133,21 @@ def _distinct_pairs(
 
 
 def make_model_pairs(
-    variants: pd.DataFrame,
+    corruptions: pd.DataFrame,
     seed: int,
     *,
     max_pairs_per_model: int | None = None,
     repeat_fraction: float = REPEAT_FRACTION,
 ) -> pd.DataFrame:
-    """Pairs of one model's variants; ``order`` counts from 0 within the model (see :func:`make_pairs`)."""
-    _check_variants(variants)
+    """Pairs of one model's corruptions; ``order`` counts from 0 within the model (see :func:`make_pairs`)."""
+    _check_corruptions(corruptions)
     _check_options(max_pairs_per_model, repeat_fraction)
-    model_ids = sorted(map(str, variants["model_id"].unique()))
+    model_ids = sorted(map(str, corruptions["model_id"].unique()))
     if len(model_ids) != 1:
-        raise ValueError(f"make_model_pairs needs the variants of one model, got {_listed(model_ids)}")
+        raise ValueError(f"make_model_pairs needs the corruptions of one model, got {_listed(model_ids)}")
     model_id = str(model_ids[0])
     rng = derive_rng(seed, "pairs", model_id)
-    v = variants.sort_values("corruption_id", kind="stable").reset_index(drop=True)
+    v = corruptions.sort_values("corruption_id", kind="stable").reset_index(drop=True)
     distinct = _distinct_pairs(v, model_id, max_pairs_per_model, rng)
 
     flips = rng.random(len(distinct)) < 0.5  # True: the row with the larger corruption_id goes left
@@ -194,7 +194,7 @@ def _as_frame(rows: list[dict]) -> pd.DataFrame:
 
 
 def make_pairs(
-    variants: pd.DataFrame,
+    corruptions: pd.DataFrame,
     seed: int,
     *,
     max_pairs_per_model: int | None = None,
@@ -205,12 +205,12 @@ def make_pairs(
     ``max_pairs_per_model`` caps the distinct pairs of a model (sanity pairs always kept, regular
     ones sampled); ``repeat_fraction`` of them, rounded, is shown again later with sides swapped.
     """
-    _check_variants(variants)
+    _check_corruptions(corruptions)
     _check_options(max_pairs_per_model, repeat_fraction)
     blocks, offset = [], 0
-    for model_id in sorted(variants["model_id"].astype(str).unique()):
+    for model_id in sorted(corruptions["model_id"].astype(str).unique()):
         block = make_model_pairs(
-            variants[variants["model_id"].astype(str) == model_id],
+            corruptions[corruptions["model_id"].astype(str) == model_id],
             seed,
             max_pairs_per_model=max_pairs_per_model,
             repeat_fraction=repeat_fraction,
@@ -229,10 +229,10 @@ def pairs_to_arrow(pairs: pd.DataFrame) -> pa.Table:
     return table.replace_schema_metadata(None)
 
 
-def export_annotation_csv(pairs: pd.DataFrame, path: str | os.PathLike) -> Path:
+def export_rating_pairs_csv(pairs: pd.DataFrame, path: str | os.PathLike) -> Path:
     """Write ``pair_id,left_image,right_image`` in showing order for the annotation tool (atomically)."""
     table = pairs.sort_values("order", kind="stable")[["pair_id", "left_png", "right_png"]]
-    table.columns = list(ANNOTATION_CSV_COLUMNS)
+    table.columns = list(RATING_PAIRS_COLUMNS)
     buffer = io.StringIO()
     table.to_csv(buffer, index=False, lineterminator="\n")
     return write_text(path, buffer.getvalue())
@@ -311,8 +311,8 @@ def _read_answer_file(path: Path, pairs: pd.DataFrame) -> tuple[pd.DataFrame, li
     return answers, answer_problems(answers, pairs)
 
 
-def read_annotations(path: str | os.PathLike, pairs: pd.DataFrame) -> pd.DataFrame:
-    """Read and validate an answers CSV or a folder of them (see :data:`ANNOTATION_FORMAT`); join with the pairs.
+def read_answers(path: str | os.PathLike, pairs: pd.DataFrame) -> pd.DataFrame:
+    """Read and validate an answers CSV or a folder of them (see :data:`ANSWERS_FORMAT`); join with the pairs.
 
     Raises one ``ValueError`` naming every problem (per file): missing columns, empty cells, unknown
     pair ids, bad choices or is_repeat flags, a rater answering the same pair twice (is_repeat=1 rows

@@ -1,8 +1,8 @@
-"""The corrupted variants of one ground truth, their metric scores and rows: the pool's per-model library.
+"""The corruptions of one ground truth, their metric scores and rows: the pool's per-model library.
 
-Each (kind, severity) variant draws from its own generator ``derive_rng(seed, "corruption", model_id,
-kind, severity)``, so a variant depends only on the config seed, its ground truth and its name, never
-on which other models or variants are made, or where. The Dask task of the corruptions stage only
+Each (kind, severity) corruption draws from its own generator ``derive_rng(seed, "corruption", model_id,
+kind, severity)``, so a corruption depends only on the config seed, its ground truth and its name, never
+on which other models or corruptions are made, or where. The Dask task of the corruptions stage only
 calls :func:`model_corruption_rows`.
 """
 
@@ -13,16 +13,16 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from spare_gen.metrics.wireframe import corner_prf, edge_prf, evaluate_all
+from spare_gen.metrics.catalog import corner_prf, edge_prf, evaluate_all
 from spare_gen.rng import derive_rng, derive_seed
-from spare_gen.wireframes.corruptions import SEVERITIES, corrupt, get_corruption_names
+from spare_gen.rating.corruptions import SEVERITIES, corrupt, get_corruption_names
 from spare_gen.runner.isolation import Status
 from spare_gen.wireframe import Wireframe
-from spare_gen.wireframes.pictures import write_model_pictures
-from spare_gen.wireframes.predictions import METHOD_PREFIX, read_prediction
+from spare_gen.rating.pictures import write_model_pictures
+from spare_gen.rating.predictions import METHOD_PREFIX, read_prediction
 from spare_gen.stages.pool.schema import METRIC_COLUMNS, PICTURE_COLUMNS, THRESHOLD_METRICS, CorruptionRow
 
-RNG_STAGE = "corruption"  # the stage key of every variant's generator
+RNG_STAGE = "corruption"  # the stage key of every corruption's generator
 ID_STAGE = "candidate-id"  # the stage key of the generator that names a candidate
 
 
@@ -35,7 +35,7 @@ def corruption_id(seed: int, model_id: str, kind: str, severity: str | None) -> 
 
 
 @dataclass(frozen=True)
-class Variant:
+class Corruption:
     """One corrupted ground truth; ``wireframe`` is None (and ``error`` says why) when the corruption
     cannot apply, e.g. removing vertices from a one-vertex wireframe."""
 
@@ -52,28 +52,28 @@ class Variant:
         return self.wireframe is not None
 
 
-def variant_names() -> list[tuple[str, str]]:
-    """Every (kind, severity) in the order variants are made and stored."""
+def corruption_names() -> list[tuple[str, str]]:
+    """Every (kind, severity) in the order corruptions are made and stored."""
     return [(kind, severity) for kind in get_corruption_names() for severity in SEVERITIES]
 
 
-def make_variants(gt: Wireframe, model_id: str, seed: int) -> list[Variant]:
-    """All corrupted variants of ``gt`` (kinds x severities)."""
+def make_corruptions(gt: Wireframe, model_id: str, seed: int) -> list[Corruption]:
+    """All corruptions of ``gt`` (kinds x severities)."""
     out = []
-    for kind, severity in variant_names():
+    for kind, severity in corruption_names():
         keys = (RNG_STAGE, model_id, kind, severity)
         try:
             wf, error = corrupt(gt, kind, severity, derive_rng(seed, *keys)), ""
         except ValueError as exc:
             wf, error = None, str(exc)
-        out.append(Variant(corruption_id(seed, model_id, kind, severity), model_id, kind, severity,
+        out.append(Corruption(corruption_id(seed, model_id, kind, severity), model_id, kind, severity,
                            derive_seed(seed, *keys), wf, error))
     return out
 
 
 def load_predictions(
     model_id: str, seed: int, predictions: list[dict], units: str, centre, scale: float
-) -> list[Variant]:
+) -> list[Corruption]:
     """Imported predictions of one model (dicts with method, path) as candidates; a file that cannot be
     read is a failed candidate whose error names the file and the problem."""
     out = []
@@ -83,12 +83,12 @@ def load_predictions(
             wf, error = read_prediction(p["path"], units, centre, scale), ""
         except (OSError, ValueError) as exc:
             wf, error = None, f"{p['path']}: {exc}"
-        out.append(Variant(corruption_id(seed, model_id, kind, None), model_id, kind, None,
+        out.append(Corruption(corruption_id(seed, model_id, kind, None), model_id, kind, None,
                            derive_seed(seed, "prediction", model_id, kind), wf, error))
     return out
 
 
-def score_variant(pred: Wireframe, gt: Wireframe, corner_threshold: float, edge_threshold: float) -> dict[str, float]:
+def score_corruption(pred: Wireframe, gt: Wireframe, corner_threshold: float, edge_threshold: float) -> dict[str, float]:
     """Every metric column of corruptions.parquet: corner / edge P/R/F1 at the pool thresholds, the rest
     from the metric registry at its defaults."""
     scores = {f"corner_{k}": v for k, v in corner_prf(pred, gt, threshold=corner_threshold).items()}
@@ -98,16 +98,16 @@ def score_variant(pred: Wireframe, gt: Wireframe, corner_threshold: float, edge_
     return {name: float(scores[name]) for name in METRIC_COLUMNS}
 
 
-def variant_row(variant: Variant, scores: dict[str, float] | None, pictures: dict[str, str] | None) -> dict:
-    """A corruptions.parquet row (metric and picture columns null for a failed variant)."""
-    graph = variant.wireframe.to_row() if variant.ok and variant.wireframe is not None else {}
+def corruption_row(corruption: Corruption, scores: dict[str, float] | None, pictures: dict[str, str] | None) -> dict:
+    """A corruptions.parquet row (metric and picture columns null for a failed corruption)."""
+    graph = corruption.wireframe.to_row() if corruption.ok and corruption.wireframe is not None else {}
     # the graph, then the columns the metric registry and the pictures name
     named: dict[str, Any] = {**graph, **{name: (scores or {}).get(name) for name in METRIC_COLUMNS},
                              **{name: (pictures or {}).get(name) for name in PICTURE_COLUMNS}}
     return CorruptionRow(
-        corruption_id=variant.corruption_id, model_id=variant.model_id, kind=variant.kind,
-        severity=variant.severity, seed=variant.seed, status=Status.OK if variant.ok else Status.FAILED,
-        error=variant.error, **named,
+        corruption_id=corruption.corruption_id, model_id=corruption.model_id, kind=corruption.kind,
+        severity=corruption.severity, seed=corruption.seed, status=Status.OK if corruption.ok else Status.FAILED,
+        error=corruption.error, **named,
     ).as_dict()
 
 
@@ -123,26 +123,26 @@ def model_corruption_rows(
     prediction_units: str = "model",
 ) -> list[dict]:
     """Rows of one ground truth (a wireframes.parquet row, with centre and scale when there are
-    predictions in model units): variants, imported predictions (dicts with method, path), scores, and
+    predictions in model units): corruptions, imported predictions (dicts with method, path), scores, and
     pictures under ``<out_dir>/pool/<model_id>/`` (no pictures when ``out_dir`` is None)."""
     gt = Wireframe.from_row(gt_row).validate()
     model_id = str(gt_row["model_id"])
-    variants = make_variants(gt, model_id, seed)
+    corruptions = make_corruptions(gt, model_id, seed)
     if predictions:
-        variants += load_predictions(model_id, seed, list(predictions), prediction_units,
+        corruptions += load_predictions(model_id, seed, list(predictions), prediction_units,
                                      gt_row.get("centre"), gt_row.get("scale"))  # fmt: skip
     pictures: dict[str, dict[str, str]] = {}
     if out_dir is not None:
-        pictures = write_model_pictures(Path(out_dir), model_id, gt, variants, image_size)
+        pictures = write_model_pictures(Path(out_dir), model_id, gt, corruptions, image_size)
     rows = []
-    for v in variants:
+    for v in corruptions:
         scores = None
         if v.ok:
             try:
-                scores = score_variant(v.wireframe, gt, corner_threshold, edge_threshold)
+                scores = score_corruption(v.wireframe, gt, corner_threshold, edge_threshold)
             except (ValueError, FloatingPointError) as exc:  # a prediction no metric can score
                 if v.severity is not None:
                     raise
                 v = replace(v, wireframe=None, error=f"cannot score the prediction: {exc}")
-        rows.append(variant_row(v, scores, pictures.get(v.corruption_id) if v.ok else None))
+        rows.append(corruption_row(v, scores, pictures.get(v.corruption_id) if v.ok else None))
     return rows

@@ -43,7 +43,7 @@ from spare_gen.wireframe import Wireframe, corner_mask
 
 __all__ = [
     "CORNER_THRESHOLD", "EDGE_THRESHOLD", "SAMPLE_SPACING", "EMPTY_DISTANCE", "CYLINDER_RADIUS",
-    "VertexSelection", "Direction", "Metric", "METRICS", "FAMILIES",
+    "VertexSelection", "Direction", "Metric", "METRICS", "METRIC_FAMILIES",
     "corner_prf", "edge_prf", "wed", "wed_s23dr", "edge_chamfer", "edge_hausdorff", "edge_distances", "edge_emd",
     "edge_distances_random", "random_edge_samples",
     "cylinder_iou",
@@ -272,7 +272,7 @@ class Direction(str, Enum):
 Family = Callable[[Wireframe, Wireframe], "dict[str, float] | float"]
 
 #: Metric computations run once per (pred, gt) even when they feed several registry entries.
-FAMILIES: dict[str, Family] = {
+METRIC_FAMILIES: dict[str, Family] = {
     "corner": corner_prf,
     "corner_corners": partial(corner_prf, kinds=VertexSelection.CORNERS.value),
     "edge": edge_prf,
@@ -303,7 +303,7 @@ class Metric:
         return float(family_result if self.key is None else family_result[self.key])
 
     def __call__(self, pred: Wireframe, gt: Wireframe) -> float:
-        return self.extract(FAMILIES[self.family](pred, gt))
+        return self.extract(METRIC_FAMILIES[self.family](pred, gt))
 
     def to_dissimilarity(self, score: float) -> float:
         """0 for a perfect prediction, growing as it gets worse (higher-is-better scores lie in [0, 1])."""
@@ -366,6 +366,6 @@ def evaluate_all(pred: Wireframe, gt: Wireframe, names: "list[str] | None" = Non
     for name in names:
         metric = METRICS[name]
         if metric.family not in results:
-            results[metric.family] = FAMILIES[metric.family](pred, gt)
+            results[metric.family] = METRIC_FAMILIES[metric.family](pred, gt)
         out[name] = metric.extract(results[metric.family])
     return out
