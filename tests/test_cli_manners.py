@@ -305,13 +305,17 @@ def test_validate_on_a_folder_that_is_no_dataset_is_bad_input_in_one_line(tmp_pa
 def test_empty_splits_are_one_warning_that_the_run_says_and_the_card_repeats():
     from spare_gen.card.dataset import _counts
     from spare_gen.stages.questions.layout import empty_splits, empty_splits_warning
+    from spare_gen.stages.questions.schema import QuestionsSummary
 
     produced = {"pose_to_isometric": {"train": 3, "val": 1, "test": 0}, "isometric_to_pose": {"train": 3, "val": 1, "test": 0}}
     empty = empty_splits(produced)
     assert empty == ["pose_to_isometric/test", "isometric_to_pose/test"]
     line = empty_splits_warning(empty)
     assert line.startswith("WARNING: 2 empty split(s)") and "raise questions.counts" in line
-    summary = {"produced": produced, "requested": {t: 4 for t in produced}, "planned": {t: 4 for t in produced}}
+    summary = QuestionsSummary(requested={t: 4 for t in produced}, planned={t: 4 for t in produced},
+                               produced=produced, usable_models={}, needed_models={}, filtered_models={},
+                               rejected_models={}, rejected_candidates={}, surplus_models={}, answers={},
+                               primitive_mix={})
     assert f"**{line}.**" in _counts(summary)
 
 
