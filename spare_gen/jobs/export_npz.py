@@ -61,6 +61,8 @@ def export(out: Path, task: str, split: str, size: int = DEFAULT_SIZE, dest: Pat
 
     def write(tmp: Path) -> None:
         with open(tmp, "wb") as fh:  # a file object: numpy would append ".npz" to a bare temporary name
-            np.savez_compressed(fh, **arrays)
+            # mypy maps **arrays onto the stub's ``allow_pickle: bool`` too; naming allow_pickle instead is no fix:
+            # numpy 1.26 (allowed) has no such parameter and would store it as an array named "allow_pickle"
+            np.savez_compressed(fh, **arrays)  # type: ignore[arg-type]
 
     return with_tmp_path(dest, write)

@@ -180,7 +180,9 @@ def run_image(
     candidates = list(zip(corruptions["model_id"].astype(str), _wireframes(corruptions, "corruption_id").values()))
     on = im.device()
     with im.torch_determinism(settings.threads):
-        backbone = im.load_backbone(settings.backbone, settings.seed).to(on)
+        # transformers declares PreTrainedModel.to with @functools.wraps, whose typeshed type (_Wrapped) is no
+        # descriptor: mypy checks ``on`` as the unbound ``self``
+        backbone = im.load_backbone(settings.backbone, settings.seed).to(on)  # type: ignore[arg-type]
         features = im.picture_features(backbone, gt_of, candidates, settings.image_size, on)
         cv, per_fold = im.cross_validate(features, ids, judgements, im.method_labels(corruptions), values, used, settings)
         final = im.train_head(features, judgements, pd.Series(np.arange(len(ids)), index=ids), settings.head,

@@ -30,6 +30,7 @@ from spare_gen.jobs.learn_metric import IMAGE_SCORES_FILE, SCORES_FILE
 from spare_gen import atomic
 from spare_gen.ranking import (
     Item,
+    Ranking,
     build_judgements,
     item_labels,
     matchups,
@@ -113,7 +114,7 @@ class RankFit:
     """What ``rank`` fits: the ranking, rater reliability and agreement, rater groups and their rankings, majority
     error, adequacy and metric agreement and correlation."""
 
-    ranking: object
+    ranking: Ranking
     reliability: pd.DataFrame
     agreement: pd.DataFrame
     agree_matrix: pd.DataFrame

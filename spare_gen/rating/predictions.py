@@ -126,11 +126,14 @@ def _read_obj(path: Path) -> tuple[np.ndarray, np.ndarray, None]:
     return np.asarray(vertices, dtype=np.float64).reshape(-1, 3), np.asarray(edges, dtype=np.int64).reshape(-1, 2), None
 
 
-def read_prediction(path: str | Path, units: PredictionUnits, centre, scale: float) -> Wireframe:
-    """The prediction in the ground truth's normalised coordinates; ``ValueError`` names the problem."""
+def read_prediction(path: str | Path, units: PredictionUnits, centre, scale: float | None) -> Wireframe:
+    """The prediction in the ground truth's normalised coordinates (``scale`` is needed in model units only);
+    ``ValueError`` names the problem."""
     path = Path(path)
     vertices, edges, kinds = (_read_json if path.suffix.lower() == ".json" else _read_obj)(path)
     if PredictionUnits(units) is PredictionUnits.MODEL:
+        if scale is None:  # the caller's error, not the file's: not a ValueError
+            raise TypeError("predictions in model units need the ground truth's scale")
         vertices = (vertices - np.asarray(centre, dtype=np.float64)) / float(scale)
     wf = Wireframe(vertices, edges, kinds)  # no kinds: every vertex is a corner
     wf.validate()

@@ -285,13 +285,13 @@ def draw_model(model_id: str, shape_path: str, out_dir: str, render: RenderConfi
         views.append(row)
     method, fallback = summarize_methods(hlr.method.value, {name: v.method.value for name, v in drawn.items()})
     failed = [name for name, v in projected.items() if v is None]
-    model = DrawingRow(
+    row_of_model = DrawingRow(
         model_id=model_id, status=Status.FAILED if failed else Status.OK,
         error="; ".join(f"view {name}: {problems[name]}" for name in failed),
         hlr_method=method, fallback_reason=fallback,
         scale=framing.scale, center=list(framing.center), bbox=list(bbox), n_loose_edges=hlr.loose_edges,
         **model_flags([v for v in views if v["status"] == Status.OK], style.size, render.tiny_fraction),
     )
-    model = replace(model, usable=is_usable(model.as_dict())).as_dict()
+    model = replace(row_of_model, usable=is_usable(row_of_model.as_dict())).as_dict()
     timing = {"model": round(time.process_time() - start, 6), "views": seconds}  # CPU s of this child
     return {"model": model, "views": views, "timing": timing}

@@ -37,6 +37,8 @@ def model_task(unit: dict, settings: ModelSettings) -> dict:
         timings["timing"] = value.pop("timing")
     row = replace(base, status=Status.OK, error=outcome.error, **value)
     if row.quality is None:  # CSG: the attempt rules already require one valid solid
+        if row.valid is None or row.n_solids is None:
+            raise RuntimeError(f"model {row.model_id}: the CSG child returned no valid/n_solids to assess")
         quality, reason = assess(row.valid, row.n_solids, row.n_solids)
         row = replace(row, quality=quality, quality_reason=reason)
     if row.source != "file":  # a generated model's content hash is that of the STEP file it was written to

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from spare_gen.config.schema import PredictionUnits
 from spare_gen.metrics.catalog import corner_prf, edge_prf, evaluate_all
 from spare_gen.rng import derive_rng, derive_seed
 from spare_gen.rating.corruptions import SEVERITIES, corrupt, get_corruption_names
@@ -72,7 +73,7 @@ def make_corruptions(gt: Wireframe, model_id: str, seed: int) -> list[Corruption
 
 
 def load_predictions(
-    model_id: str, seed: int, predictions: list[dict], units: str, centre, scale: float
+    model_id: str, seed: int, predictions: list[dict], units: PredictionUnits, centre, scale: float | None
 ) -> list[Corruption]:
     """Imported predictions of one model (dicts with method, path) as candidates; a file that cannot be
     read is a failed candidate whose error names the file and the problem."""
@@ -120,7 +121,7 @@ def model_corruption_rows(
     image_size: int,
     out_dir: str | Path | None,
     predictions: Sequence[dict] = (),
-    prediction_units: str = "model",
+    prediction_units: PredictionUnits = PredictionUnits.MODEL,
 ) -> list[dict]:
     """Rows of one ground truth (a wireframes.parquet row, with centre and scale when there are
     predictions in model units): corruptions, imported predictions (dicts with method, path), scores, and
@@ -137,7 +138,7 @@ def model_corruption_rows(
     rows = []
     for v in corruptions:
         scores = None
-        if v.ok:
+        if v.wireframe is not None:
             try:
                 scores = score_corruption(v.wireframe, gt, corner_threshold, edge_threshold)
             except (ValueError, FloatingPointError) as exc:  # a prediction no metric can score

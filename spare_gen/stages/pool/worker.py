@@ -34,6 +34,6 @@ def corruption_task(unit: dict, settings: CorruptionSettings) -> dict:
     rows = model_corruption_rows(
         unit["gt"], settings.seed, corner_threshold=settings.corner_threshold,
         edge_threshold=settings.edge_threshold, image_size=settings.image_size, out_dir=settings.out_dir,
-        predictions=unit.get("predictions", []), prediction_units=settings.prediction_units.value,
+        predictions=unit.get("predictions", []), prediction_units=settings.prediction_units,
     )
     return {"model_id": unit["model_id"], "status": Status.OK.value, "error": "", "rows": rows}

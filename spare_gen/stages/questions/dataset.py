@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import overload
 
 from spare_gen.config.schema import TaskName
 from spare_gen.stages.questions.near_duplicate import Drawing, near_duplicate
@@ -27,8 +28,14 @@ class LoadedDataset:
     actual_sha: dict[str, str] = field(default_factory=dict)  # filled by check_files
     aliases: dict[str, str] = field(default_factory=dict)  # per-question file name -> the drawing it copies
 
+    @overload
+    def source(self, path: str) -> str: ...
+    @overload
+    def source(self, path: None) -> None: ...
     def source(self, path: str | None) -> str | None:
         """The drawing-stage (or cut-object) file a question's file copies; the path itself if it is one."""
+        if path is None:  # a question without that file: no drawing it copies
+            return None
         return self.aliases.get(path, path)
 
     def all_rows(self):
@@ -42,8 +49,10 @@ def question_id(row: dict) -> str:
     return row.get("question_id", "?")
 
 
-def recorded_drawing(ds: LoadedDataset, svg: str, png: str | None) -> Drawing | None:
-    """The recorded vectors of ``svg`` with the PNG's actual hash (None if no vectors are recorded)."""
+def recorded_drawing(ds: LoadedDataset, svg: str | None, png: str | None) -> Drawing | None:
+    """The recorded vectors of ``svg`` with the PNG's actual hash (None if no vectors are recorded, or no ``svg``)."""
+    if svg is None:
+        return None
     row = ds.by_svg.get(ds.source(svg))
     if row is None:
         return None
@@ -51,7 +60,7 @@ def recorded_drawing(ds: LoadedDataset, svg: str, png: str | None) -> Drawing | 
     return Drawing(vectors.visible, vectors.hidden, ds.actual_sha.get(png or "") or row.get("png_sha256") or "")
 
 
-def distinct_candidates(ds: LoadedDataset, row: dict, svgs: list[str], pngs: list[str | None], tol: float | None
+def distinct_candidates(ds: LoadedDataset, row: dict, svgs: list[str | None], pngs: list[str | None], tol: float | None
                         ) -> list[str]:
     """Rule 3: no candidate file named twice, no two candidates the same drawing; every candidate has vectors.
 

@@ -83,7 +83,8 @@ class Drawing:
     @functools.cached_property
     def trees(self) -> tuple[cKDTree | None, cKDTree | None]:
         """KD-trees of the visible and hidden points, built once (a cut set compares each drawing several times)."""
-        return tuple(cKDTree(p) if len(p) else None for p in (self.visible, self.hidden))
+        visible, hidden = (cKDTree(p) if len(p) else None for p in (self.visible, self.hidden))
+        return visible, hidden
 
     def __getstate__(self) -> dict:
         return {k: v for k, v in self.__dict__.items() if k != "trees"}  # sent between processes without trees

@@ -121,7 +121,8 @@ def fit_counts(
     by_split: bool = False,
 ) -> dict[str, int]:
     """The largest uniformly scaled-down counts whose quotas fit the available models (for allow_fewer)."""
-    strata = sorted({k[1] if by_split else k for k in available}, key=lambda s: -1 if s is None else s)
+    # a key is a stratum, or (split, stratum) when by_split
+    strata = sorted({k[1] if isinstance(k, tuple) else k for k in available}, key=lambda s: -1 if s is None else s)
 
     def scaled(f: float) -> dict[str, int]:
         return {t: int(math.floor(n * f + 1e-9)) for t, n in counts.items()}

@@ -34,7 +34,7 @@ class Cell:
 def drawing_image(out: Path, rel: str) -> Image.Image:
     """The drawing at ``rel`` (relative to ``out``) as a CELL x CELL RGB image."""
     with Image.open(io.BytesIO(drawing_bytes(out, rel))) as im:
-        return im.convert("RGB").resize((CELL, CELL), Image.LANCZOS)
+        return im.convert("RGB").resize((CELL, CELL), Image.Resampling.LANCZOS)
 
 
 def points_image(points: list) -> Image.Image:
@@ -91,4 +91,4 @@ def pose_cube_image(highlight: tuple[int, ...]) -> Image.Image:
         draw.ellipse((x - r, y - r, x + r, y + r), fill=CUBE_POSE if on else (255, 255, 255), outline=CUBE_POSE,
                      width=round(1.6 * k))
         draw.text((x, y), name, fill=(255, 255, 255) if on else CUBE_POSE, font=pose_font, anchor="mm")
-    return image.resize((CELL, CELL), Image.LANCZOS)
+    return image.resize((CELL, CELL), Image.Resampling.LANCZOS)

@@ -47,8 +47,9 @@ class TaskFill:
 
 def _units(task: TaskName, model_ids: list[str], inputs: Inputs, out: Path) -> list[dict]:
     units = [{"unit_id": m, "task": task.value, "model_id": m} for m in model_ids]
-    if TASK_SPECS[task].unit_inputs is not None:
-        add_unit_inputs(TASK_SPECS[task].unit_inputs, units, inputs, out)
+    unit_inputs = TASK_SPECS[task].unit_inputs
+    if unit_inputs is not None:
+        add_unit_inputs(unit_inputs, units, inputs, out)
     return units
 
 
@@ -70,11 +71,12 @@ def run_units(client, model_ids: list[str], inputs: Inputs, settings: QuestionSe
         return {m: {"model_id": m, "accepted": True} for m in model_ids}
     if not model_ids:
         return {}
+    unit_inputs = TASK_SPECS[task].unit_inputs
     label = f"questions {task.value}" + ("" if round_ == 1 else f" (round {round_}, replacing rejected models)")
     rows = run_stage(client, run_unit, _units(task, model_ids, inputs, Path(settings.out_dir)),
                      settings.model_copy(update={"round": round_}), options.model_copy(update={"label": label}),
                      reply=decision,
-                     expand=WORKER_INPUTS.get(TASK_SPECS[task].unit_inputs))
+                     expand=None if unit_inputs is None else WORKER_INPUTS.get(unit_inputs))
     return {r["model_id"]: r for r in rows}
 
 

@@ -27,8 +27,11 @@ def reuses_models(config: Config) -> bool:
 def queued_models(config: Config, inputs: Inputs) -> dict[QueueKey, list[str]]:
     """The usable models by queue: per stratum, or per (split, stratum) block when tasks reuse models."""
     if reuses_models(config):
-        return split_blocks(inputs.by_stratum(), config.questions.split, SPLITS, config.seed)
-    return inputs.by_stratum()
+        queues: dict[QueueKey, list[str]] = dict(
+            split_blocks(inputs.by_stratum(), config.questions.split, SPLITS, config.seed).items())
+    else:
+        queues = dict(inputs.by_stratum().items())
+    return queues
 
 
 def model_queues(config: Config, inputs: Inputs) -> ModelQueues:

@@ -186,8 +186,9 @@ def check_counts(ds: LoadedDataset) -> list[str]:
         if have != recorded:
             bad.append(f"counts: {task} has {have} questions, summary.json records {recorded}")
     for task, _, row in ds.all_rows():
-        if TASK_SPECS[task].check_counts_row is not None:
-            bad += TASK_SPECS[task].check_counts_row(ds, row)
+        check_row = TASK_SPECS[task].check_counts_row
+        if check_row is not None:
+            bad += check_row(ds, row)
     return bad
 
 

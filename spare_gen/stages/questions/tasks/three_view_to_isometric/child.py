@@ -76,10 +76,15 @@ _BOOLEAN, _HLR, _WRITE = "boolean", "hlr", "write"
 CUTTER_BOXES = {BoxRule.TIGHT: bounding_box, BoxRule.BREP: brep_bounding_box}  # questions.cutter_box
 
 
+def _add(timings: dict[str, float], part: str, seconds: float) -> None:
+    """Add ``seconds`` to ``part`` of CPU seconds by part (a part starts at 0)."""
+    timings[part] = timings.get(part, 0) + seconds
+
+
 class _Drawer:
     """Draws views of one cut object on demand (the model's framing), each view's HLR its own budget step."""
 
-    def __init__(self, shape, name: str, render: RenderConfig, framing: dict, method: str, timings: Counter,
+    def __init__(self, shape, name: str, render: RenderConfig, framing: dict, method: str, timings: dict[str, float],
                  mark: Callable[[str], None]):
         self.shape, self.name, self.method = shape, name, method
         # drawn in memory (the bytes in the row); only an accepted cut's stored views become files
@@ -87,8 +92,8 @@ class _Drawer:
         self.style = dataclasses.replace(Style.from_render(render, scale), packed=True)
         self.rule = drawing_rule(render)
         self.deflection = render.deflection
-        self.frame = Framing(self.style.size, scale, tuple(float(v) for v in framing["center"]),
-                             self.rule.per_view_centre)
+        cx, cy, cz = (float(v) for v in framing["center"])
+        self.frame = Framing(self.style.size, scale, (cx, cy, cz), self.rule.per_view_centre)
         self.timings, self.mark = timings, mark
         self.rows: dict[str, dict] = {}
         self.drawings: dict[str, Drawing] = {}
@@ -100,7 +105,7 @@ class _Drawer:
             if method == "poly":
                 raise
             self.hlr = self._model("poly")  # stage fallback
-        timings["hlr"] += time.process_time() - t
+        _add(timings, "hlr", time.process_time() - t)
 
     def _model(self, method: str):
         return HlrModel(self.shape, method, self.deflection, smooth_edges=self.rule.smooth_edges)
@@ -118,7 +123,7 @@ class _Drawer:
             for v in drawn:
                 self.view(v)
             lines = self.hlr.project(pose(view).direction, pose(view).x_direction)
-        self.timings["hlr"] += time.process_time() - t
+        _add(self.timings, "hlr", time.process_time() - t)
         return lines
 
     def view(self, view: str) -> dict:
@@ -128,7 +133,7 @@ class _Drawer:
             t = time.process_time()
             self.rows[view] = render_view(self.name, pose(view), lines.visible, lines.hidden, self.frame,
                                           self.style, "", getattr(lines, "method", self.hlr.method).value)  # packed: no file
-            self.timings["render_write"] += time.process_time() - t
+            _add(self.timings, "render_write", time.process_time() - t)
         return self.rows[view]
 
     def drawing(self, view: str) -> Drawing:
@@ -144,12 +149,14 @@ def _write_views(d: _Drawer, views: tuple[str, ...], out: Path, rel: str, framin
     for v in views:
         row = d.view(v)
         data = {"svg": row[SVG_TEXT].encode("utf-8"), "png": (row[PNG_IMAGE] or {}).get("bytes")}
-        paths = {}
+        paths: dict[str, str | None] = {}
         for kind, blob in data.items():
-            paths[kind] = None if blob is None else f"{rel}/{content_name(blob, f'.{kind}', salt=v)}"
-            if blob is not None:
-                write_bytes(out / paths[kind], blob)
-                settle(out / paths[kind])
+            if blob is None:
+                paths[kind] = None
+            else:
+                paths[kind] = path = f"{rel}/{content_name(blob, f'.{kind}', salt=v)}"
+                write_bytes(out / path, blob)
+                settle(out / path)
         rows[v] = {"svg": paths["svg"], "png": paths["png"], "png_sha256": row["png_sha256"],
                    "visible": row["visible"], "hidden": row["hidden"], "hlr_method": row["hlr_method"],
                    "scale": float(framing["scale"])}
@@ -165,7 +172,7 @@ def _attempt(job: CutJob, shape, k: int, attempt: int, cutter: dict, accepted: l
              mark: Callable[[str], None]) -> dict:
     """One cutter on the model ``shape``, boolean to STEP (in the forked copy): {"rule"} or the accepted cut's
     record, its drawings (the rules' inputs, which stay in the copy) included."""
-    timings: Counter = Counter()
+    timings: dict[str, float] = {}
     family = CUTTER_FAMILIES[job.cutters]
     mark(_BOOLEAN)
     if k == 0 and attempt == 0 and job.slow_boolean:
@@ -177,7 +184,7 @@ def _attempt(job: CutJob, shape, k: int, attempt: int, cutter: dict, accepted: l
         rule = family.keep_cut(cut, removed)
     except Exception:
         rule = QuestionRejection.CUT_FAILED
-    timings["boolean"] += time.process_time() - t
+    _add(timings, "boolean", time.process_time() - t)
     if rule is None:
         try:
             d = _Drawer(cut.shape, f"cut{k}", job.render, job.framing, job.hlr_method, timings, mark)
@@ -192,11 +199,11 @@ def _attempt(job: CutJob, shape, k: int, attempt: int, cutter: dict, accepted: l
     views = _write_views(d, CUT_VIEWS if k == 0 else (TARGET,), out, rel, job.framing)  # cut 0 gives F, R, T
     # the STEP is named after its candidate drawing: STEP bytes of multi-body shapes are not reproducible
     step = f"{rel}/{content_name(d.view(TARGET)[SVG_TEXT].encode('utf-8'), '.step', salt='step')}"
-    timings["render_write"] += time.process_time() - t
+    _add(timings, "render_write", time.process_time() - t)
     t = time.process_time()
     cad.write_step(cut.shape, out / step, name=job.model_id)
     settle(out / step)
-    timings["step"] += time.process_time() - t
+    _add(timings, "step", time.process_time() - t)
     return {"rule": None, "timings": dict(timings),
             "cut": {"cutter": cutter, "step": step, "attempt": attempt, "removed": removed, "views": views,
                     "drawings": {} if family.pixel_duplicates else {v: d.drawing(v) for v in d.rows}}}
@@ -220,7 +227,8 @@ class _CutSet:
         return {"job": self.job, "accepted": self.accepted}
 
     def __setstate__(self, state: dict) -> None:
-        self.__init__(state["job"], None, state["accepted"])
+        self.job, self.shape, self.accepted = state["job"], None, state["accepted"]  # as __init__, without the model
+        self.drawings = []
 
     def rule_inputs(self) -> list[dict]:
         """In the copy: the accepted cuts with their drawings (as the rules read them); the model read if needed."""
@@ -244,9 +252,12 @@ def _copy(budget_s: float) -> BudgetedCopy:
     return _COPY
 
 
-def _serve_attempt(cut_set: _CutSet, request: tuple, mark: Callable[[str], None]) -> dict:
+def _serve_attempt(cut_set: object, request: object, mark: Callable[[str], None]) -> dict:
     """In the copy: one attempt of the held cut set; an accepted cut is kept (with its drawings) for the next
     attempts and returned without its drawings."""
+    if not isinstance(cut_set, _CutSet) or not isinstance(request, tuple):  # BudgetedCopy passes any state/request
+        raise TypeError(f"a cut attempt needs the held _CutSet and a (k, attempt, cutter) request, not "
+                        f"{type(cut_set).__name__} and {type(request).__name__}")
     k, attempt, cutter = request
     accepted = cut_set.rule_inputs()
     outcome = _attempt(cut_set.job, cut_set.shape, k, attempt, cutter, accepted, mark)
@@ -297,24 +308,28 @@ def make_cut_set(unit: dict, settings: QuestionSettings) -> dict:
     folder = Path(settings.out_dir) / rel
     shutil.rmtree(folder, ignore_errors=True)  # leftovers of an interrupted run
     render, options = settings.render, settings.own(Options)
+    bbox = CUTTER_BOXES[options.cutter_box](shape)
+    if bbox is None:  # only an empty shape has no box, and its volume was refused above
+        raise RuntimeError(f"model {unit['model_id']}: a shape of volume {model_volume:g} has no bounding box")
     job = CutJob(model_id=unit["model_id"], shape_path=unit["shape_path"], out_dir=settings.out_dir, rel=rel,
-                 seed=settings.seed, bbox=CUTTER_BOXES[options.cutter_box](shape), model_volume=model_volume,
+                 seed=settings.seed, bbox=bbox, model_volume=model_volume,
                  cutters=options.cutters, render=render, framing=unit["framing"], hlr_method=unit["hlr_method"],
                  tolerance_px=settings.tolerance_px, min_extent=render.tiny_fraction * render.size,
                  max_attempts=options.max_cut_attempts, unit_budget_s=settings.timeout_s * CUT_TIMEOUT_FACTOR,
                  slow_boolean=testhooks.active(SLOW_BOOLEAN_HOOK))
-    timings: Counter = Counter()
+    timings: dict[str, float] = {}
     copy, cut_set = _copy(options.cut_budget_s), _CutSet(job, shape, [])
     copy.hold(cut_set)
-    result = _cut_set(cut_set, copy, timings, lambda: _own_cpu() - cpu0 + timings["attempt_cpu"])
-    timings["cpu"] += _own_cpu() - cpu0 + timings["attempt_cpu"]
+    result = _cut_set(cut_set, copy, timings, lambda: _own_cpu() - cpu0 + timings.get("attempt_cpu", 0))
+    _add(timings, "cpu", _own_cpu() - cpu0 + timings.get("attempt_cpu", 0))
     result["timings"] = dict(timings)
     if not result["accepted"]:
         shutil.rmtree(folder, ignore_errors=True)
     return result
 
 
-def _cut_set(cut_set: _CutSet, copy: BudgetedCopy, timings: Counter, cpu_used: Callable[[], float]) -> dict:
+def _cut_set(cut_set: _CutSet, copy: BudgetedCopy, timings: dict[str, float],
+             cpu_used: Callable[[], float]) -> dict:
     """The attempts loop of make_cut_set (``copy`` holds ``cut_set``): {"accepted", "cuts" or "rule",
     "attempt_rejections", "over_budget"}."""
     job, accepted = cut_set.job, cut_set.accepted  # a copy forked during the set starts from these accepted cuts
@@ -335,15 +350,20 @@ def _cut_set(cut_set: _CutSet, copy: BudgetedCopy, timings: Counter, cpu_used: C
                 attempts[QuestionRejection.CUT_MISSED.value] += 1  # cannot remove enough: no boolean needed
                 continue
             outcome = copy.call((k, attempt, cutter))
-            timings["attempt_cpu"] += outcome.cpu_s
+            _add(timings, "attempt_cpu", outcome.cpu_s)
+            record: dict = {}  # what the attempt returned, when it came back
             if outcome.status is not CallStatus.OK:
                 rule = _failed_rule(outcome)
                 if outcome.status is CallStatus.OVER_BUDGET:
                     over_budget.append({"cut": k, "attempt": attempt, "step": outcome.step,
                                         "cpu_s": outcome.step_cpu_s})
             else:
-                timings.update(outcome.value["timings"])
-                rule = outcome.value["rule"] and QuestionRejection(outcome.value["rule"])
+                if not isinstance(outcome.value, dict):  # _serve_attempt returns a dict
+                    raise TypeError(f"a cut attempt returned {type(outcome.value).__name__}, not its record")
+                record = outcome.value
+                for part, seconds in record["timings"].items():
+                    _add(timings, part, seconds)
+                rule = record["rule"] and QuestionRejection(record["rule"])
             if unit_budget_s is not None and cpu_used() > unit_budget_s:
                 return give_up(QuestionRejection.UNIT_FAILED,
                                error=f"timeout: the cut set used more than its CPU budget of {unit_budget_s:g} s")
@@ -352,7 +372,7 @@ def _cut_set(cut_set: _CutSet, copy: BudgetedCopy, timings: Counter, cpu_used: C
                 if len(over_budget) >= MAX_OVER_BUDGET:
                     return give_up(QuestionRejection.CUT_TOO_SLOW)
                 continue
-            accepted.append(outcome.value["cut"])
+            accepted.append(record["cut"])
             break
         else:
             return give_up(QuestionRejection.CUT_ATTEMPTS_EXHAUSTED)
