@@ -17,7 +17,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from spare_gen.rows import Row, arrow_schema, column
+from spare_gen.rows import Row, arrow_fields, arrow_schema, column
 from spare_gen.stage_table import QUESTIONS
 
 PATHS = "paths relative to the dataset root"
@@ -51,6 +51,8 @@ class QuestionCommon(Row):
     top_svg: str | None = column(pa.string(), "input T drawing, SVG")
     top_png: str | None = column(pa.string(), "input T drawing, PNG")
 
+
+COMMON_FIELDS = arrow_fields(QuestionCommon, described=True)  # for the column reference (docs)
 
 CANDIDATE_COLUMNS = (f"{CANDIDATE_PREFIX}_svg", f"{CANDIDATE_PREFIX}_png")  # what candidate_drawings declares
 

@@ -18,7 +18,7 @@ import pyarrow.parquet as pq
 from spare_gen.config.schema import Config, QuestionsConfig, TaskName
 from spare_gen.stages.questions.layout import SPLITS, task_name
 from spare_gen.rows import arrow_schema
-from spare_gen.stages.questions.schema import QuestionCommon, split_path
+from spare_gen.stages.questions.schema import COMMON_FIELDS, QuestionCommon, split_path
 from spare_gen.stages.questions.settings import QuestionSettings
 from spare_gen.stages.questions.spec import TaskSpec
 
@@ -69,6 +69,10 @@ def question_row(task: TaskName | str) -> type[QuestionCommon]:
 def question_schema(task: TaskName | str) -> pa.Schema:
     """The Parquet schema of ``task``'s question table, with each column's description."""
     return arrow_schema(question_row(task), described=True)
+
+
+# Each task's own columns (its row's, after the common ones), for the column reference (docs).
+TASK_FIELDS: dict[TaskName, list[pa.Field]] = {t: list(question_schema(t))[len(COMMON_FIELDS):] for t in TASKS}
 
 
 # Per task: the columns holding file paths (single paths or lists of paths).
