@@ -22,6 +22,9 @@ from spare_gen.stages.models.schema import MODELS_SCHEMA, ModelRow
 from spare_gen.rows import rows_from_table
 from spare_gen.runner.isolation import Status
 from spare_gen.stages.pool.schema import CORRUPTIONS_SCHEMA, PICTURE_COLUMNS, WIREFRAMES_SCHEMA, CorruptionCore
+from spare_gen.stages.questions.schema import ANSWER_COLUMN, CANDIDATE_COLUMNS, QuestionCommon
+from spare_gen.stages.questions.tasks import TASKS, question_row, question_schema
+from spare_gen.stages.questions.tasks.pose_to_isometric import PoseToIsometricRow
 from spare_gen.store.shards import rows_to_table
 from tests.conftest import REPO
 
@@ -105,3 +108,27 @@ def test_the_wireframe_and_corruption_tables_declare_the_same_graph_columns():
     assert [WIREFRAMES_SCHEMA.field(c) for c in graph] == [CORRUPTIONS_SCHEMA.field(c) for c in graph]
     assert CORRUPTIONS_SCHEMA.names[-len(PICTURE_COLUMNS):] == list(PICTURE_COLUMNS)
     assert [f.name for f in dataclasses.fields(CorruptionCore)] == CORRUPTIONS_SCHEMA.names[:12]
+
+
+def test_every_question_table_is_its_task_row_and_the_shared_columns_read_alike_in_every_task():
+    common = [f.name for f in dataclasses.fields(QuestionCommon)]
+    shared: dict[str, list[pa.Field]] = {}
+    for task in TASKS:
+        schema = question_schema(task)
+        assert issubclass(question_row(task), QuestionCommon) and schema.names[:len(common)] == common
+        assert all((f.metadata or {}).get(b"description") for f in schema), f"{task.value}: a column lacks its doc"
+        for name in (*CANDIDATE_COLUMNS, ANSWER_COLUMN):
+            if name in schema.names:
+                shared.setdefault(name, []).append(schema.field(name))
+    assert sorted(shared) == sorted((*CANDIDATE_COLUMNS, ANSWER_COLUMN))
+    for name, fields in shared.items():
+        assert len(fields) > 1 and all(f.equals(fields[0], check_metadata=True) for f in fields), name
+
+
+def test_a_question_table_reads_back_as_its_task_rows(tmp_path):
+    row = PoseToIsometricRow(question_id="pose_to_isometric-train-0", task="pose_to_isometric", split="train",
+                             model_id="m0", n_primitives=2, seed=7, pose=3, candidate_svg=["a.svg", "b.svg"],
+                             candidate_png=["a.png", "b.png"], answer=1, candidate_poses=[3, 5])
+    path = tmp_path / "train.parquet"
+    pq.write_table(rows_to_table([row.as_dict()], question_schema("pose_to_isometric")), path)
+    assert rows_from_table(question_row("pose_to_isometric"), pq.read_table(path)) == [row]

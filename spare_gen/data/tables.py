@@ -21,7 +21,10 @@ from spare_gen.stages.questions.schema import (  # noqa: F401  (column roles, re
 from spare_gen.stages.questions.layout import SPLITS, task_name
 from spare_gen.store import shards
 from spare_gen.stages.drawings.schema import VIEWS_FILE
-from spare_gen.stages.questions.schema import CUT_VIEWS_NAME, FILE_SOURCES_NAME, QUESTIONS_DIR, split_path
+from spare_gen.rows import rows_from_table
+from spare_gen.stages.questions.schema import (
+    CUT_VIEWS_NAME, FILE_SOURCES_NAME, QUESTIONS_DIR, FileSourceRow, split_path,
+)
 
 VIEWS_NAME = VIEWS_FILE
 VECTOR_COLUMNS = ["svg", "png", "visible", "hidden"]
@@ -88,7 +91,7 @@ class DrawingVectors:
         """Read the vector tables of ``out``, keeping only ``paths`` when given."""
         out = Path(out)
         sources_path = out / QUESTIONS_DIR / FILE_SOURCES_NAME
-        aliases = ({r["path"]: r["source"] for r in pq.read_table(sources_path).to_pylist()}
+        aliases = ({r.path: r.source for r in rows_from_table(FileSourceRow, pq.read_table(sources_path))}
                    if sources_path.is_file() else {})
         wanted = None if paths is None else {aliases.get(p, p) for p in paths}
         rows: list[dict] = []

@@ -1,7 +1,9 @@
 """Tables and file names of the question stage, declared once: shared columns, fixed tables, output paths.
 
-Each task module declares its own columns with ``field``; the full table of a task (these common columns
-and its own) is ``spare_gen.stages.questions.tasks.question_schema``.
+Each task module declares its question row as a class on ``QuestionCommon`` (its own columns after the common
+ones, each a ``spare_gen.rows.column``; the candidate and answer columns some tasks share are made here by
+``candidate_drawings`` and ``answer_choice``); the full table of a task is
+``spare_gen.stages.questions.tasks.question_schema``, the schema of that row.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pyarrow as pa
 
@@ -26,11 +29,6 @@ CANDIDATE_PREFIX = "candidate"  # candidate_svg / candidate_png: lists of 4, in 
 POSE_COLUMN = "pose"  # pose_to_isometric: the query pose 1..8
 POINTS_COLUMN = "points"  # point_cloud_generation: (n, 3) float32 target
 ANSWER_COLUMN = "answer"
-
-
-def field(name: str, typ: pa.DataType, doc: str) -> pa.Field:
-    """A Parquet field with its description (shown in the dataset card)."""
-    return pa.field(name, typ, metadata={"description": doc})
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -54,19 +52,31 @@ class QuestionCommon(Row):
     top_png: str | None = column(pa.string(), "input T drawing, PNG")
 
 
-COMMON_FIELDS = arrow_fields(QuestionCommon, described=True)
+COMMON_FIELDS = arrow_fields(QuestionCommon, described=True)  # for the column reference (docs)
 
-CANDIDATE_FIELDS = [
-    field("candidate_svg", pa.list_(pa.string()), "the 4 candidate isometric drawings, SVG, in answer order"),
-    field("candidate_png", pa.list_(pa.string()), "the 4 candidate isometric drawings, PNG, in answer order"),
-]
-ANSWER_FIELD = field(ANSWER_COLUMN, pa.int32(), "index (0-3) of the correct candidate / pose choice")
+CANDIDATE_COLUMNS = (f"{CANDIDATE_PREFIX}_svg", f"{CANDIDATE_PREFIX}_png")  # what candidate_drawings declares
 
-MANIFEST_SCHEMA = pa.schema([
-    field("path", pa.string(), f"a file referenced by some question ({PATHS})"),
-    field("sha256", pa.string(), "SHA-256 of the file's bytes"),
-    field("bytes", pa.int64(), "file size"),
-])
+
+def candidate_drawings(fmt: str) -> Any:
+    """The column ``candidate_svg`` (``fmt`` "SVG") or ``candidate_png`` ("PNG") of a task with candidates."""
+    return column(pa.list_(pa.string()), f"the 4 candidate isometric drawings, {fmt}, in answer order")
+
+
+def answer_choice() -> Any:
+    """The column ``answer`` (``ANSWER_COLUMN``) of a multiple-choice task."""
+    return column(pa.int32(), "index (0-3) of the correct candidate / pose choice")
+
+
+@dataclass(frozen=True, kw_only=True)
+class ManifestRow(Row):
+    """One row of questions/files.parquet: a file some question references."""
+
+    path: str | None = column(pa.string(), f"a file referenced by some question ({PATHS})")
+    sha256: str | None = column(pa.string(), "SHA-256 of the file's bytes")
+    bytes: int | None = column(pa.int64(), "file size")
+
+
+MANIFEST_SCHEMA = arrow_schema(ManifestRow, described=True)
 
 
 POLYLINES = pa.list_(pa.list_(pa.list_(pa.float64())))
@@ -93,10 +103,15 @@ class CutViewRow(Row):
 CUT_VIEWS_SCHEMA = arrow_schema(CutViewRow, described=True)
 CUT_VIEW_DRAWING = tuple(CUT_VIEWS_SCHEMA.names[3:])  # what one drawing of a cut object gives (svg ... hidden)
 
-FILE_SOURCES_SCHEMA = pa.schema([
-    field("path", pa.string(), f"a per-question copy ({PATHS})"),
-    field("source", pa.string(), "the drawing-stage file it copies (its name says the pose)"),
-])
+@dataclass(frozen=True, kw_only=True)
+class FileSourceRow(Row):
+    """One row of questions/file_sources.parquet: a per-question file and the drawing it copies."""
+
+    path: str | None = column(pa.string(), f"a per-question copy ({PATHS})")
+    source: str | None = column(pa.string(), "the drawing-stage file it copies (its name says the pose)")
+
+
+FILE_SOURCES_SCHEMA = arrow_schema(FileSourceRow, described=True)
 
 # Output file and folder names (relative to the dataset root).
 QUESTIONS_DIR = QUESTIONS.folder

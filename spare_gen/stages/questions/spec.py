@@ -1,6 +1,6 @@
 """TaskSpec: everything one SPARE3D task is, in one record; each task module under ``stages/questions/tasks/`` makes one.
 
-A spec holds the task's answer layout, its own Parquet columns, the per-model unit (what it needs and
+A spec holds the task's answer layout, its question row (its Parquet columns), the per-model unit (what it needs and
 the work it does on a Dask worker), how a question row is built from an accepted model, the validator's
 rules for a row, the contact-sheet cells, what the loaders hand out, what the bias audit reads, and what the
 modules above the question stage ask of a task (its SPARE3D export layout, Hugging Face categories, the paper's
@@ -16,11 +16,11 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Callable
 
-import pyarrow as pa
 
 from spare_gen.config.schema import QuestionsConfig, TaskName
 from spare_gen.config.tasks import task_options
 from spare_gen.stages.questions.layout import AnswerSide
+from spare_gen.stages.questions.schema import QuestionCommon
 
 
 class TargetKind(str, Enum):
@@ -94,7 +94,7 @@ class TaskSpec:
     name: TaskName
     n_answers: int  # choices of a multiple-choice task, 0 for the generation tasks
     summary: str  # one paragraph for the dataset card
-    fields: tuple[pa.Field, ...]  # the task's own columns, after the common ones
+    row: type[QuestionCommon]  # the task's question row: the common columns, then its own (its table's schema)
     build_row: Callable[..., dict]  # (seed, item: Accepted, answer, **split_extras) -> task columns
     check_row: Callable[..., list[str]]  # (ds: LoadedDataset, row) -> one line per violation
     sheet_cells: Callable[..., list]  # (out, row) -> the task's contact-sheet cells after F, R, T

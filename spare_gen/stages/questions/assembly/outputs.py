@@ -28,7 +28,7 @@ from spare_gen.stages.questions.publish.preview import QUESTIONS_PER_SHEET
 from spare_gen.stages.questions.row_parts import Accepted
 from spare_gen.stages.questions.schema import (
     CUT_VIEWS_NAME, CUT_VIEWS_SCHEMA, FILE_SOURCES_NAME, FILE_SOURCES_SCHEMA, MANIFEST_NAME, MANIFEST_SCHEMA,
-    QUESTIONS_DIR, split_path,
+    QUESTIONS_DIR, FileSourceRow, split_path,
 )
 from spare_gen.stages.questions.select import needs_by_split, needs_by_stratum
 from spare_gen.stages.questions.settings import stage_name
@@ -173,13 +173,13 @@ def write_file_tables(client, out: Path, written: dict[str, dict[str, SplitOutpu
     paths a task) and ``cut_views.parquet`` (vector drawings of the cut objects the questions use: the validator
     re-checks rule 3 on them); every file path the questions name (with repeats)."""
     write_parquet(out / QUESTIONS_DIR / FILE_SOURCES_NAME, rows_to_table(
-        [{"path": p, "source": s} for p, s in sorted(sources.items())], FILE_SOURCES_SCHEMA))
+        [FileSourceRow(path=p, source=s).as_dict() for p, s in sorted(sources.items())], FILE_SOURCES_SCHEMA))
     paths = [p for splits in written.values() for o in splits.values() for q in o.questions for p in q["paths"]]
     distinct, where = sorted(set(paths)), Path(out).resolve()
     chunks = [client.submit(manifest_rows, where, distinct[i:i + MANIFEST_CHUNK], pure=False)
               for i in range(0, len(distinct), MANIFEST_CHUNK)]
     write_parquet(out / QUESTIONS_DIR / MANIFEST_NAME,
-                  rows_to_table([row for chunk in client.gather(chunks) for row in chunk], MANIFEST_SCHEMA))
+                  rows_to_table([row.as_dict() for chunk in client.gather(chunks) for row in chunk], MANIFEST_SCHEMA))
     write_parquet(out / QUESTIONS_DIR / CUT_VIEWS_NAME, _cut_views_table(written))
     return paths
 

@@ -21,7 +21,9 @@ from spare_gen.atomic import write_bytes
 from spare_gen.filehash import sha256_file
 from spare_gen.store import ownership
 from spare_gen.store.packed import drawing_bytes, packed_bytes
-from spare_gen.stages.questions.schema import CUTS_DIR, STAGED_CUTS_DIR, content_name, question_files_dir, settle
+from spare_gen.stages.questions.schema import (
+    CUTS_DIR, STAGED_CUTS_DIR, ManifestRow, content_name, question_files_dir, settle,
+)
 from spare_gen.stages.questions.tasks import path_columns
 from spare_gen.runner.stage import is_number_list
 
@@ -93,18 +95,19 @@ def dataset_sha256(out: Path, rel: str) -> str | None:
     return sha256_file(full) if full.is_file() else None
 
 
-def manifest_rows(out: Path, paths: Iterable[str]) -> list[dict]:
-    """(path, sha256, bytes) rows of ``paths`` (distinct, in the order given); runs on a Dask worker as well."""
+def manifest_rows(out: Path, paths: Iterable[str]) -> list[ManifestRow]:
+    """The manifest rows (path, sha256, bytes) of ``paths`` (distinct, in the order given); runs on a Dask worker
+    as well."""
     rows = []
     for rel in paths:
         full = out / rel
         packed = packed_bytes(out, rel)  # a drawing in the views table (render.store = "parquet")
         if packed is not None:
-            rows.append({"path": rel, "sha256": hashlib.sha256(packed).hexdigest(), "bytes": len(packed)})
+            rows.append(ManifestRow(path=rel, sha256=hashlib.sha256(packed).hexdigest(), bytes=len(packed)))
             continue
         if not full.is_file():
             raise FileNotFoundError(f"a question references {rel!r}, which does not exist under {out}")
-        rows.append({"path": rel, "sha256": sha256_file(full), "bytes": full.stat().st_size})
+        rows.append(ManifestRow(path=rel, sha256=sha256_file(full), bytes=full.stat().st_size))
     return rows
 
 

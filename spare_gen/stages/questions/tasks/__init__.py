@@ -1,5 +1,5 @@
 """The SPARE3D task registry: one module (or folder) per task, named after its ``TaskName`` value, each defining
-``SPEC``; and each task's full question table (the common columns and the task's own).
+``SPEC``; and each task's full question table (its row class: the common columns and the task's own).
 
 Adding a task: a ``TaskName`` member (``spare_gen.config.tasks``) and a module ``<value>.py`` (or folder
 ``<value>/``) here with its ``TaskSpec``; its own ``questions.*`` options, if any, are its section in
@@ -17,7 +17,8 @@ import pyarrow.parquet as pq
 
 from spare_gen.config.schema import Config, QuestionsConfig, TaskName
 from spare_gen.stages.questions.layout import SPLITS, task_name
-from spare_gen.stages.questions.schema import COMMON_FIELDS, split_path
+from spare_gen.rows import arrow_schema
+from spare_gen.stages.questions.schema import COMMON_FIELDS, QuestionCommon, split_path
 from spare_gen.stages.questions.settings import QuestionSettings
 from spare_gen.stages.questions.spec import TaskSpec
 
@@ -60,11 +61,18 @@ def dataset_choices(out: Path, task: TaskName | str) -> int:
     return spec.n_answers
 
 
-TASK_FIELDS: dict[TaskName, list[pa.Field]] = {t: list(spec.fields) for t, spec in TASK_SPECS.items()}
+def question_row(task: TaskName | str) -> type[QuestionCommon]:
+    """The row class of ``task``'s question table (``QuestionCommon``'s columns, then the task's own)."""
+    return TASK_SPECS[TaskName(task)].row
 
 
-def question_schema(task: TaskName) -> pa.Schema:
-    return pa.schema(COMMON_FIELDS + TASK_FIELDS[TaskName(task)])
+def question_schema(task: TaskName | str) -> pa.Schema:
+    """The Parquet schema of ``task``'s question table, with each column's description."""
+    return arrow_schema(question_row(task), described=True)
+
+
+# Each task's own columns (its row's, after the common ones), for the column reference (docs).
+TASK_FIELDS: dict[TaskName, list[pa.Field]] = {t: list(question_schema(t))[len(COMMON_FIELDS):] for t in TASKS}
 
 
 # Per task: the columns holding file paths (single paths or lists of paths).
@@ -78,4 +86,4 @@ def describe(task: TaskName) -> list[tuple[str, str, str]]:
 
 
 __all__ = ["SPLITS", "TASKS", "TASK_SPECS", "describe", "path_columns", "dataset_choices",
-           "question_schema", "question_settings", "task_name", "task_spec"]
+           "question_row", "question_schema", "question_settings", "task_name", "task_spec"]

@@ -39,11 +39,12 @@ from spare_gen.stages.questions.layout import FRONT, RIGHT, TOP, AnswerSide, pos
 from spare_gen.stages.questions.near_duplicate import duplicate_matrix, pose_drawings
 from spare_gen.stages.questions.rejections import QuestionRejection
 from spare_gen.stages.questions.row_parts import Accepted, three_view_fields
-from spare_gen.stages.questions.schema import ANSWER_FIELD, ISO_PREFIX, field
+from spare_gen.stages.questions.schema import ISO_PREFIX, QuestionCommon, answer_choice
 from spare_gen.stages.questions.settings import QuestionSettings
 from spare_gen.stages.questions.sheet_cells import Cell, drawing_image, pose_cube_image
 from spare_gen.stages.questions.spec import LoaderKeys, PaperRecipes, Spare3dLayout, TaskSpec, UnitInput
 from spare_gen.rng import derive_seed
+from spare_gen.rows import column
 
 TASK = TaskName.ISOMETRIC_TO_POSE
 SPARE3D_SYMMETRIC_SHARE = 0.25  # the share of usable models questions.symmetry_filter = "spare3d" leaves out
@@ -142,19 +143,25 @@ def card_options(options: Options) -> str:
             f"{', '.join(map(str, options.choice_poses))})")
 
 
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class IsometricToPoseRow(QuestionCommon):
+    """One question of isometric_to_pose: the common columns, then the isometric drawing and the pose choices."""
+
+    iso_svg: str | None = column(pa.string(), "input isometric drawing, SVG")
+    iso_png: str | None = column(pa.string(), "input isometric drawing, PNG")
+    choice_poses: list[int] | None = column(
+        pa.list_(pa.int32()), "the pose choices, the same in every row: [1, 2, 3, 4] "
+        "(questions.pose_choices = upper, the default) or [1, 2, 5, 6] (spare3d); the iso drawing's pose is "
+        "choice_poses[answer] (its file is a content-named copy, see questions/file_sources.parquet)")
+    answer: int | None = answer_choice()
+
+
 SPEC = TaskSpec(
     name=TASK,
     n_answers=len(Options().choice_poses),
     summary="Given the F, R, T drawings and one isometric drawing, choose its pose among four choice poses "
             "(answer 0..3 in the order of `choice_poses`: 1, 2, 3, 4, or SPARE3D's 1, 2, 5, 6).",
-    fields=(
-        field("iso_svg", pa.string(), "input isometric drawing, SVG"),
-        field("iso_png", pa.string(), "input isometric drawing, PNG"),
-        field("choice_poses", pa.list_(pa.int32()), "the pose choices, the same in every row: [1, 2, 3, 4] "
-              "(questions.pose_choices = upper, the default) or [1, 2, 5, 6] (spare3d); the iso drawing's pose is "
-              "choice_poses[answer] (its file is a content-named copy, see questions/file_sources.parquet)"),
-        ANSWER_FIELD,
-    ),
+    row=IsometricToPoseRow,
     build_row=build_row,
     check_row=check_row,
     sheet_cells=sheet_cells,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 import pyarrow as pa
@@ -10,9 +11,10 @@ from spare_gen.config.schema import TaskName
 from spare_gen.stages.questions.dataset import LoadedDataset, check_model_three_views, is_model_view, question_id
 from spare_gen.stages.questions.layout import TARGET_POSE, pose_view
 from spare_gen.stages.questions.row_parts import Accepted, three_view_fields
-from spare_gen.stages.questions.schema import TARGET_PREFIX, field
+from spare_gen.stages.questions.schema import TARGET_PREFIX, QuestionCommon
 from spare_gen.stages.questions.sheet_cells import Cell, drawing_image
 from spare_gen.stages.questions.spec import LoaderKeys, Spare3dLayout, TargetKind, TaskSpec
+from spare_gen.rows import column
 
 TASK = TaskName.ISOMETRIC_VIEW_GENERATION
 
@@ -33,14 +35,19 @@ def sheet_cells(out: Path, row: dict) -> list[Cell]:
     return [Cell("target (pose 2)", drawing_image(out, row["target_png"]), correct=True)]
 
 
+@dataclass(frozen=True, kw_only=True)
+class IsometricViewGenerationRow(QuestionCommon):
+    """One question of isometric_view_generation: the common columns, then the target drawing."""
+
+    target_svg: str | None = column(pa.string(), "target pose-2 isometric drawing, SVG")
+    target_png: str | None = column(pa.string(), "target pose-2 isometric drawing, PNG")
+
+
 SPEC = TaskSpec(
     name=TASK,
     n_answers=0,
     summary="Given the F, R, T drawings, generate the pose-2 isometric drawing (the target).",
-    fields=(
-        field("target_svg", pa.string(), "target pose-2 isometric drawing, SVG"),
-        field("target_png", pa.string(), "target pose-2 isometric drawing, PNG"),
-    ),
+    row=IsometricViewGenerationRow,
     build_row=build_row,
     check_row=check_row,
     sheet_cells=sheet_cells,

@@ -7,6 +7,7 @@ from it and from each other (a pure function of the model's isometric polylines;
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -20,12 +21,15 @@ from spare_gen.stages.questions.layout import ALL_POSES, N_CANDIDATES, AnswerSid
 from spare_gen.stages.questions.near_duplicate import distinct_triples, duplicate_matrix, pose_drawings
 from spare_gen.stages.questions.rejections import QuestionRejection
 from spare_gen.stages.questions.row_parts import Accepted, arrange, three_view_fields
-from spare_gen.stages.questions.schema import ANSWER_FIELD, CANDIDATE_FIELDS, CANDIDATE_PREFIX, POSE_COLUMN, field
+from spare_gen.stages.questions.schema import (
+    CANDIDATE_COLUMNS, CANDIDATE_PREFIX, POSE_COLUMN, QuestionCommon, answer_choice, candidate_drawings,
+)
 from spare_gen.stages.questions.select import balanced_choice
 from spare_gen.stages.questions.settings import QuestionSettings
 from spare_gen.stages.questions.sheet_cells import Cell, drawing_image, pose_cube_image
 from spare_gen.stages.questions.spec import LoaderKeys, PaperRecipes, Spare3dLayout, TaskSpec, UnitInput
 from spare_gen.rng import derive_rng
+from spare_gen.rows import column
 
 TASK = TaskName.POSE_TO_ISOMETRIC
 
@@ -103,6 +107,19 @@ def sheet_cells(out: Path, row: dict) -> list[Cell]:
               for i, p in enumerate(row["candidate_png"]))]
 
 
+@dataclass(frozen=True, kw_only=True)
+class PoseToIsometricRow(QuestionCommon):
+    """One question of pose_to_isometric: the common columns, then the query pose, the candidates and the answer."""
+
+    pose: int | None = column(pa.int32(), "input isometric pose (1-8)")
+    candidate_svg: list[str] | None = candidate_drawings("SVG")
+    candidate_png: list[str] | None = candidate_drawings("PNG")
+    answer: int | None = answer_choice()
+    candidate_poses: list[int] | None = column(
+        pa.list_(pa.int32()), "pose of each candidate drawing, in answer order; not "
+        "handed out by loaders (the candidate files are content-named copies)")
+
+
 SPEC = TaskSpec(
     name=TASK,
     card_example=True,
@@ -115,13 +132,7 @@ SPEC = TaskSpec(
     n_answers=N_CANDIDATES,
     summary="Given the F, R, T drawings and an isometric pose 1..8, choose the drawing from that pose among 4 "
             "drawings of the same model from 4 different poses.",
-    fields=(
-        field("pose", pa.int32(), "input isometric pose (1-8)"),
-        *CANDIDATE_FIELDS,
-        ANSWER_FIELD,
-        field("candidate_poses", pa.list_(pa.int32()), "pose of each candidate drawing, in answer order; not "
-              "handed out by loaders (the candidate files are content-named copies)"),
-    ),
+    row=PoseToIsometricRow,
     build_row=build_row,
     check_row=check_row,
     sheet_cells=sheet_cells,
@@ -131,7 +142,7 @@ SPEC = TaskSpec(
     split_extras=split_extras,
     answer_side=AnswerSide.CANDIDATES,
     answer_side_prefix=CANDIDATE_PREFIX,
-    content_named_columns=tuple(f.name for f in CANDIDATE_FIELDS),
+    content_named_columns=CANDIDATE_COLUMNS,
     choice_column=f"{CANDIDATE_PREFIX}_svg",
     spare3d=Spare3dLayout("Pose_to_isometric", "Pose to Isometric"),
     hf_categories=("multiple-choice", "visual-question-answering"),

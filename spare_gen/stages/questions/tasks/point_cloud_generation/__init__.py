@@ -5,6 +5,7 @@ The task's spec and worker side; the sampling runs in the isolated child (``chil
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 import pyarrow as pa
@@ -14,11 +15,12 @@ import numpy as np
 
 from spare_gen.stages.questions.dataset import LoadedDataset, check_model_three_views, question_id
 from spare_gen.stages.questions.row_parts import Accepted, three_view_fields
-from spare_gen.stages.questions.schema import POINTS_COLUMN, field
+from spare_gen.stages.questions.schema import POINTS_COLUMN, QuestionCommon
 from spare_gen.stages.questions.settings import QuestionSettings
 from spare_gen.stages.questions.sheet_cells import Cell, points_image
 from spare_gen.stages.questions.spec import LoaderKeys, Spare3dLayout, TargetKind, TaskSpec, UnitInput
 from spare_gen.stages.questions.worker import run_in_child
+from spare_gen.rows import column
 
 TASK = TaskName.POINT_CLOUD_GENERATION
 
@@ -51,16 +53,22 @@ def sheet_cells(out: Path, row: dict) -> list[Cell]:
     return [Cell(f"target ({row['n_points']} points)", points_image(row["points"]), correct=True)]
 
 
+@dataclass(frozen=True, kw_only=True)
+class PointCloudGenerationRow(QuestionCommon):
+    """One question of point_cloud_generation: the common columns, then the target point cloud."""
+
+    points: list | None = column(pa.list_(pa.list_(pa.float32(), 3)),
+                                 "target point cloud, model coordinates, float32 (n, 3)")
+    n_points: int | None = column(pa.int32(), "number of points")
+    deflection: float | None = column(pa.float64(), "tessellation tolerance (model units) of the sampled surface")
+
+
 SPEC = TaskSpec(
     name=TASK,
     n_answers=0,
     summary="Given the F, R, T drawings, generate the model as a point cloud (target: points sampled uniformly "
             "by area on the model's surface, model coordinates).",
-    fields=(
-        field("points", pa.list_(pa.list_(pa.float32(), 3)), "target point cloud, model coordinates, float32 (n, 3)"),
-        field("n_points", pa.int32(), "number of points"),
-        field("deflection", pa.float64(), "tessellation tolerance (model units) of the sampled surface"),
-    ),
+    row=PointCloudGenerationRow,
     build_row=build_row,
     check_row=check_row,
     sheet_cells=sheet_cells,

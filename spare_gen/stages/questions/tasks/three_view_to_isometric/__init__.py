@@ -8,6 +8,7 @@ their cutters and rules ``cutters.py``, ``cutters_spare3d.py``), the typed cut j
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
 
 import pyarrow as pa
@@ -17,7 +18,7 @@ from spare_gen.stages.questions.dataset import LoadedDataset, distinct_candidate
 from spare_gen.stages.questions.layout import N_CANDIDATES, TARGET_POSE, AnswerSide, pose_view
 from spare_gen.stages.questions.row_parts import Accepted, arrange, three_view_fields
 from spare_gen.stages.questions.schema import (
-    ANSWER_FIELD, CANDIDATE_FIELDS, CANDIDATE_PREFIX, CUT_VIEW_DRAWING, CutViewRow, field,
+    CANDIDATE_PREFIX, CUT_VIEW_DRAWING, CutViewRow, QuestionCommon, answer_choice, candidate_drawings,
 )
 from spare_gen.stages.questions.settings import QuestionSettings
 from spare_gen.stages.questions.sheet_cells import Cell, drawing_image
@@ -26,6 +27,7 @@ from spare_gen.stages.questions.tasks.three_view_to_isometric.families import CU
 from spare_gen.stages.questions.tasks.three_view_to_isometric.job import CUT_TIMEOUT_FACTOR, TASK
 from spare_gen.stages.questions.worker import run_in_child
 from spare_gen.rng import derive_rng
+from spare_gen.rows import column
 
 def run_unit(unit: dict, settings: QuestionSettings) -> dict:
     return {"model_id": unit["model_id"], **run_in_child(
@@ -81,6 +83,23 @@ def card_options(options: Options) -> str:
     return f"three-view-to-isometric cutters `{options.cutters.value}` (`questions.cutters`)"
 
 
+@dataclass(frozen=True, kw_only=True)
+class ThreeViewToIsometricRow(QuestionCommon):
+    """One question of three_view_to_isometric: the common columns, then the candidates, the answer and the cut
+    objects behind the candidates."""
+
+    candidate_svg: list[str] | None = candidate_drawings("SVG")
+    candidate_png: list[str] | None = candidate_drawings("PNG")
+    answer: int | None = answer_choice()
+    candidate_step: list[str] | None = column(pa.list_(pa.string()),
+                                              "STEP file of each candidate's cut object, in answer order")
+    cutters: str | None = column(pa.string(),
+                                 "JSON list of the cutting primitives (CSG primitive specs), in answer order")
+    candidate_cuts: list[int] | None = column(
+        pa.list_(pa.int32()),
+        "cut object index of each candidate (cut 0 gives F, R, T), in answer order; not handed out by loaders")
+
+
 SPEC = TaskSpec(
     name=TASK,
     card_options=card_options,
@@ -95,14 +114,7 @@ SPEC = TaskSpec(
     summary="Given the F, R, T drawings, choose the matching pose-2 isometric drawing among 4. All four candidates "
             "are drawings of cut objects (the model minus one random sphere, box, cone or torus); one cut object "
             "also provides F, R, T.",
-    fields=(
-        *CANDIDATE_FIELDS,
-        ANSWER_FIELD,
-        field("candidate_step", pa.list_(pa.string()), "STEP file of each candidate's cut object, in answer order"),
-        field("cutters", pa.string(), "JSON list of the cutting primitives (CSG primitive specs), in answer order"),
-        field("candidate_cuts", pa.list_(pa.int32()),
-              "cut object index of each candidate (cut 0 gives F, R, T), in answer order; not handed out by loaders"),
-    ),
+    row=ThreeViewToIsometricRow,
     build_row=build_row,
     check_row=check_row,
     sheet_cells=sheet_cells,
