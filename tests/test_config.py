@@ -264,3 +264,13 @@ def test_a_files_source_bounds_the_counts_by_the_files_it_lists_and_its_limit(tm
                          "--stages", "models")
     assert proc.returncode == 0, proc.stderr  # no question stage in this run: its counts do not matter
     assert (out / "models.parquet").is_dir() and not (out / "questions").exists()
+
+
+@pytest.mark.parametrize("assignment", ["=" + "9" * 5000, "x" * 5000, "render" + ".x" * 40 + "=" + "9" * 5000,
+                                        "models=1", "a.b.c=" + "9" * 5000])
+def test_a_set_string_of_thousands_of_characters_is_one_short_error_line(assignment):
+    """Every error of ``--set`` shows a long assignment by its two ends (an empty key with a 5,000-digit value was
+    quoted whole: 5,020 characters)."""
+    with pytest.raises(ConfigError) as err:
+        load_config(None, ["models.csg.count=10", assignment])
+    assert "\n" not in str(err.value) and len(str(err.value)) < 400, str(err.value)

@@ -81,7 +81,7 @@ def _parse_value(text: str, key: str) -> Any:
 
 def apply_override(data: dict, assignment: str) -> None:
     if any(c in assignment for c in "\n\r\x00"):
-        raise ConfigError(f"--set {assignment!r}: a value must be on one line (it holds a line break or NUL)")
+        raise ConfigError(f"--set {_shown(assignment)}: a value must be on one line (it holds a line break or NUL)")
     try:
         assignment.encode("utf-8")
     except UnicodeEncodeError as exc:  # bytes of the command line that are not UTF-8 (os.fsdecode's surrogates)
@@ -89,11 +89,11 @@ def apply_override(data: dict, assignment: str) -> None:
                           f"{ascii(assignment[exc.start])}, an undecodable byte); config keys and values are stored "
                           "as UTF-8") from None
     if "=" not in assignment:
-        raise ConfigError(f"--set {assignment!r}: expected KEY=VALUE, e.g. render.size=256")
+        raise ConfigError(f"--set {_shown(assignment)}: expected KEY=VALUE, e.g. render.size=256")
     key, _, value = assignment.partition("=")
     parts = [p for p in key.strip().split(".") if p]
     if not parts:
-        raise ConfigError(f"--set {assignment!r}: empty key")
+        raise ConfigError(f"--set {_shown(assignment)}: empty key")
     if len(parts) > MAX_DEPTH:
         raise ConfigError(f"--set {_shown(assignment)}: the key has {len(parts)} levels, more than {MAX_DEPTH} "
                           "(no key of the config nests that deep)")
@@ -101,7 +101,7 @@ def apply_override(data: dict, assignment: str) -> None:
     for p in parts[:-1]:
         node = node.setdefault(p, {})
         if not isinstance(node, dict):
-            raise ConfigError(f"--set {assignment!r}: {p!r} is not a section")
+            raise ConfigError(f"--set {_shown(assignment)}: {p!r} is not a section")
     node[parts[-1]] = _parse_value(value.strip(), key.strip())
     if _depth(data) > MAX_DEPTH:  # a deep key holding a deep value (each alone within the limit)
         raise ConfigError(f"--set {_shown(assignment)}: its key and value nest more than {MAX_DEPTH} deep")
