@@ -1,13 +1,16 @@
 """Drawing stage cost against the bare OpenCASCADE floor, and throughput with 1 and 2 worker processes.
 
-Usage: python benchmarks/bench_drawings.py [COUNT] [--ratios-only] [--against DIR]
+Usage: python benchmarks/bench_drawings.py [COUNT] [--ratios-only] [--against DIR] [--spare3d] [--cadquery PYTHON]
 (default 12 CSG models, seed 0, as the model stage makes them)
 
 First, in one interleaved run (model by model, best of RATIO_REPEATS, CPU time of each process): the drawing child
 ``draw_model`` (read, prepare, HLR, every check, SVG + PNG + row) with exact and with poly HLR, against bare exact HLR
 (``run_exact`` on the shape as spare_gen prepares it, preparation not timed), with the ratios. ``--against DIR``
 runs the same child of another checkout of spare_gen (DIR: its root, e.g. the code before a change) in a second
-process, interleaved with this one's, so the two versions see the same machine. ``--ratios-only`` stops there.
+process, interleaved with this one's, so the two versions see the same machine. ``--spare3d`` adds the original
+SPARE3D path (exact HLR, svgwrite, cairosvg; needs ``pip install svgwrite cairosvg``) and ``--cadquery PYTHON``
+CadQuery's ``getSVG`` + cairosvg PNG in an interpreter that has them (``reference_drawers.py`` says how each is
+drawn). ``--ratios-only`` stops there.
 
 (a) floor: HLRBRep_Algo Update + Hide + HLRBRep_HLRToShape extraction for the 11 poses, on the
     shape as spare_gen prepares it (``spare_gen.cad.hlr.exact_hlr_floor``);
@@ -46,6 +49,7 @@ from spare_gen.stages.models.child import check_csg
 from spare_gen.rng import derive_rng
 
 from cpu_account import CpuMeter
+from reference_drawers import CadQueryDrawer, spare3d_available, spare3d_draw_model
 
 REPEATS = 5  # best of, per model, for (a) and (b)
 RATIO_REPEATS = 3  # best of, per model, for the interleaved ratios
@@ -218,15 +222,23 @@ def _draw_cpu(path: Path, out: Path, render: RenderConfig, method: str) -> float
     return time.process_time() - start
 
 
-def interleaved_ratios(paths: list[Path], render: RenderConfig, out: Path, against: str | None) -> dict[str, float]:
+def interleaved_ratios(paths: list[Path], render: RenderConfig, out: Path, against: str | None,
+                       spare3d: bool = False, cadquery: str | None = None) -> dict[str, float]:
     """CPU s over all models (best of RATIO_REPEATS each) of bare exact HLR ("floor"), draw_model exact and poly,
-    and with ``against`` the other checkout's draw_model exact and poly; model by model, each repeat in turn."""
-    views = [(p.direction, p.x_direction) for p in fixed_poses()]
+    with ``against`` the other checkout's draw_model exact and poly, with ``spare3d`` the original SPARE3D path and
+    with ``cadquery`` CadQuery's; model by model, each repeat in turn."""
+    poses = fixed_poses()
+    views = [(p.direction, p.x_direction) for p in poses]
     other = OtherCheckout(against) if against else None
+    cq = CadQueryDrawer(cadquery, poses) if cadquery else None
     totals: dict[str, float] = {}
     try:
         if other:
             other.draw(paths[0], out / "warm-up", "exact")  # its imports
+        if cq:
+            cq.draw(paths[0], out / "warm-up" / "cq")
+        if spare3d:
+            spare3d_draw_model(paths[0], out / "warm-up" / "spare3d", poses, render.deflection)
         _draw_cpu(paths[0], out / "warm-up", render, "exact")
         for i, path in enumerate(paths):
             shape = cad.read_shape(path)
@@ -239,12 +251,18 @@ def interleaved_ratios(paths: list[Path], render: RenderConfig, out: Path, again
                 if other:
                     runs["other exact"] = other.draw(path, folder / "other_exact", "exact")
                     runs["other poly"] = other.draw(path, folder / "other_poly", "poly")
+                if spare3d:
+                    runs["spare3d"] = spare3d_draw_model(path, folder / "spare3d", poses, render.deflection)
+                if cq:
+                    runs["cadquery"] = cq.draw(path, folder / "cadquery")
                 best = {name: min(best.get(name, v), v) for name, v in runs.items()}
             for name, v in best.items():
                 totals[name] = totals.get(name, 0.0) + v
     finally:
         if other:
             other.close()
+        if cq:
+            cq.close()
     return totals
 
 
@@ -253,7 +271,8 @@ def print_ratios(totals: dict[str, float], n_views: int, against: str | None, lo
           f"{loads[1]:.2f} at the end, {os.cpu_count()} CPUs")
     labels = {"floor": "bare exact HLR (HLRBRep_Algo, prepared shape)", "exact": "spare_gen exact (this code)",
               "poly": "spare_gen poly (this code)", "other exact": f"spare_gen exact ({against})",
-              "other poly": f"spare_gen poly ({against})"}
+              "other poly": f"spare_gen poly ({against})",
+              "spare3d": "original SPARE3D path (svgwrite + cairosvg)", "cadquery": "CadQuery getSVG + cairosvg PNG"}
     for name, cpu in totals.items():
         print(f"  {labels[name]:<48}: {1e3 * cpu / n_views:7.2f} ms/view, {cpu:7.2f} CPU s, "
               f"{cpu / totals['floor']:5.2f} x floor")
@@ -264,7 +283,11 @@ def main() -> None:
     parser.add_argument("count", nargs="?", type=int, default=12, help="CSG models (seed 0)")
     parser.add_argument("--against", metavar="DIR", help="root of another spare_gen checkout, measured interleaved")
     parser.add_argument("--ratios-only", action="store_true", help="only the interleaved ratios")
+    parser.add_argument("--spare3d", action="store_true", help="add the original SPARE3D path (svgwrite, cairosvg)")
+    parser.add_argument("--cadquery", metavar="PYTHON", help="an interpreter with cadquery and cairosvg: add its path")
     args = parser.parse_args()
+    if args.spare3d and spare3d_available():
+        parser.error(f"--spare3d needs svgwrite and cairosvg: {spare3d_available()}")
     count = args.count
     render = RenderConfig()
     views = [(p.direction, p.x_direction) for p in fixed_poses()]
@@ -272,7 +295,7 @@ def main() -> None:
         tmp = Path(tmp)
         paths = csg_models(count, tmp)
         start_load = os.getloadavg()[0]
-        totals = interleaved_ratios(paths, render, tmp / "ratios", args.against)
+        totals = interleaved_ratios(paths, render, tmp / "ratios", args.against, args.spare3d, args.cadquery)
         print_ratios(totals, len(paths) * len(views), args.against, (start_load, os.getloadavg()[0]))
         if args.ratios_only:
             return
