@@ -25,8 +25,9 @@ from torch.utils.data import default_collate
 
 from spare_gen.data.feed import collate, feed_dataset
 from spare_gen.data.torch import task_dataset
+from spare_gen.stages.questions.tasks import TASK_SPECS
 
-DEFAULT_TASKS = ("isometric_to_pose", "three_view_to_isometric", "pose_to_isometric")
+DEFAULT_TASKS = tuple(spec.name.value for spec in TASK_SPECS.values() if spec.n_answers)  # the multiple-choice tasks
 
 
 def images_per_cpu_s(run_epoch, n_images: int, min_s: float) -> float:
