@@ -21,13 +21,20 @@ from typing import Any, TypeVar
 
 import pyarrow as pa
 
-ARROW, DOC = "arrow", "doc"
+ARROW, DOC, ANSWER_KEY = "arrow", "doc", "answer_key"
 
 
-def column(arrow: pa.DataType, doc: str = "") -> Any:
+def column(arrow: pa.DataType, doc: str = "", answer_key: bool = False) -> Any:
     """A row field of Arrow type ``arrow`` (null unless given); ``doc`` becomes the Parquet field's description
-    where the table publishes descriptions (``arrow_schema(..., described=True)``)."""
-    return dataclasses.field(default=None, metadata={ARROW: arrow, DOC: doc})
+    where the table publishes descriptions (``arrow_schema(..., described=True)``). ``answer_key``: the column
+    holds the answer mapping on purpose (not for model input; the audit's probes leave it out). It is the row
+    class's knowledge only: the Parquet schema does not carry it."""
+    return dataclasses.field(default=None, metadata={ARROW: arrow, DOC: doc, ANSWER_KEY: answer_key})
+
+
+def answer_key_fields(row: type) -> tuple[str, ...]:
+    """The columns ``row`` declares with ``answer_key=True``, in order."""
+    return tuple(f.name for f in dataclasses.fields(row) if f.metadata.get(ANSWER_KEY))
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)

@@ -15,9 +15,10 @@ from synthetic_dataset import make_dataset
 from spare_gen.jobs.stages import audit_line
 from spare_gen.audit.probes import EXIT_NOT_AUDITED, audit
 from spare_gen.audit.report import AuditReport
-from spare_gen.audit.surface import TokenLookup, tokens
+from spare_gen.audit.surface import ANSWER_KEY_METADATA, TokenLookup, answer_key_columns, tokens
 from spare_gen.cli import main as cli_main
 from spare_gen.stages.questions.schema import split_path
+from spare_gen.stages.questions.tasks import question_schema
 from spare_gen.stages.questions.tasks import SPLITS
 from spare_gen.rng import derive_rng
 
@@ -31,6 +32,18 @@ def test_tokens_split_paths_at_separators_and_digit_runs():
     assert tokens("questions/cuts/csg_000109/drawings/cut0/2.png") == {
         "questions", "cuts", "csg", "109", "drawings", "cut0", "cut", "0", "2", "png"}
     assert tokens(["a-b", 3.0, None]) == {"a", "b", "3"}
+
+
+def test_the_metadata_probe_leaves_out_the_answer_and_the_answer_keys_each_task_row_declares():
+    assert answer_key_columns(question_schema("pose_to_isometric"), "pose_to_isometric") == [
+        "answer", "candidate_poses"]
+    assert answer_key_columns(question_schema("three_view_to_isometric"), "three_view_to_isometric") == [
+        "answer", "candidate_cuts"]
+    assert answer_key_columns(question_schema("isometric_to_pose"), "isometric_to_pose") == ["answer"]
+    # a table of another origin can flag a column itself, in its Arrow field metadata
+    schema = question_schema("isometric_to_pose").append(
+        pa.field("pose_order", pa.list_(pa.int32()), metadata={ANSWER_KEY_METADATA: b"true"}))
+    assert answer_key_columns(schema, "isometric_to_pose") == ["answer", "pose_order"]
 
 
 def test_token_lookup_learns_a_token_on_the_answer_and_ignores_position_only_tokens():

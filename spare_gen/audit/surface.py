@@ -38,14 +38,13 @@ import pyarrow.parquet as pq
 
 from spare_gen.audit.features import LAYOUT, Layout
 from spare_gen.config.schema import TaskName
+from spare_gen.rows import answer_key_fields
 from spare_gen.store.packed import drawing_bytes
 from spare_gen.stages.questions.schema import split_path
 from spare_gen.stages.questions.tasks import TASK_SPECS, dataset_choices
 
 ANSWER_COLUMN = "answer"
-# Columns that hold the answer mapping on purpose (documented as not for model input): a probe on them
-# would only rediscover the answer. A column can also declare itself one with field metadata answer_key=true.
-ANSWER_KEY_COLUMNS = frozenset({"candidate_poses", "candidate_cuts", "candidate_pose", "answer_pose", "cut_index"})
+# A table's Arrow field can also declare itself an answer key with field metadata answer_key=true.
 ANSWER_KEY_METADATA = b"answer_key"
 PATH_SUFFIXES = ("_svg", "_png", "_step")
 WORD_SPLIT = re.compile(r"[/\\._\-\s]+")  # path parts and words: cut0, 2, png
@@ -66,9 +65,12 @@ def is_path_column(name: str) -> bool:
     return name.endswith(PATH_SUFFIXES)
 
 
-def answer_key_columns(schema: pa.Schema) -> list[str]:
-    """Columns left out of the metadata probe: the answer itself and declared answer keys."""
-    return [f.name for f in schema if f.name == ANSWER_COLUMN or f.name in ANSWER_KEY_COLUMNS
+def answer_key_columns(schema: pa.Schema, task: TaskName) -> list[str]:
+    """Columns left out of the metadata probe: the answer itself and the answer keys, the columns that hold the
+    answer mapping on purpose (documented as not for model input: a probe on them would only rediscover the
+    answer), as the task's row declares them (``column(..., answer_key=True)``) or the table's field metadata."""
+    declared = answer_key_fields(TASK_SPECS[TaskName(task)].row)
+    return [f.name for f in schema if f.name == ANSWER_COLUMN or f.name in declared
             or (f.metadata or {}).get(ANSWER_KEY_METADATA, b"").lower() in (b"1", b"true")]
 
 
@@ -285,7 +287,7 @@ class TaskColumns:
 
     @classmethod
     def of(cls, schema: pa.Schema, task: TaskName, n_choices: int) -> "TaskColumns":
-        excluded = answer_key_columns(schema)
+        excluded = answer_key_columns(schema, task)
         exposed = [f.name for f in schema if f.name not in excluded]
         paths = [c for c in exposed if is_path_column(c)]
         if LAYOUT[task] is Layout.CANDIDATES:

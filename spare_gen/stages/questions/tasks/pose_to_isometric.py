@@ -117,7 +117,7 @@ class PoseToIsometricRow(QuestionCommon):
     answer: int | None = answer_choice()
     candidate_poses: list[int] | None = column(
         pa.list_(pa.int32()), "pose of each candidate drawing, in answer order; not "
-        "handed out by loaders (the candidate files are content-named copies)")
+        "handed out by loaders (the candidate files are content-named copies)", answer_key=True)
 
 
 SPEC = TaskSpec(

@@ -97,7 +97,8 @@ class ThreeViewToIsometricRow(QuestionCommon):
                                  "JSON list of the cutting primitives (CSG primitive specs), in answer order")
     candidate_cuts: list[int] | None = column(
         pa.list_(pa.int32()),
-        "cut object index of each candidate (cut 0 gives F, R, T), in answer order; not handed out by loaders")
+        "cut object index of each candidate (cut 0 gives F, R, T), in answer order; not handed out by loaders",
+        answer_key=True)
 
 
 SPEC = TaskSpec(
