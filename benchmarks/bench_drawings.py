@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import subprocess
 import sys
 import tempfile
 import time
@@ -49,7 +48,7 @@ from spare_gen.stages.models.child import check_csg
 from spare_gen.rng import derive_rng
 
 from cpu_account import CpuMeter
-from reference_drawers import CadQueryDrawer, spare3d_available, spare3d_draw_model
+from reference_drawers import LineServer, cadquery_drawer, spare3d_available, spare3d_draw_model
 
 REPEATS = 5  # best of, per model, for (a) and (b)
 RATIO_REPEATS = 3  # best of, per model, for the interleaved ratios
@@ -192,28 +191,15 @@ for line in sys.stdin:
 """
 
 
-class OtherCheckout:
-    """``draw_model`` of the spare_gen at ``root``, in a process of its own (CPU seconds measured there)."""
-
-    def __init__(self, root: str):
-        root = str(Path(root).resolve())  # its cwd too: ``python -c`` puts the cwd first on sys.path
-        self.proc = subprocess.Popen([sys.executable, "-c", _AGAINST_SERVER], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, text=True, env=dict(os.environ, PYTHONPATH=root), cwd=root)
-        self.package = self.proc.stdout.readline().strip()  # the spare_gen it imported
-        if not self.package.startswith(root):
-            raise RuntimeError(f"--against {root}: its process imported spare_gen from {self.package!r}")
-
-    def draw(self, path: Path, out: Path, method: str) -> float:
-        self.proc.stdin.write(f"{path} {out} {method}\n")
-        self.proc.stdin.flush()
-        line = self.proc.stdout.readline()
-        if not line:
-            raise RuntimeError(f"the other checkout's drawing child stopped (exit {self.proc.wait()})")
-        return float(line)
-
-    def close(self) -> None:
-        self.proc.stdin.close()
-        self.proc.wait()
+def other_checkout(root: str) -> LineServer:
+    """``draw_model`` of the spare_gen at ``root``, in a process of its own: ``draw(path, out, method)`` returns its
+    CPU seconds."""
+    root = str(Path(root).resolve())  # its cwd too: ``python -c`` puts the cwd first on sys.path
+    server = LineServer([sys.executable, "-c", _AGAINST_SERVER], "the other checkout's drawing child",
+                        env=dict(os.environ, PYTHONPATH=root), cwd=root)
+    if not server.greeting.startswith(root):  # the spare_gen it imported
+        raise RuntimeError(f"--against {root}: its process imported spare_gen from {server.greeting!r}")
+    return server
 
 
 def _draw_cpu(path: Path, out: Path, render: RenderConfig, method: str) -> float:
@@ -229,8 +215,8 @@ def interleaved_ratios(paths: list[Path], render: RenderConfig, out: Path, again
     with ``cadquery`` CadQuery's; model by model, each repeat in turn."""
     poses = fixed_poses()
     views = [(p.direction, p.x_direction) for p in poses]
-    other = OtherCheckout(against) if against else None
-    cq = CadQueryDrawer(cadquery, poses) if cadquery else None
+    other = other_checkout(against) if against else None
+    cq = cadquery_drawer(cadquery, poses) if cadquery else None
     totals: dict[str, float] = {}
     try:
         if other:

@@ -159,26 +159,34 @@ for line in sys.stdin:
 """.replace("SIZE", str(CADQUERY_SIZE))
 
 
-class CadQueryDrawer:
-    """CadQuery's drawing of a model's poses, in a process of ``python`` (an interpreter with cadquery and
-    cairosvg); ``draw`` returns that process's CPU seconds for one model."""
+class LineServer:
+    """A drawing process answering one request a line with its CPU seconds a line (``draw``); its first line of
+    output is its greeting (``greeting``)."""
 
-    def __init__(self, python: str, poses):
-        directions = [",".join(repr(float(c)) for c in pose.direction) for pose in poses]
-        self.proc = subprocess.Popen([python, "-c", _CADQUERY_SERVER, *directions], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, text=True)
-        if self.proc.stdout.readline().strip() != "ready":
-            raise RuntimeError(f"--cadquery {python}: it could not import cadquery and cairosvg "
-                               f"(exit {self.proc.wait()})")
+    def __init__(self, argv: list[str], what: str, **popen):
+        self.what = what
+        self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, **popen)
+        self.greeting = self.proc.stdout.readline().strip()
 
-    def draw(self, path: Path, out: Path) -> float:
-        self.proc.stdin.write(f"{path} {out}\n")
+    def draw(self, *words) -> float:
+        self.proc.stdin.write(" ".join(map(str, words)) + "\n")
         self.proc.stdin.flush()
         line = self.proc.stdout.readline()
         if not line:
-            raise RuntimeError(f"CadQuery's drawing process stopped (exit {self.proc.wait()})")
+            raise RuntimeError(f"{self.what} stopped (exit {self.proc.wait()})")
         return float(line)
 
     def close(self) -> None:
         self.proc.stdin.close()
         self.proc.wait()
+
+
+def cadquery_drawer(python: str, poses) -> LineServer:
+    """CadQuery's drawing of a model's poses in a process of ``python`` (an interpreter with cadquery and cairosvg):
+    ``draw(brep_path, out_dir)`` returns that process's CPU seconds for one model."""
+    directions = [",".join(repr(float(c)) for c in pose.direction) for pose in poses]
+    server = LineServer([python, "-c", _CADQUERY_SERVER, *directions], "CadQuery's drawing process")
+    if server.greeting != "ready":
+        raise RuntimeError(f"--cadquery {python}: it could not import cadquery and cairosvg "
+                           f"(exit {server.proc.wait()})")
+    return server
