@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Iterator, Sequence, overload
 
 from spare_gen.config.schema import TaskName
+from spare_gen.stages.drawings.schema import DrawingRow
 from spare_gen.stages.questions.near_duplicate import Drawing, near_duplicate
 from spare_gen.stages.questions.schema import THREE_VIEW_PREFIXES, QuestionCommon
 
@@ -20,7 +21,7 @@ class LoadedDataset:
     summary: dict
     rows: dict[str, dict[str, list[QuestionCommon]]]  # task -> split -> rows (each task's row class)
     manifest: dict[str, str]  # path -> recorded sha256
-    drawings: dict[str, dict]  # model_id -> drawings.parquet row
+    drawings: dict[str, DrawingRow]  # model_id -> drawings.parquet row (its flags and scale)
     n_primitives: dict[str, int | None]  # model_id -> models.parquet n_primitives
     views: dict[str, dict[str, dict]]  # model_id -> view -> views row (svg, png, visible, hidden)
     cut_views: dict[str, dict]  # svg path -> cut_views row

@@ -13,13 +13,14 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from spare_gen.stages.drawings.schema import DRAWINGS_FILE, VIEWS_FILE
-from spare_gen.stages.models.schema import MODELS_FILE
+from spare_gen.stages.drawings.schema import DRAWINGS_FILE, VIEWS_FILE, DrawingRow
+from spare_gen.stages.models.schema import MODELS_FILE, ModelRow
 from spare_gen.config.schema import TaskName
 from spare_gen.stages.questions.dataset import LoadedDataset
 from spare_gen.stages.questions.layout import SPLITS
 from spare_gen.stages.questions.schema import (
-    CUT_VIEWS_NAME, FILE_SOURCES_NAME, MANIFEST_NAME, QUESTIONS_DIR, SUMMARY_NAME, QuestionCommon, split_path,
+    CUT_VIEWS_NAME, FILE_SOURCES_NAME, MANIFEST_NAME, QUESTIONS_DIR, SUMMARY_NAME, FileSourceRow, ManifestRow,
+    QuestionCommon, split_path,
 )
 from spare_gen.rows import rows_from_table
 from spare_gen.stages.questions.tasks import TASKS, question_row
@@ -72,18 +73,20 @@ def load(out: Path) -> tuple[LoadedDataset | None, list[str]]:
             else:
                 rows[task.value][split] = []  # an empty split has no file
     model_ids = sorted({str(r.model_id) for splits in rows.values() for rs in splits.values() for r in rs})
-    manifest = {r["path"]: r["sha256"] for r in _rows(out / QUESTIONS_DIR / MANIFEST_NAME)}
-    drawings = {r["model_id"]: r for r in _rows(out / DRAWINGS_FILE,
-                                                 columns=["model_id", "usable", "blank", "tiny", "duplicate", "scale"])}
-    n_primitives = {r["model_id"]: r["n_primitives"]
-                    for r in _rows(out / MODELS_FILE, columns=["model_id", "n_primitives"])}
+    manifest = {str(r.path): str(r.sha256)
+                for r in rows_from_table(ManifestRow, _table(out / QUESTIONS_DIR / MANIFEST_NAME))}
+    drawings = {str(r.model_id): r for r in rows_from_table(DrawingRow, _table(
+        out / DRAWINGS_FILE, columns=["model_id", "usable", "blank", "tiny", "duplicate", "scale"]))}
+    models = _table(out / MODELS_FILE, columns=["model_id", "n_primitives"])
+    n_primitives = {str(r.model_id): r.n_primitives for r in rows_from_table(ModelRow, models)}
     views: dict[str, dict[str, dict]] = {}
     for r in _rows(out / VIEWS_FILE, columns=VECTOR_COLUMNS, filters=[("model_id", "in", model_ids)]
                    if model_ids else None):
         views.setdefault(r["model_id"], {})[r["view"]] = r
     cut_views = {r["svg"]: r for r in _rows(out / QUESTIONS_DIR / CUT_VIEWS_NAME)}
     ds = LoadedDataset(out, summary, rows, manifest, drawings, n_primitives, views, cut_views)
-    ds.aliases = {r["path"]: r["source"] for r in _rows(out / QUESTIONS_DIR / FILE_SOURCES_NAME)}
+    ds.aliases = {str(r.path): str(r.source)
+                  for r in rows_from_table(FileSourceRow, _table(out / QUESTIONS_DIR / FILE_SOURCES_NAME))}
     ds.by_svg = {**{v["svg"]: v for mv in views.values() for v in mv.values()}, **cut_views}
     return ds, problems
 

@@ -111,8 +111,9 @@ def check_models(ds: LoadedDataset) -> list[str]:
     bad = []
     for task, split, row in ds.all_rows():
         d = ds.drawings.get(str(row.model_id))
-        flags = [f for f in ("blank", "tiny", "duplicate") if d and d.get(f)]
-        if d is None or flags or not d.get("usable"):
+        flags = [] if d is None else [f for f, on in (("blank", d.blank), ("tiny", d.tiny), ("duplicate", d.duplicate))
+                                      if on]
+        if d is None or flags or not d.usable:
             why = ", ".join(flags) if flags else "not usable" if d else "not in drawings.parquet"
             bad.append(f"models: {question_id(row)} uses model {row.model_id} ({why})")
     return bad
@@ -170,7 +171,8 @@ def check_images(ds: LoadedDataset) -> list[str]:
         if any(n > 1 for n in kinds.values()) or None in kinds:
             bad.append(f"images: {task} mixes image sizes {dict(sizes)}")
     for svg, row in sorted(ds.cut_views.items()):  # cut objects are drawn at their model's scale
-        model_scale = (ds.drawings.get(row["model_id"]) or {}).get("scale")
+        drawn = ds.drawings.get(row["model_id"])
+        model_scale = None if drawn is None else drawn.scale
         if model_scale is None or not np.isclose(row["scale"], model_scale, rtol=1e-9):
             bad.append(f"images: cut drawing {svg} has scale {row['scale']}, its model {model_scale}")
     return bad
