@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from PIL import Image
@@ -23,6 +24,9 @@ from spare_gen.stages.questions.layout import SPLITS, pose_view
 from spare_gen.stages.questions.publish.preview import CAPTION
 from spare_gen.stages.questions.sheet_cells import CELL, CUBE_POSE, PAD, pose_cube_image
 from spare_gen.validate import main as validate_main
+from spare_gen.config.schema import TaskName
+from spare_gen.rows import rows_from_table
+from spare_gen.stages.questions.tasks import TASK_SPECS, question_row
 from spare_gen.stages.questions.validate import validate
 
 COUNTS = {"three_view_to_isometric": 4, "isometric_to_pose": 8, "pose_to_isometric": 8,
@@ -304,6 +308,33 @@ def test_validate_catches_unbalanced_answers_and_wrong_answers(dataset, tmp_path
     problems = validate(out)
     assert any("isometric_to_pose train: answer counts" in p for p in problems)
     assert any("iso drawing is not the model's pose" in p for p in problems)
+
+
+def test_validate_names_a_column_the_task_does_not_declare_and_checks_the_rest(dataset, tmp_path):
+    out = _copy(dataset, tmp_path)
+    path = out / "questions/pose_to_isometric/train.parquet"
+    table = pq.read_table(path)
+    pq.write_table(table.append_column("leak", pa.array(["x"] * table.num_rows)), path)
+    assert validate(out) == [f"load: {path} has columns the pose_to_isometric table does not declare: leak "
+                             "(left out of the checks)"]
+
+    def all_zero(rs):
+        for r in rs:
+            r["answer"] = 0
+    _edit(path, all_zero)
+    assert any("pose_to_isometric train: answer counts" in p for p in validate(out))
+
+
+def test_typed_question_rows_name_the_same_files_answers_and_choices_as_the_table(dataset):
+    for task, split, r in all_rows(dataset):
+        typed = rows_from_table(question_row(task), pq.read_table(dataset / "questions" / task / f"{split}.parquet"))
+        row = next(t for t in typed if t.question_id == r["question_id"])
+        assert row.paths() == row_paths(r, task) and row.paths()
+        assert row.correct_answer() == r.get("answer")
+        assert row.candidates("png") == (r.get("candidate_png") or [])
+        assert row.three_views("svg") == {"f": r["front_svg"], "r": r["right_svg"], "t": r["top_svg"]}
+        assert TASK_SPECS[TaskName(task)].n_choices(row) == (len(r["candidate_svg"]) if "candidate_svg" in r else
+                                                             len(r.get("choice_poses") or []))
 
 
 def test_validate_catches_a_flagged_model(dataset, tmp_path):

@@ -37,9 +37,9 @@ from scipy.special import ndtri
 from spare_gen.audit.features import LAYOUT, Layout
 from spare_gen.config.schema import TaskName
 from spare_gen.data.stats import CONFIDENCE, wilson
-from spare_gen.data.tables import Kind, load_split
+from spare_gen.data.tables import Kind, load_rows
 from spare_gen.rng import derive_rng, derive_seed
-from spare_gen.stages.questions.schema import POSE_COLUMN, THREE_VIEW_PREFIXES, split_path
+from spare_gen.stages.questions.schema import ANSWER_COLUMN, POSE_COLUMN, THREE_VIEW_PREFIXES, QuestionCommon, split_path
 from spare_gen.stages.questions.tasks import SPLITS, TASK_SPECS, dataset_choices
 from spare_gen.store.packed import drawing_bytes
 
@@ -118,7 +118,7 @@ class TaskInputs:
 
 def _question_columns(task: TaskName) -> list[str]:
     spec = TASK_SPECS[task]
-    columns = ["answer", "model_id", *(f"{p}_{Kind.PNG.value}" for p in THREE_VIEW_PREFIXES.values()),
+    columns = [ANSWER_COLUMN, "model_id", *(f"{p}_{Kind.PNG.value}" for p in THREE_VIEW_PREFIXES.values()),
                f"{spec.answer_side_prefix}_{Kind.PNG.value}"]
     return columns + ([POSE_COLUMN] if spec.loader.pose == POSE_COLUMN else [])
 
@@ -127,20 +127,21 @@ def read_inputs(out: Path, task: TaskName, seed: int) -> TaskInputs | str:
     """The task's questions of every split (a seeded subsample of MAX_QUESTIONS when there are more), featurised;
     the reason instead when some question has no F, R, T drawing (nothing to compare with)."""
     out = Path(out)
-    rows: list[dict] = []
+    rows: list[QuestionCommon] = []
     for split in SPLITS:
         if split_path(out, task.value, split).is_file():
-            rows.extend(load_split(out, task, split, _question_columns(task)).to_pylist())
+            rows.extend(load_rows(out, task, split, _question_columns(task)))
     available = len(rows)
     if available > MAX_QUESTIONS:
         keep = np.sort(derive_rng(seed, "audit", "view_aware", task.value, "subsample").choice(
             available, MAX_QUESTIONS, replace=False))
         rows = [rows[i] for i in keep]
-    view_columns = [f"{p}_{Kind.PNG.value}" for p in THREE_VIEW_PREFIXES.values()]
-    missing = sum(1 for r in rows if not all(r[c] for c in view_columns))
+    png = Kind.PNG.value
+    missing = sum(1 for r in rows if not all(r.three_views(png).values()))
     if missing:
         return f"{missing} of {len(rows)} questions without their F, R, T drawings"
-    side = f"{TASK_SPECS[task].answer_side_prefix}_{Kind.PNG.value}"
+    spec = TASK_SPECS[task]
+    side = str(spec.answer_side_prefix)
     cache: dict[str, np.ndarray] = {}
 
     def feats(rel: str) -> np.ndarray:
@@ -149,16 +150,17 @@ def read_inputs(out: Path, task: TaskName, seed: int) -> TaskInputs | str:
         return cache[rel]
 
     d = len(FEATURE_NAMES)
-    views = np.array([[feats(r[f"{p}_{Kind.PNG.value}"]) for p in THREE_VIEW_PREFIXES.values()] for r in rows],
+    views = np.array([[feats(rel) for rel in r.three_views(png).values()] for r in rows],
                      dtype=np.float64).reshape(len(rows), 3, d)
     if LAYOUT[task] is Layout.CANDIDATES:
-        choices = np.array([[feats(p) for p in r[side]] for r in rows], dtype=np.float64).reshape(len(rows), -1, d)
+        choices = np.array([[feats(p) for p in r.drawing(side, png)] for r in rows],
+                           dtype=np.float64).reshape(len(rows), -1, d)
     else:
-        choices = np.array([[feats(r[side])] for r in rows], dtype=np.float64).reshape(len(rows), 1, d)
-    pose = (np.array([r[POSE_COLUMN] for r in rows], dtype=np.float64)
-            if TASK_SPECS[task].loader.pose == POSE_COLUMN else None)
-    return TaskInputs(task, views, choices, np.array([r["answer"] for r in rows], dtype=np.int64),
-                      np.array([r["model_id"] for r in rows], dtype=object), pose, dataset_choices(out, task),
+        choices = np.array([[feats(r.drawing(side, png))] for r in rows], dtype=np.float64).reshape(len(rows), 1, d)
+    pose = (np.array([spec.loader.query_pose(r) for r in rows], dtype=np.float64)
+            if spec.loader.pose == POSE_COLUMN else None)
+    return TaskInputs(task, views, choices, np.array([r.correct_answer() for r in rows], dtype=np.int64),
+                      np.array([r.model_id for r in rows], dtype=object), pose, dataset_choices(out, task),
                       available)
 
 

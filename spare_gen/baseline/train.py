@@ -39,7 +39,7 @@ from spare_gen.baseline.curve import curve_files
 from spare_gen.baseline.nets import make_model
 from spare_gen.baseline.options import MARGIN, Arch, Formulation, Protocol, TrainOptions
 from spare_gen.config.schema import TaskName
-from spare_gen.data.evaluate import format_report, multiple_choice_task, score
+from spare_gen.data.evaluate import AnswerKey, format_report, multiple_choice_task, score
 from spare_gen.data.feed import N_VIEWS, collate, open_feed
 from spare_gen.data.human import human_reference
 from spare_gen.data.stats import CONFIDENCE
@@ -157,7 +157,7 @@ def report_on_test(task: TaskName, data: Resident, preds: list[int], predictions
     """``spare-gen evaluate``'s report of ``preds`` on the test split, scored from the split in memory (a folder of
     exported caches has no question table to read)."""
     answers = data.tensors["answer"].tolist()
-    rows = [{"question_id": q, "n_primitives": n, "answer": a} for q, n, a in zip(data.ids, data.n_primitives, answers)]
+    rows = [AnswerKey(q, n, a) for q, n, a in zip(data.ids, data.n_primitives, answers)]
     human = human_reference(task)
     return {"task": task.value, "split": "test", "predictions": str(predictions), "n_questions": len(rows),
             "confidence": CONFIDENCE, **score(rows, dict(zip(data.ids, preds)), data.n_choices),

@@ -13,15 +13,17 @@ from spare_gen.config.tasks import task_options
 from spare_gen.stages.drawings.preset import drawing_rule
 from spare_gen.hub.pack import HF_SPLIT, hf_path
 from spare_gen.stages.models.quality import Quality
-from spare_gen.stages.models.schema import MODELS_FILE
+from spare_gen.stages.models.schema import MODELS_FILE, ModelRow
 from spare_gen.stages.questions.select import split_ratio
 from spare_gen.stages.questions.spec import TargetKind
 from spare_gen.stages.questions.tasks import SPLITS, TASKS, TASK_SPECS, describe
 from spare_gen.stages.questions.layout import empty_splits, empty_splits_warning
 from spare_gen.stages.questions.schema import QuestionsSummary
 from spare_gen.runner.isolation import Status
+from spare_gen.rating.pairs import PairRow
+from spare_gen.rows import rows_from_table
 from spare_gen.versions import package_versions
-from spare_gen.stages.pool.schema import CORRUPTIONS_FILE, PAIRS_FILE, WIREFRAMES_FILE
+from spare_gen.stages.pool.schema import CORRUPTIONS_FILE, PAIRS_FILE, WIREFRAMES_FILE, CorruptionRow
 
 CARD_NAME = "README.md"
 SOURCE_WORDS = {ModelSource.HOUSES: "procedural house"}  # how the card names a models source (else its value)
@@ -165,11 +167,11 @@ def _quality(out: Path | None) -> list[str]:
     path = None if out is None else Path(out) / MODELS_FILE
     if path is None or not shards.exists(path) or "quality" not in shards.schema(path).names:
         return []
-    rows = shards.read(path, columns=["quality", "quality_reason"]).to_pylist()
+    rows = rows_from_table(ModelRow, shards.read(path, columns=["quality", "quality_reason"]))
     flagged: dict[str, int] = {}
     for r in rows:
-        if r["quality"] and r["quality"] != Quality.OK:
-            flagged[r["quality"]] = flagged.get(r["quality"], 0) + 1
+        if r.quality and r.quality != Quality.OK:
+            flagged[r.quality] = flagged.get(r.quality, 0) + 1
     text = ("No model was flagged." if not flagged else
             _table(["quality flag", "models"], [[f"`{k}`", n] for k, n in sorted(flagged.items())]))
     return ["## CAD quality gate", "",
@@ -186,18 +188,20 @@ def pool_section(out: Path | None) -> str:
         lines += ["No corrupted-wireframe pool in this folder (`pool.enabled = false`, or the pool stage has not run).",
                   POOL_END]
         return "\n".join(lines)
-    variants = pq.read_table(out / CORRUPTIONS_FILE, columns=["model_id", "kind", "severity", "status"]).to_pylist()
+    variants = rows_from_table(CorruptionRow, pq.read_table(out / CORRUPTIONS_FILE,
+                                                            columns=["model_id", "kind", "severity", "status"]))
     n_gt = pq.read_metadata(out / WIREFRAMES_FILE).num_rows if (out / WIREFRAMES_FILE).is_file() else 0
-    counts: dict[tuple[str, str], int] = {}
+    counts: dict[tuple, int] = {}  # (kind, severity) -> usable variants
     for v in variants:
-        if v["status"] == Status.OK:
-            counts[(v["kind"], v["severity"])] = counts.get((v["kind"], v["severity"]), 0) + 1
+        if v.status == Status.OK:
+            key = (v.kind, v.severity)
+            counts[key] = counts.get(key, 0) + 1
     kinds = sorted({k for k, _ in counts})
     severities = [s for s in ("low", "medium", "high") if any(s == sv for _, sv in counts)]
     pairs = {}
     if (out / PAIRS_FILE).is_file():
-        for r in pq.read_table(out / PAIRS_FILE, columns=["pair_type"]).to_pylist():
-            pairs[r["pair_type"]] = pairs.get(r["pair_type"], 0) + 1
+        for r in rows_from_table(PairRow, pq.read_table(out / PAIRS_FILE, columns=["pair_type"])):
+            pairs[r.pair_type] = pairs.get(r.pair_type, 0) + 1
     lines += [
         f"3D wireframes of {n_gt} ground-truth models (`wireframes.parquet`, normalised, transform stored) and "
         f"{sum(counts.values())} corrupted variants (`corruptions.parquet`: kind, severity, seed, every wireframe "

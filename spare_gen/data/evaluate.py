@@ -21,9 +21,10 @@ from spare_gen.atomic import write_json
 from spare_gen.config.schema import TaskName
 from spare_gen.data.human import human_reference
 from spare_gen.data.stats import CONFIDENCE, wilson
-from spare_gen.data.tables import check_split, load_split
+from spare_gen.data.tables import check_split, load_rows
 from spare_gen.store.inventory import REPORTS_DIR
 from spare_gen.stages.questions.layout import task_name
+from spare_gen.stages.questions.schema import ANSWER_COLUMN, QuestionCommon
 from spare_gen.stages.questions.tasks import TASK_SPECS, TASKS, dataset_choices
 
 REQUIRED_COLUMNS = ("question_id", "answer")
@@ -120,12 +121,30 @@ def _stratum(n_primitives) -> str:
     return "file models" if n_primitives is None else f"{int(n_primitives)} primitives"
 
 
-def score(rows: list[dict], answers: dict[str, int], n_answers: int) -> dict:
+@dataclass(frozen=True)
+class AnswerKey:
+    """One question as scoring reads it: its id, its stratum (primitive count, None for a file model) and the index
+    of its correct choice."""
+
+    question_id: str
+    n_primitives: int | None
+    answer: int
+
+    @classmethod
+    def of(cls, row: QuestionCommon) -> "AnswerKey":
+        """The key of a multiple-choice question row (a row without an answer is a ValueError)."""
+        answer = row.correct_answer()
+        if answer is None:
+            raise ValueError(f"{row.question_id}: the question has no answer (not a multiple-choice task)")
+        return cls(str(row.question_id), row.n_primitives, answer)
+
+
+def score(keys: list[AnswerKey], answers: dict[str, int], n_answers: int) -> dict:
     """Accuracy overall and per primitive count; a question without a valid answer counts as wrong."""
-    correct = [answers.get(r["question_id"]) == int(r["answer"]) for r in rows]
+    correct = [answers.get(k.question_id) == k.answer for k in keys]
     strata: dict[str, list[bool]] = {}
-    for r, ok in sorted(zip(rows, correct), key=lambda x: (x[0]["n_primitives"] is None, x[0]["n_primitives"] or 0)):
-        strata.setdefault(_stratum(r["n_primitives"]), []).append(ok)
+    for k, ok in sorted(zip(keys, correct), key=lambda x: (x[0].n_primitives is None, x[0].n_primitives or 0)):
+        strata.setdefault(_stratum(k.n_primitives), []).append(ok)
     return {
         "overall": wilson(sum(correct), len(correct)).to_dict(),
         "by_primitives": {name: wilson(sum(oks), len(oks)).to_dict() for name, oks in strata.items()},
@@ -138,9 +157,10 @@ def evaluate(out: Path, task: TaskName | str, split: str, predictions_path: Path
     task = multiple_choice_task(task)
     check_split(split)
     n_answers = dataset_choices(out, task)
-    rows = load_split(out, task, split, columns=["question_id", "n_primitives", "answer"]).to_pylist()
+    columns = ["question_id", "n_primitives", ANSWER_COLUMN]
+    rows = [AnswerKey.of(r) for r in load_rows(out, task, split, columns=columns)]
     pairs = read_predictions(predictions_path)
-    answers, problems = check_predictions(pairs, [r["question_id"] for r in rows], n_answers)
+    answers, problems = check_predictions(pairs, [r.question_id for r in rows], n_answers)
     if problems and not lenient:
         raise PredictionError(f"{Path(predictions_path).name}: {problems.describe()}; answers must be integers "
                               f"0..{n_answers - 1}, one per question of {task.value}/{split} "

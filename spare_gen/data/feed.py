@@ -53,12 +53,12 @@ from spare_gen.config.schema import TaskName
 from spare_gen.data.cachefile import CHUNK_BYTES, XZ_PRESET, cache_files, read_cache_file, read_header, \
     write_cache_file
 from spare_gen.data.loaders import decode_rgb, image_size
-from spare_gen.data.tables import Kind, check_split, load_split, three_view_columns
+from spare_gen.data.tables import Kind, check_split, load_rows
 from spare_gen.filehash import sha256_file
 from spare_gen.store.manifest import read_manifest
 from spare_gen.store.packed import drawing_bytes, packed_paths
 from spare_gen.stages.questions.layout import ALL_POSES, task_name
-from spare_gen.stages.questions.schema import ANSWER_COLUMN, split_path
+from spare_gen.stages.questions.schema import QuestionCommon, split_path
 from spare_gen.stages.questions.spec import TargetKind
 from spare_gen.stages.questions.tasks import TASK_SPECS, dataset_choices
 
@@ -128,20 +128,20 @@ class FeedDataset(Dataset):
         self.channels = channel_order(channels)
         self.spec = TASK_SPECS[self.task]
         self.questions = _question_limit(questions)
-        rows = load_split(self.out, self.task, self.split).to_pylist()[:self.questions]
+        rows = load_rows(self.out, self.task, self.split)[:self.questions]
         keys = self.spec.loader
         self.paths = [self._image_paths(row) for row in rows]
         self.offsets = np.cumsum([0] + [len(p) for p in self.paths])
         # drawings packed in the views table (render.store); the others are read as files, without a lookup per image
         self.packed = packed_paths(self.out).intersection(rel for rels in self.paths for rel in rels)
-        self.n_candidates = [len(row[f"{keys.candidates}_{Kind.PNG.value}"]) if keys.candidates else 0 for row in rows]
-        self.question_ids = [row["question_id"] for row in rows]
-        self.n_primitives = np.array([-1 if r["n_primitives"] is None else int(r["n_primitives"]) for r in rows],
+        self.n_candidates = [len(row.candidates(Kind.PNG.value)) if keys.candidates else 0 for row in rows]
+        self.question_ids = [str(row.question_id) for row in rows]
+        self.n_primitives = np.array([-1 if r.n_primitives is None else int(r.n_primitives) for r in rows],
                                      dtype=np.int64)
-        self.answers = np.array([int(r[ANSWER_COLUMN]) for r in rows], np.int64) if self.spec.n_answers else None
-        self.poses = (np.array([pose_one_hot_array(int(r[keys.pose])) for r in rows], np.float32).reshape(-1, N_POSES)
+        self.answers = np.array([r.correct_answer() for r in rows], np.int64) if self.spec.n_answers else None
+        self.poses = (np.array([pose_one_hot_array(keys.query_pose(r)) for r in rows], np.float32).reshape(-1, N_POSES)
                       if keys.pose is not None else None)
-        self.points = ([np.asarray(r[keys.target_column], dtype=np.float32).reshape(-1, 3) for r in rows]
+        self.points = ([np.asarray(keys.target_points(r), dtype=np.float32).reshape(-1, 3) for r in rows]
                        if keys.target is TargetKind.POINTS else None)
         self.n_choices = dataset_choices(self.out, self.task)
         self.table_sha256 = sha256_file(split_path(self.out, self.task.value, self.split))
@@ -149,16 +149,16 @@ class FeedDataset(Dataset):
         self.cache_path = self._cache(Path(cache_dir) if cache_dir else default_cache_dir()) if cache else None
         self._images: np.ndarray | None = None  # the memory-mapped cache, opened per process
 
-    def _image_paths(self, row: dict) -> list[str]:
+    def _image_paths(self, row: QuestionCommon) -> list[str]:
         """Every image of a row in item order: F, R, T, extra drawings, candidates, a target drawing."""
         kind = Kind.PNG.value
         keys = self.spec.loader
-        paths = [row[col] for col in three_view_columns(kind).values()]
-        paths += [row[f"{prefix}_{kind}"] for prefix in keys.drawing.values()]
+        paths = list(row.three_views(kind).values())
+        paths += [row.drawing(prefix, kind) for prefix in keys.drawing.values()]
         if keys.candidates:
-            paths += list(row[f"{keys.candidates}_{kind}"])
-        if keys.target is TargetKind.DRAWING:
-            paths.append(row[f"{keys.target_column}_{kind}"])
+            paths += row.candidates(kind)
+        if keys.target is TargetKind.DRAWING and keys.target_column:
+            paths.append(row.drawing(keys.target_column, kind))
         if None in paths:
             raise ValueError(f"a {self.task.value} question names no file for a drawing (PNG output disabled?)")
         return paths

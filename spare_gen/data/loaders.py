@@ -18,16 +18,16 @@ import numpy as np
 from PIL import Image
 
 from spare_gen.config.schema import TaskName
-from spare_gen.data.tables import DrawingVectors, Kind, load_split, three_view_columns
+from spare_gen.data.tables import DrawingVectors, Kind, load_split
 from spare_gen.store.packed import drawing_bytes
-from spare_gen.stages.questions.schema import ANSWER_COLUMN
+from spare_gen.rows import rows_from_table
+from spare_gen.stages.questions.schema import QuestionCommon
 from spare_gen.stages.questions.layout import task_name
 from spare_gen.stages.questions.spec import TargetKind
-from spare_gen.stages.questions.tasks import TASK_SPECS
+from spare_gen.stages.questions.tasks import TASK_SPECS, question_row
 
 # Pillow's bilinear filter widens its support when shrinking, so a downsampled thin line keeps its ink.
 RESAMPLE = Image.Resampling.BILINEAR
-META_COLUMNS = ("question_id", "task", "split", "model_id", "n_primitives")
 
 
 class Source(str, Enum):
@@ -96,24 +96,25 @@ class QuestionReader:
         items = [self.drawing(p) for p in rel_paths]
         return np.stack(items) if self.source is Source.PNG else items
 
-    def item(self, row: dict) -> dict:
+    def item(self, row: QuestionCommon) -> dict:
         """The item of one question row (see the module docstring for its keys)."""
         kind = self._kind().value
-        item = {k: row.get(k) for k in META_COLUMNS}
-        item["views"] = {v: self.drawing(row[col]) for v, col in three_view_columns(kind).items()}
+        item: dict = {"question_id": row.question_id, "task": row.task, "split": row.split, "model_id": row.model_id,
+                      "n_primitives": row.n_primitives}
+        item["views"] = {v: self.drawing(rel) for v, rel in row.three_views(kind).items()}
         keys = TASK_SPECS[self.task].loader
         for key, prefix in keys.drawing.items():
-            item[key] = self.drawing(row[f"{prefix}_{kind}"])
+            item[key] = self.drawing(row.drawing(prefix, kind))
         if keys.pose is not None:
-            item["pose"] = int(row[keys.pose])
+            item["pose"] = keys.query_pose(row)
         if keys.candidates is not None:
-            item["candidates"] = self.drawings(list(row[f"{keys.candidates}_{kind}"]))
-        if row.get(ANSWER_COLUMN) is not None:
-            item["answer"] = int(row[ANSWER_COLUMN])
-        if keys.target is TargetKind.DRAWING:
-            item["target"] = self.drawing(row[f"{keys.target_column}_{kind}"])
+            item["candidates"] = self.drawings(list(row.drawing(keys.candidates, kind)))
+        if row.correct_answer() is not None:
+            item["answer"] = row.correct_answer()
+        if keys.target is TargetKind.DRAWING and keys.target_column:
+            item["target"] = self.drawing(row.drawing(keys.target_column, kind))
         elif keys.target is TargetKind.POINTS:
-            item["target"] = np.asarray(row[keys.target_column], dtype=np.float32).reshape(-1, 3)
+            item["target"] = np.asarray(keys.target_points(row), dtype=np.float32).reshape(-1, 3)
         return item
 
 
@@ -125,7 +126,7 @@ def iter_questions(
     table = load_split(out, task, split)
     vectors = DrawingVectors.load(out, svg_paths(table)) if Source(source) is Source.VECTORS else None
     reader = QuestionReader(out, task, size=size, source=source, vectors=vectors)
-    for row in table.to_pylist():
+    for row in rows_from_table(question_row(task), table):
         yield reader.item(row)
 
 

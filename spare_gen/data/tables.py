@@ -23,8 +23,9 @@ from spare_gen.store import shards
 from spare_gen.stages.drawings.schema import VIEWS_FILE
 from spare_gen.rows import rows_from_table
 from spare_gen.stages.questions.schema import (
-    CUT_VIEWS_NAME, FILE_SOURCES_NAME, QUESTIONS_DIR, FileSourceRow, split_path,
+    CUT_VIEWS_NAME, FILE_SOURCES_NAME, QUESTIONS_DIR, FileSourceRow, QuestionCommon, split_path,
 )
+from spare_gen.stages.questions.tasks import question_row
 
 VIEWS_NAME = VIEWS_FILE
 VECTOR_COLUMNS = ["svg", "png", "visible", "hidden"]
@@ -50,6 +51,12 @@ def load_split(out: str | Path, task: TaskName | str, split: str, columns: list[
     if not path.is_file():
         raise FileNotFoundError(f"no question file {path} (run the question stage, or check the task and split)")
     return pq.read_table(path, columns=columns)
+
+
+def load_rows(out: str | Path, task: TaskName | str, split: str,
+              columns: list[str] | None = None) -> list[QuestionCommon]:
+    """The questions of a split as typed rows (``question_row(task)``; columns not read are null)."""
+    return rows_from_table(question_row(task), load_split(out, task, split, columns))
 
 
 def load_split_pandas(out: str | Path, task: TaskName | str, split: str, columns: list[str] | None = None):

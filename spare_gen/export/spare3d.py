@@ -34,11 +34,11 @@ from PIL import Image
 from spare_gen import console
 from spare_gen.atomic import write_bytes, write_json, write_text
 from spare_gen.config.schema import TaskName
-from spare_gen.data.tables import Kind, available_tasks, check_split, load_split, three_view_columns
+from spare_gen.data.tables import Kind, available_tasks, check_split, load_rows
 from spare_gen.canvas.raster import png_bytes
 from spare_gen.filehash import sha256_file
 from spare_gen.store.packed import drawing_bytes
-from spare_gen.stages.questions.schema import split_path
+from spare_gen.stages.questions.schema import QuestionCommon, split_path
 from spare_gen.stages.questions.spec import TargetKind
 from spare_gen.stages.questions.tasks import SPLITS, TASK_SPECS, task_name
 
@@ -106,32 +106,32 @@ def answer_value(task: TaskName, answer: int) -> int | str:
 class PngFrom:
     """A file to write from a dataset PNG (path relative to the dataset root)."""
 
-    rel_path: str
+    rel_path: str | None  # None: the dataset has no PNG of it (render.png = false)
 
 
-def question_files(task: TaskName, row: dict, q: str) -> dict[str, PngFrom | bytes]:
+def question_files(task: TaskName, row: QuestionCommon, q: str) -> dict[str, PngFrom | bytes]:
     """Path inside the split folder -> what to write there, for one question row exported as folder ``q``."""
-    views = three_view_columns(Kind.PNG)
     png = Kind.PNG.value
+    views = row.three_views(png)
     layout, keys = TASK_SPECS[task].spare3d, TASK_SPECS[task].loader
     files: dict[str, PngFrom | bytes] = {}
     if uses_answer_json(task):
-        for view, col in views.items():
-            files[f"{q}/{q}_{SHORT_VIEW_SUFFIX[view]}.png"] = PngFrom(row[col])
+        for view, rel in views.items():
+            files[f"{q}/{q}_{SHORT_VIEW_SUFFIX[view]}.png"] = PngFrom(rel)
         for prefix in keys.drawing.values():
-            files[f"{q}/{layout.drawing_file}"] = PngFrom(row[f"{prefix}_{png}"])
+            files[f"{q}/{layout.drawing_file}"] = PngFrom(row.drawing(prefix, png))
         if keys.candidates:
-            for k, rel in enumerate(row[f"{keys.candidates}_{png}"]):
+            for k, rel in enumerate(row.candidates(png)):
                 files[f"{q}/{k}.png"] = PngFrom(rel)
         if keys.pose is not None:
-            files[f"{q}/pose_{int(row[keys.pose])}.txt"] = b""
+            files[f"{q}/pose_{keys.query_pose(row)}.txt"] = b""
         return files
-    for view, col in views.items():
-        files[f"{q}/{DIC_VIEWS}/{q}_{LONG_VIEW_SUFFIX[view]}.png"] = PngFrom(row[col])
-    if keys.target is TargetKind.DRAWING:
-        files[f"{q}/{DIC_ANSWER}/{layout.target_file}"] = PngFrom(row[f"{keys.target_column}_{png}"])
+    for view, rel in views.items():
+        files[f"{q}/{DIC_VIEWS}/{q}_{LONG_VIEW_SUFFIX[view]}.png"] = PngFrom(rel)
+    if keys.target is TargetKind.DRAWING and keys.target_column:
+        files[f"{q}/{DIC_ANSWER}/{layout.target_file}"] = PngFrom(row.drawing(keys.target_column, png))
     else:
-        points = np.asarray(row[keys.target_column], dtype=np.float32).reshape(-1, 3)
+        points = np.asarray(keys.target_points(row), dtype=np.float32).reshape(-1, 3)
         files[f"{q}/{DIC_ANSWER}/{q}.npy"] = npy_bytes(points)
     return files
 
@@ -215,22 +215,25 @@ def export_split(out: Path, dest: Path, task: TaskName, split: str, *, progress:
     split_dir = dest / TASK_FOLDERS[task] / split
     split_dir.mkdir(parents=True, exist_ok=True)
     remove_stale_tmp(split_dir)
-    rows = load_split(out, task, split).to_pylist()
+    rows = load_rows(out, task, split)
     names = folder_names(len(rows))
     answers: dict[str, int | str] = {}
     index: dict[str, str] = {}
     bar = console.progress(len(rows), f"export-spare3d {task.value}/{split}", "question", enabled=progress)
     for q, row in zip(names, rows):
         bar.update(1)
-        index[q] = row["question_id"]
+        index[q] = str(row.question_id)
         if uses_answer_json(task):
-            answers[q] = answer_value(task, row["answer"])
+            answer = row.correct_answer()
+            if answer is None:
+                raise ExportError(f"{out}: {row.question_id} has no answer (a damaged question table)")
+            answers[q] = answer_value(task, answer)
         for rel, source in question_files(task, row, q).items():
             target = split_dir / rel
             if target.is_file():
                 continue
             if isinstance(source, PngFrom) and not source.rel_path:
-                raise ExportError(f"{out}: {row['question_id']} names no PNG drawing (the dataset was made with "
+                raise ExportError(f"{out}: {row.question_id} names no PNG drawing (the dataset was made with "
                                   f"render.png = false); regenerate it with PNGs to export")
             data = export_png(drawing_bytes(out, source.rel_path)) if isinstance(source, PngFrom) else source
             write_bytes(target, data)

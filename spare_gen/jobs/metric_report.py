@@ -100,7 +100,7 @@ def extra_wireframes(out_dir: Path, have: list[str], count: int, client) -> tupl
     if count <= 0 or not shards.exists(out_dir / MODELS_FILE):
         return [], []
     known = set(have)
-    models = [m for m in pool_models(out_dir, 0) if m["model_id"] not in known][:count]
+    models = [m for m in pool_models(out_dir, 0) if m.model_id not in known][:count]
     if not models:
         return [], []
     deflection, timeout, houses = _pool_settings(out_dir)

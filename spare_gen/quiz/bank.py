@@ -17,9 +17,9 @@ from pathlib import Path
 
 from spare_gen.config.schema import TaskName
 from spare_gen.data.evaluate import MULTIPLE_CHOICE
-from spare_gen.data.tables import Kind, available_tasks, load_split, three_view_columns
+from spare_gen.data.tables import Kind, available_tasks, load_rows
 from spare_gen.stages.questions.layout import AnswerSide, task_name
-from spare_gen.stages.questions.schema import split_path
+from spare_gen.stages.questions.schema import QuestionCommon, split_path
 from spare_gen.stages.questions.tasks import TASK_SPECS
 from spare_gen.store.inventory import MANIFEST_FILE
 from spare_gen.store.packed import drawing_bytes, drawing_exists
@@ -49,29 +49,30 @@ class Question:
         return self.candidates or len(self.choice_poses)
 
 
-def _pair(row: dict, prefix_or_columns) -> tuple[str | None, str | None]:
-    svg, png = prefix_or_columns
-    return row.get(svg), row.get(png)
+def _pair(row: QuestionCommon, prefix: str) -> tuple[str | None, str | None]:
+    return row.drawing(prefix, Kind.SVG.value), row.drawing(prefix, Kind.PNG.value)
 
 
-def question_of(task: TaskName, row: dict) -> Question:
+def question_of(task: TaskName, row: QuestionCommon) -> Question:
     """The question of a split row, laid out from the task's spec."""
     spec = TASK_SPECS[task]
     keys = spec.loader
-    drawings = {v: _pair(row, (svg, png)) for (v, svg), png in
-                zip(three_view_columns(Kind.SVG).items(), three_view_columns(Kind.PNG).values())}
+    drawings = {view: (svg, png) for (view, svg), png in
+                zip(row.three_views(Kind.SVG.value).items(), row.three_views(Kind.PNG.value).values())}
     for key, prefix in keys.drawing.items():
-        drawings[key] = _pair(row, (f"{prefix}_svg", f"{prefix}_png"))
+        drawings[key] = _pair(row, prefix)
     n = 0
     if keys.candidates:
-        svgs = row.get(f"{keys.candidates}_svg") or []
-        pngs = row.get(f"{keys.candidates}_png") or []
+        svgs = row.candidates(Kind.SVG.value)
+        pngs = row.candidates(Kind.PNG.value)
         n = max(len(svgs), len(pngs))
         for k in range(n):
             drawings[f"c{k}"] = (svgs[k] if k < len(svgs) else None, pngs[k] if k < len(pngs) else None)
-    poses = tuple(int(p) for p in row[spec.choice_column]) if spec.answer_side is AnswerSide.CLASSES else ()
-    query = int(row[keys.pose]) if keys.pose is not None else None
-    return Question(str(row["question_id"]), task, str(row["split"]), int(row["answer"]), drawings, n, poses, query)
+    poses = tuple(int(p) for p in spec.choices(row)) if spec.answer_side is AnswerSide.CLASSES else ()
+    answer = row.correct_answer()
+    if answer is None:
+        raise ValueError(f"{row.question_id}: a {task.value} question without an answer (a damaged question table)")
+    return Question(str(row.question_id), task, str(row.split), answer, drawings, n, poses, keys.query_pose(row))
 
 
 class Bank:
@@ -95,10 +96,10 @@ class Bank:
         self.by_split: dict[tuple[TaskName, str], list[str]] = {}
         for task in self.tasks:
             for split in (TRAIN_SPLIT, TEST_SPLIT):
-                rows = (load_split(self.out, task, split).to_pylist()
+                rows = (load_rows(self.out, task, split)
                         if split_path(self.out, task.value, split).is_file() else [])
-                self.by_split[(task, split)] = [r["question_id"] for r in rows]
-                self.questions.update({r["question_id"]: question_of(task, r) for r in rows})
+                self.by_split[(task, split)] = [str(r.question_id) for r in rows]
+                self.questions.update({str(r.question_id): question_of(task, r) for r in rows})
         dataset = json.loads((self.out / MANIFEST_FILE).read_text(encoding="utf-8"))
         style = ((dataset.get("config") or {}).get("render") or {}).get("hidden_style", "red")
         self.hidden_note = HIDDEN_NOTES.get(style, "")

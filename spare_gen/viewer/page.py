@@ -22,10 +22,11 @@ from spare_gen.data.tables import Kind, available_tasks, check_split, load_split
 from spare_gen.canvas.poses import pose
 from spare_gen.store.packed import drawing_bytes
 from spare_gen.stages.questions.layout import DEFAULT_SPLIT, AnswerSide
-from spare_gen.stages.questions.schema import split_path
+from spare_gen.stages.questions.schema import QuestionCommon, split_path
 from spare_gen.stages.questions.spec import TargetKind
-from spare_gen.stages.questions.tasks import TASK_SPECS, question_schema, task_name
+from spare_gen.stages.questions.tasks import TASK_SPECS, question_row, question_schema, task_name
 from spare_gen.rng import derive_rng
+from spare_gen.rows import rows_from_table
 from spare_gen.canvas.pose_cube import pose_cube_svg
 
 SHOW_DIR = "show"
@@ -76,42 +77,44 @@ def _caption(task: TaskName, column: str) -> str:
     return (field.metadata or {}).get(b"description", column.encode()).decode().removesuffix(", PNG")
 
 
-def question_html(out: Path, task: TaskName, row: dict) -> str:
+def question_html(out: Path, task: TaskName, row: QuestionCommon) -> str:
     """One question: inputs, choices, and the answer behind a toggle; laid out from the task's spec (its loader
     keys, choice column and answer side), so a new task or variant needs nothing here."""
     spec = TASK_SPECS[task]
     keys, png = spec.loader, Kind.PNG.value
-    inputs = [_figure(out, row["front_png"], "F (front)"), _figure(out, row["right_png"], "R (right)"),
-              _figure(out, row["top_png"], "T (top)")]
+    views = row.three_views(png)
+    inputs = [_figure(out, views["f"], "F (front)"), _figure(out, views["r"], "R (right)"),
+              _figure(out, views["t"], "T (top)")]
     choices, answer = [], []
-    if keys.pose is not None:
-        query = int(row[keys.pose])
+    query = keys.query_pose(row)
+    if query is not None:
         inputs.append(f"<figure>{pose_cube_svg((query,), f'query pose {query}')}"
                       "<figcaption>which candidate is seen from this pose?</figcaption></figure>")
     for prefix in keys.drawing.values():
-        inputs.append(_figure(out, row[f"{prefix}_{png}"], _caption(task, f"{prefix}_{png}")))
+        inputs.append(_figure(out, row.drawing(prefix, png), _caption(task, f"{prefix}_{png}")))
     if spec.answer_side is AnswerSide.CLASSES:  # one class per choice pose
-        poses = tuple(int(p) for p in row[spec.choice_column])
+        poses = tuple(int(p) for p in spec.choices(row))
         labels = ", ".join(f"{k} = pose {p}" for k, p in enumerate(poses))
         choices.append(f"<figure>{pose_cube_svg(poses, 'choices')}<figcaption>{labels}</figcaption></figure>")
-        a = int(row["answer"])
+        a = _answer(row)
         answer.append(f"<p>Answer: <b>{a}</b> (pose {poses[a]})</p>"
                       f"<figure>{pose_cube_svg((poses[a],), f'pose {poses[a]}')}</figure>")
     if keys.candidates:
-        pngs = row[f"{keys.candidates}_{png}"] or [None] * spec.n_choices(row)
+        pngs = row.candidates(png) or [None] * spec.n_choices(row)
         choices += [_figure(out, p, f"candidate {k}") for k, p in enumerate(pngs)]
-        a = int(row["answer"])
+        a = _answer(row)
         answer.append(f"<p>Answer: <b>{a}</b></p>"
                       + _figure(out, pngs[a], f"candidate {a}", "answer-drawing"))
-    if keys.target is TargetKind.DRAWING:
+    if keys.target is TargetKind.DRAWING and keys.target_column:
         column = f"{keys.target_column}_{png}"
-        answer.append(_figure(out, row[column], _caption(task, column), "answer-drawing"))
+        answer.append(_figure(out, row.drawing(keys.target_column, png), _caption(task, column), "answer-drawing"))
     if keys.target is TargetKind.POINTS:
-        answer.append(_points_svg(row[keys.target_column]))
-    prims = "" if row.get("n_primitives") is None else f" &middot; {row['n_primitives']} primitives"
+        answer.append(_points_svg(keys.target_points(row)))
+    prims = "" if row.n_primitives is None else f" &middot; {row.n_primitives} primitives"
+    qid = html.escape(str(row.question_id))
     return "".join([
-        f'<div class="q" id="{html.escape(row["question_id"])}">',
-        f'<div class="meta">{html.escape(row["question_id"])} &middot; model {html.escape(str(row["model_id"]))}'
+        f'<div class="q" id="{qid}">',
+        f'<div class="meta">{qid} &middot; model {html.escape(str(row.model_id))}'
         f"{prims}</div>",
         f'<div class="row">{"".join(inputs)}</div>',
         f'<div class="row">{"".join(choices)}</div>' if choices else "",
@@ -120,11 +123,18 @@ def question_html(out: Path, task: TaskName, row: dict) -> str:
     ])
 
 
-def sample_rows(out: Path, task: TaskName, split: str, n: int) -> list[dict]:
+def _answer(row: QuestionCommon) -> int:
+    answer = row.correct_answer()
+    if answer is None:
+        raise ValueError(f"{row.question_id}: a multiple-choice question without an answer")
+    return answer
+
+
+def sample_rows(out: Path, task: TaskName, split: str, n: int) -> list[QuestionCommon]:
     """``n`` questions of the split, a seeded sample kept in file order (all of them when fewer)."""
     table = load_split(out, task, split)
     keep = sorted(derive_rng(0, "show", task.value, split).permutation(table.num_rows)[:max(n, 0)].tolist())
-    return table.take(keep).to_pylist() if keep else []
+    return rows_from_table(question_row(task), table.take(keep)) if keep else []
 
 
 def _count(n: int) -> str:

@@ -57,10 +57,11 @@ def mark_duplicates(drawings: Path) -> None:
     Duplicates need every model (a front view identical to an earlier model's), so this is a pass over
     the parts after the stage: two columns of the whole table, then one part at a time.
     """
-    keys = shards.read(drawings, ["model_id", "status", "front_png_sha256"]).to_pylist()
+    keys = rows_from_table(DrawingRow, shards.read(drawings, ["model_id", "status", "front_png_sha256"]))
     duplicate_of = duplicate_map(keys)
     for path, part in shards.iter_parts(drawings):
-        new = rows_to_table(apply_duplicates(part.to_pylist(), duplicate_of), DRAWINGS_SCHEMA)
+        rows = apply_duplicates(rows_from_table(DrawingRow, part), duplicate_of)
+        new = rows_to_table([r.as_dict() for r in rows], DRAWINGS_SCHEMA)
         if not new.equals(part):
             write_parquet(path, new)
 

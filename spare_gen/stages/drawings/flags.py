@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Iterable
 
 from spare_gen.canvas.poses import FIXED_VIEWS, THREE_VIEWS
 from spare_gen.runner.isolation import Status
+from spare_gen.stages.drawings.schema import DrawingRow
 
 
 def blank_views(view_rows: Iterable[dict]) -> list[str]:
@@ -41,35 +43,36 @@ def model_flags(view_rows: list[dict], size: int, tiny_fraction: float) -> dict:
     }
 
 
-def duplicate_map(model_rows: list[dict]) -> dict[str, str]:
+def duplicate_map(model_rows: Iterable[DrawingRow]) -> dict[str, str]:
     """model_id -> the earlier model (in model_id order) whose front view is identical, for each duplicate."""
     first_seen: dict[str, str] = {}
     duplicate_of: dict[str, str] = {}
-    for row in sorted(model_rows, key=lambda r: r["model_id"]):
-        key = row.get("front_png_sha256")
-        if row.get("status") != Status.OK or not key:
+    for row in sorted(model_rows, key=lambda r: str(r.model_id)):
+        key = row.front_png_sha256
+        if row.status != Status.OK or not key:
             continue
         if key in first_seen:
-            duplicate_of[row["model_id"]] = first_seen[key]
+            duplicate_of[str(row.model_id)] = first_seen[key]
         else:
-            first_seen[key] = row["model_id"]
+            first_seen[key] = str(row.model_id)
     return duplicate_of
 
 
 def assign_duplicate_flags(model_rows: list[dict]) -> list[dict]:
     """Mark each drawn model whose front view is identical to an earlier one (in model_id order).
 
-    Returns new rows (same order as given) with ``duplicate``, ``duplicate_of`` and ``usable`` set.
+    Returns new rows (same order as given, every drawings.parquet column) with ``duplicate``, ``duplicate_of`` and
+    ``usable`` set.
     """
-    return apply_duplicates(model_rows, duplicate_map(model_rows))
+    rows = [DrawingRow(**r) for r in model_rows]
+    return [r.as_dict() for r in apply_duplicates(rows, duplicate_map(rows))]
 
 
-def apply_duplicates(model_rows: list[dict], duplicate_of: dict[str, str]) -> list[dict]:
+def apply_duplicates(model_rows: list[DrawingRow], duplicate_of: dict[str, str]) -> list[DrawingRow]:
     """New rows with ``duplicate``, ``duplicate_of`` (from ``duplicate_map``) and ``usable`` set."""
     out = []
     for row in model_rows:
-        original = duplicate_of.get(row["model_id"])
-        new = {**row, "duplicate": original is not None, "duplicate_of": original}
-        new["usable"] = is_usable(new)
-        out.append(new)
+        original = duplicate_of.get(str(row.model_id))
+        new = replace(row, duplicate=original is not None, duplicate_of=original)
+        out.append(replace(new, usable=is_usable(new.as_dict())))
     return out

@@ -20,8 +20,9 @@ from spare_gen.store import shards
 from spare_gen.atomic import write_bytes, write_parquet, write_text
 from spare_gen.config.schema import Config
 from spare_gen.filehash import sha256_file
-from spare_gen.stages.models.schema import MODELS_FILE, MODELS_SCHEMA
+from spare_gen.stages.models.schema import MODELS_FILE, MODELS_SCHEMA, ModelRow
 from spare_gen.store.shards import rows_to_table
+from spare_gen.rows import rows_from_table
 from spare_gen.runner.contract import RunOptions, Summary
 from spare_gen.runner.isolation import Status
 from spare_gen.runner.stage import run_stage, status_summary
@@ -31,7 +32,7 @@ from spare_gen.rating.pictures import GEOMETRY_FORMAT, contact_sheet
 from spare_gen.rating.predictions import PREDICTIONS_FORMAT, discover
 from spare_gen.stages.pool.schema import (
     RATING_PAIRS_CSV, CORRUPTIONS_FILE, CORRUPTIONS_SCHEMA, PAIRS_FILE, POOL_README, WIREFRAMES_FILE,
-    WIREFRAMES_SCHEMA,
+    WIREFRAMES_SCHEMA, WireframeRow,
 )
 from spare_gen.stages.pool.settings import CorruptionSettings, WireframeSettings
 from spare_gen.stages.pool.worker import corruption_task, wireframe_task
@@ -39,27 +40,27 @@ from spare_gen.stage_table import POOL
 
 
 
-def pool_models(out: Path, count: int) -> list[dict]:
+def pool_models(out: Path, count: int) -> list[ModelRow]:
     """The first ``count`` usable models (status ok in models.parquet, model_id order); 0 = all.
 
-    Each has ``house``: its house description (JSON) for a procedural house, else "".
+    Only ``model_id``, ``status``, ``brep_path`` and ``house`` (a procedural house's description, JSON) are read.
     """
     columns = ["model_id", "status", "brep_path"]
     has_house = "house" in shards.schema(out / MODELS_FILE, MODELS_SCHEMA).names  # tables written before houses
     table = shards.read(out / MODELS_FILE, columns=columns + ["house"] * has_house)
-    usable = sorted((r for r in table.to_pylist() if r["status"] == Status.OK), key=lambda r: r["model_id"])
-    usable = [{**r, "house": r.get("house") or ""} for r in usable]
+    usable = sorted((r for r in rows_from_table(ModelRow, table) if r.status == Status.OK),
+                    key=lambda r: str(r.model_id))
     return usable[:count] if count else usable
 
 
 # ------------------------------------------------------------------------------------------ wireframes
 
 
-def wireframe_unit(out: Path, model: dict) -> dict:
+def wireframe_unit(out: Path, model: ModelRow) -> dict:
     """The wireframes unit of one ``pool_models`` row (a house carries its description, for its vertex kinds)."""
-    unit = {"unit_id": model["model_id"], "model_id": model["model_id"],
-            "shape_path": str(out.resolve() / model["brep_path"])}
-    return {**unit, "house": model["house"]} if model["house"] else unit
+    unit = {"unit_id": model.model_id, "model_id": model.model_id,
+            "shape_path": str(out.resolve() / str(model.brep_path))}
+    return {**unit, "house": model.house} if model.house else unit
 
 
 def wireframe_units(out: Path, count: int) -> list[dict]:
@@ -78,11 +79,10 @@ def run_wireframes(client, config: Config, out: Path) -> pa.Table:
 
 
 def run_corruptions(client, config: Config, out: Path, wireframes: pa.Table) -> pa.Table:
-    gts = [r for r in wireframes.to_pylist() if r["status"] == Status.OK]
-    graph_keys = ("model_id", "vertices", "edges", "vertex_kinds", "centre", "scale")
-    predictions = pool_predictions(config, {g["model_id"] for g in gts})
-    units = [{"unit_id": g["model_id"], "model_id": g["model_id"], "gt": {k: g[k] for k in graph_keys},
-              "predictions": predictions.get(g["model_id"], [])} for g in gts]  # fmt: skip
+    gts = [r for r in rows_from_table(WireframeRow, wireframes) if r.status == Status.OK]
+    predictions = pool_predictions(config, {str(g.model_id) for g in gts})
+    units = [{"unit_id": g.model_id, "model_id": g.model_id, "gt": _ground_truth(g),
+              "predictions": predictions.get(str(g.model_id), [])} for g in gts]  # fmt: skip
     settings = CorruptionSettings.from_config(config, out, predictions_digest(predictions))
     results = run_stage(client, corruption_task, units, settings, RunOptions.from_config(config))
     for r in results:  # a bug, not bad input (bad input gives failed corruption rows): report it, keep the rest
@@ -95,6 +95,12 @@ def run_corruptions(client, config: Config, out: Path, wireframes: pa.Table) -> 
     table = rows_to_table(rows, CORRUPTIONS_SCHEMA)
     write_parquet(out / CORRUPTIONS_FILE, table)
     return table
+
+
+def _ground_truth(gt: WireframeRow) -> dict:
+    """What a corruptions unit reads of its ground truth: the graph and its frame."""
+    return {"model_id": gt.model_id, "vertices": gt.vertices, "edges": gt.edges, "vertex_kinds": gt.vertex_kinds,
+            "centre": gt.centre, "scale": gt.scale}
 
 
 def predictions_digest(predictions: dict[str, list[dict]]) -> dict[str, str]:

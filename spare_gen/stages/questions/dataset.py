@@ -5,11 +5,12 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import overload
+from typing import Iterator, Sequence, overload
 
 from spare_gen.config.schema import TaskName
+from spare_gen.stages.drawings.schema import DrawingRow
 from spare_gen.stages.questions.near_duplicate import Drawing, near_duplicate
-from spare_gen.stages.questions.schema import THREE_VIEW_PREFIXES
+from spare_gen.stages.questions.schema import THREE_VIEW_PREFIXES, QuestionCommon
 
 
 @dataclass
@@ -18,9 +19,9 @@ class LoadedDataset:
 
     out: Path
     summary: dict
-    rows: dict[str, dict[str, list[dict]]]  # task -> split -> rows
+    rows: dict[str, dict[str, list[QuestionCommon]]]  # task -> split -> rows (each task's row class)
     manifest: dict[str, str]  # path -> recorded sha256
-    drawings: dict[str, dict]  # model_id -> drawings.parquet row
+    drawings: dict[str, DrawingRow]  # model_id -> drawings.parquet row (its flags and scale)
     n_primitives: dict[str, int | None]  # model_id -> models.parquet n_primitives
     views: dict[str, dict[str, dict]]  # model_id -> view -> views row (svg, png, visible, hidden)
     cut_views: dict[str, dict]  # svg path -> cut_views row
@@ -38,15 +39,15 @@ class LoadedDataset:
             return None
         return self.aliases.get(path, path)
 
-    def all_rows(self):
+    def all_rows(self) -> Iterator[tuple[TaskName, str, QuestionCommon]]:
         for task, splits in self.rows.items():
             for split, rows in splits.items():
                 for r in rows:
                     yield TaskName(task), split, r
 
 
-def question_id(row: dict) -> str:
-    return row.get("question_id", "?")
+def question_id(row: QuestionCommon) -> str:
+    return "?" if row.question_id is None else row.question_id
 
 
 def recorded_drawing(ds: LoadedDataset, svg: str | None, png: str | None) -> Drawing | None:
@@ -60,8 +61,8 @@ def recorded_drawing(ds: LoadedDataset, svg: str | None, png: str | None) -> Dra
     return Drawing(vectors.visible, vectors.hidden, ds.actual_sha.get(png or "") or row.get("png_sha256") or "")
 
 
-def distinct_candidates(ds: LoadedDataset, row: dict, svgs: list[str | None], pngs: list[str | None], tol: float | None
-                        ) -> list[str]:
+def distinct_candidates(ds: LoadedDataset, row: QuestionCommon, svgs: Sequence[str | None],
+                        pngs: Sequence[str | None], tol: float | None) -> list[str]:
     """Rule 3: no candidate file named twice, no two candidates the same drawing; every candidate has vectors.
 
     ``tol`` None: only identical PNGs count as the same (the original SPARE3D cutters' acceptance).
@@ -95,7 +96,7 @@ def is_model_view(ds: LoadedDataset, path: str | None, mid: str, view: str) -> b
     return path is not None and ds.source(path) == model_view(ds, mid, view, "svg")
 
 
-def check_model_three_views(ds: LoadedDataset, row: dict) -> list[str]:
+def check_model_three_views(ds: LoadedDataset, row: QuestionCommon) -> list[str]:
     """The F, R, T inputs are the model's own f, r, t drawings."""
-    return [f"candidates: {question_id(row)}: {name} drawing is not the model's {v!r} view"
-            for v, name in THREE_VIEW_PREFIXES.items() if not is_model_view(ds, row[f"{name}_svg"], row["model_id"], v)]
+    return [f"candidates: {question_id(row)}: {THREE_VIEW_PREFIXES[v]} drawing is not the model's {v!r} view"
+            for v, svg in row.three_views("svg").items() if not is_model_view(ds, svg, str(row.model_id), v)]

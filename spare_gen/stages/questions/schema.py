@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +29,7 @@ CANDIDATE_PREFIX = "candidate"  # candidate_svg / candidate_png: lists of 4, in 
 POSE_COLUMN = "pose"  # pose_to_isometric: the query pose 1..8
 POINTS_COLUMN = "points"  # point_cloud_generation: (n, 3) float32 target
 ANSWER_COLUMN = "answer"
+PATH_SUFFIXES = ("_svg", "_png", "_step")  # a column named <...><suffix> holds file paths (one, or a list)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -50,6 +51,34 @@ class QuestionCommon(Row):
     right_png: str | None = column(pa.string(), "input R drawing, PNG")
     top_svg: str | None = column(pa.string(), "input T drawing, SVG")
     top_png: str | None = column(pa.string(), "input T drawing, PNG")
+
+    # Typed access to the columns a reader names by role (a prefix the task's spec declares), in one place.
+    def drawing(self, prefix: str, kind: str) -> Any:
+        """The drawing column ``<prefix>_<kind>`` (``kind``: "svg" or "png"): one path, or the list of a candidate
+        column; None where this task's row has no such column."""
+        return getattr(self, f"{prefix}_{kind}", None)
+
+    def three_views(self, kind: str) -> dict[str, str | None]:
+        """View name (f, r, t, in channel order) -> the F, R, T input drawing of that ``kind``."""
+        return {view: self.drawing(prefix, kind) for view, prefix in THREE_VIEW_PREFIXES.items()}
+
+    def candidates(self, kind: str) -> list[str]:
+        """The candidate drawings (``candidate_<kind>``) in answer order; [] for a task without candidates."""
+        return list(self.drawing(CANDIDATE_PREFIX, kind) or [])
+
+    def paths(self) -> list[str]:
+        """Every file path the row names, in column order (its ``PATH_SUFFIXES`` columns, lists flattened)."""
+        paths: list[str] = []
+        for f in fields(self):
+            value = getattr(self, f.name) if f.name.endswith(PATH_SUFFIXES) else None
+            if value is not None:
+                paths.extend(value if isinstance(value, (list, tuple)) else [value])
+        return paths
+
+    def correct_answer(self) -> int | None:
+        """The ``answer`` column (index of the correct choice); None for a generation task (its row has none)."""
+        answer = getattr(self, ANSWER_COLUMN, None)
+        return None if answer is None else int(answer)
 
 
 COMMON_FIELDS = arrow_fields(QuestionCommon, described=True)  # for the column reference (docs)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Callable
+from typing import Any, Callable
 
 
 from spare_gen.config.schema import QuestionsConfig, TaskName
@@ -54,6 +54,14 @@ class LoaderKeys:
     pose: str | None = None
     target: TargetKind = TargetKind.NONE
     target_column: str | None = None
+
+    def query_pose(self, row: QuestionCommon) -> int | None:
+        """The row's query pose (the ``pose`` column), None for a task without one."""
+        return None if self.pose is None else int(getattr(row, self.pose))
+
+    def target_points(self, row: QuestionCommon) -> Any:
+        """The row's target point cloud (a points target's column), None for a task without one."""
+        return getattr(row, self.target_column) if self.target is TargetKind.POINTS and self.target_column else None
 
 
 @dataclass(frozen=True)
@@ -125,9 +133,13 @@ class TaskSpec:
         """The spec a run with these ``questions`` settings uses (this one, if the task has no variants)."""
         return self.variant(task_options(self.name, questions)) if self.variant is not None else self
 
-    def n_choices(self, row: dict) -> int:
+    def choices(self, row: QuestionCommon) -> list:
+        """The row's choice list (``choice_column``: candidates or choice poses, in answer order); [] if none."""
+        return list(getattr(row, self.choice_column) or []) if self.choice_column else []
+
+    def n_choices(self, row: QuestionCommon) -> int:
         """How many choices ``row`` offers (0 for a generation task)."""
-        return len(row[self.choice_column]) if self.choice_column else self.n_answers
+        return len(self.choices(row)) if self.choice_column else self.n_answers
     # (config, out, views: model_id -> view -> {svg, png, png_sha256} of every usable model) -> model_id -> the
     # QuestionRejection of each model the task leaves out before any unit runs (on the client); None: none
     model_filter: Callable[..., dict] | None = None

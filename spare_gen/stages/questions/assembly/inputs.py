@@ -9,8 +9,9 @@ from pathlib import Path
 
 from spare_gen.store import shards
 from spare_gen.canvas.poses import FIXED_VIEWS, ISOMETRIC_VIEWS
-from spare_gen.stages.drawings.schema import DRAWINGS_FILE, VIEWS_FILE
-from spare_gen.stages.models.schema import MODELS_FILE
+from spare_gen.rows import rows_from_table
+from spare_gen.stages.drawings.schema import DRAWINGS_FILE, VIEWS_FILE, DrawingRow, ViewRow
+from spare_gen.stages.models.schema import MODELS_FILE, ModelRow
 from spare_gen.stages.models.quality import Quality
 from spare_gen.stages.questions.rejections import QuestionRejection
 from spare_gen.stages.questions.select import Stratum
@@ -19,6 +20,8 @@ from spare_gen.runner.isolation import Status
 
 VIEW_COLUMNS = ["model_id", "view", "status", "svg", "png", "png_sha256"]
 POLYLINE_COLUMNS = ["model_id", "view", "visible", "hidden", "png_sha256"]
+# what load_inputs reads of drawings.parquet: the flags and the framing
+DRAWING_COLUMNS = ["model_id", "status", "hlr_method", "scale", "center", "blank", "tiny", "duplicate", "usable"]
 FLAGGED_CAD_RULE = "flagged_cad"  # the model stage's quality gate (invalid B-rep, disjoint solids)
 
 
@@ -39,16 +42,16 @@ class Inputs:
         return out
 
 
-def _flag_rule(row: dict) -> QuestionRejection | None:
-    if row.get("status") != Status.OK:
+def _flag_rule(row: DrawingRow) -> QuestionRejection | None:
+    if row.status != Status.OK:
         return QuestionRejection.NOT_DRAWN
-    if row.get("blank"):
+    if row.blank:
         return QuestionRejection.BLANK
-    if row.get("tiny"):
+    if row.tiny:
         return QuestionRejection.TINY
-    if row.get("duplicate"):
+    if row.duplicate:
         return QuestionRejection.DUPLICATE_MODEL
-    if not row.get("usable"):
+    if not row.usable:
         return QuestionRejection.NOT_DRAWN
     return None
 
@@ -60,40 +63,45 @@ def load_inputs(out: Path, allow_flagged_cad: bool = False) -> Inputs:
     """
     columns = ["model_id", "status", "n_primitives", "brep_path"]
     has_quality = "quality" in shards.schema(out / MODELS_FILE).names
-    models = {r["model_id"]: r for r in shards.read(
-        out / MODELS_FILE, columns=columns + (["quality"] if has_quality else [])).to_pylist()}
-    drawings = shards.read(out / DRAWINGS_FILE).to_pylist()
-    views: dict[str, dict[str, dict]] = {}
-    for v in shards.read(out / VIEWS_FILE, columns=VIEW_COLUMNS).to_pylist():
-        if v["view"] in FIXED_VIEWS:
-            views.setdefault(v["model_id"], {})[v["view"]] = v
+    models = {str(r.model_id): r for r in rows_from_table(ModelRow, shards.read(
+        out / MODELS_FILE, columns=columns + (["quality"] if has_quality else [])))}
+    drawings = rows_from_table(DrawingRow, shards.read(out / DRAWINGS_FILE, columns=DRAWING_COLUMNS))
+    views: dict[str, dict[str, ViewRow]] = {}
+    for v in rows_from_table(ViewRow, shards.read(out / VIEWS_FILE, columns=VIEW_COLUMNS)):
+        if v.view in FIXED_VIEWS:
+            views.setdefault(str(v.model_id), {})[str(v.view)] = v
     inputs = Inputs()
     drawn = set()
     for row in drawings:
-        mid = row["model_id"]
+        mid = str(row.model_id)
         drawn.add(mid)
         rule = _flag_rule(row)
         model_views = views.get(mid, {})
         if rule is None and (mid not in models or any(
-                model_views.get(v, {}).get("status") != Status.OK for v in FIXED_VIEWS)):
+                _view_status(model_views.get(v)) != Status.OK for v in FIXED_VIEWS)):
             rule = QuestionRejection.NOT_DRAWN
         if rule is not None:
             inputs.filtered[rule.value] += 1
             continue
-        if not allow_flagged_cad and models[mid].get("quality") not in (None, Quality.OK.value):
+        model = models[mid]
+        if not allow_flagged_cad and model.quality not in (None, Quality.OK.value):
             inputs.filtered[FLAGGED_CAD_RULE] += 1
             continue
-        inputs.strata[mid] = models[mid]["n_primitives"]
-        inputs.brep[mid] = models[mid]["brep_path"]
-        inputs.framing[mid] = {"framing": {"scale": row["scale"], "center": list(row["center"])},
+        inputs.strata[mid] = model.n_primitives
+        inputs.brep[mid] = str(model.brep_path)  # every drawn model has its B-rep
+        inputs.framing[mid] = {"framing": {"scale": row.scale, "center": list(row.center or [])},
                                # "mixed": HlrModel falls back per view by itself; "poly": exact timed out
-                               "hlr_method": "poly" if row.get("hlr_method") == "poly" else "exact"}
-        inputs.views[mid] = {k: {"svg": v["svg"], "png": v["png"], "png_sha256": v["png_sha256"]}
+                               "hlr_method": "poly" if row.hlr_method == "poly" else "exact"}
+        inputs.views[mid] = {k: {"svg": v.svg, "png": v.png, "png_sha256": v.png_sha256}
                              for k, v in model_views.items()}
     inputs.filtered[QuestionRejection.NOT_DRAWN.value] += sum(1 for m in models if m not in drawn)
     if not inputs.filtered[QuestionRejection.NOT_DRAWN.value]:
         del inputs.filtered[QuestionRejection.NOT_DRAWN.value]
     return inputs
+
+
+def _view_status(view: ViewRow | None) -> Status | None:
+    return None if view is None else view.status
 
 
 def load_polylines(out: Path, model_ids: list[str], views: tuple[str, ...]) -> dict[str, dict[str, dict]]:
@@ -103,9 +111,9 @@ def load_polylines(out: Path, model_ids: list[str], views: tuple[str, ...]) -> d
     table = shards.read(out / VIEWS_FILE, columns=POLYLINE_COLUMNS,
                         filters=[("model_id", "in", list(model_ids)), ("view", "in", list(views))])
     result: dict[str, dict[str, dict]] = {}
-    for r in table.to_pylist():
-        result.setdefault(r["model_id"], {})[r["view"]] = {
-            "visible": r["visible"], "hidden": r["hidden"], "png_sha256": r["png_sha256"]}
+    for r in rows_from_table(ViewRow, table):
+        result.setdefault(str(r.model_id), {})[str(r.view)] = {
+            "visible": r.visible, "hidden": r.hidden, "png_sha256": r.png_sha256}
     return result
 
 

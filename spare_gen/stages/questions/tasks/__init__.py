@@ -17,8 +17,8 @@ import pyarrow.parquet as pq
 
 from spare_gen.config.schema import Config, QuestionsConfig, TaskName
 from spare_gen.stages.questions.layout import SPLITS, task_name
-from spare_gen.rows import arrow_schema
-from spare_gen.stages.questions.schema import COMMON_FIELDS, QuestionCommon, split_path
+from spare_gen.rows import arrow_schema, rows_from_table
+from spare_gen.stages.questions.schema import COMMON_FIELDS, PATH_SUFFIXES, QuestionCommon, split_path
 from spare_gen.stages.questions.settings import QuestionSettings
 from spare_gen.stages.questions.spec import TaskSpec
 
@@ -57,7 +57,7 @@ def dataset_choices(out: Path, task: TaskName | str) -> int:
         path = split_path(Path(out), TaskName(task).value, split)
         if path.is_file():
             for batch in pq.ParquetFile(path).iter_batches(batch_size=1, columns=[spec.choice_column]):
-                return spec.n_choices(batch.to_pylist()[0])
+                return spec.n_choices(rows_from_table(spec.row, pa.Table.from_batches([batch]))[0])
     return spec.n_answers
 
 
@@ -77,7 +77,7 @@ TASK_FIELDS: dict[TaskName, list[pa.Field]] = {t: list(question_schema(t))[len(C
 
 # Per task: the columns holding file paths (single paths or lists of paths).
 def path_columns(task: TaskName) -> list[str]:
-    return [f.name for f in question_schema(task) if f.name.endswith(("_svg", "_png", "_step"))]
+    return [f.name for f in question_schema(task) if f.name.endswith(PATH_SUFFIXES)]
 
 
 def describe(task: TaskName) -> list[tuple[str, str, str]]:

@@ -100,9 +100,9 @@ def build_row(seed: int, item: Accepted, answer: int, **_) -> dict:
             "choice_poses": poses, "answer": answer}
 
 
-def _choice_poses(ds: LoadedDataset, row: dict) -> tuple[tuple[int, ...], list[str]]:
+def _choice_poses(ds: LoadedDataset, row: IsometricToPoseRow) -> tuple[tuple[int, ...], list[str]]:
     """The row's recorded choice poses, and a line if they are not the set ``questions.pose_choices`` names."""
-    poses = tuple(int(p) for p in row.get("choice_poses") or ())
+    poses = tuple(int(p) for p in row.choice_poses or ())
     recorded = ds.summary.get("pose_choices")  # absent in datasets made before the setting existed
     expected = POSE_CHOICE_SETS[PoseChoices(recorded)] if recorded in {c.value for c in PoseChoices} else None
     if poses in POSE_CHOICE_SETS.values() and expected in (None, poses):
@@ -112,8 +112,8 @@ def _choice_poses(ds: LoadedDataset, row: dict) -> tuple[tuple[int, ...], list[s
     return poses, [f"candidates: {question_id(row)}: choice_poses {list(poses)} are not {want}"]
 
 
-def check_row(ds: LoadedDataset, row: dict) -> list[str]:
-    mid = row["model_id"]
+def check_row(ds: LoadedDataset, row: IsometricToPoseRow) -> list[str]:
+    mid = str(row.model_id)
     poses, bad = _choice_poses(ds, row)
     if bad:
         return bad + check_model_three_views(ds, row)
@@ -121,9 +121,10 @@ def check_row(ds: LoadedDataset, row: dict) -> list[str]:
     svgs = [model_view(ds, mid, v, "svg") for v in views]
     bad = distinct_candidates(ds, row, svgs, [model_view(ds, mid, v, "png") for v in views],
                               float(ds.summary["tolerance_px"]))
-    if row.get("answer") in range(len(poses)) and ds.source(row["iso_svg"]) != svgs[row["answer"]]:
+    a = row.answer
+    if a is not None and a in range(len(poses)) and ds.source(row.iso_svg) != svgs[a]:
         bad.append(f"candidates: {question_id(row)}: iso drawing is not the model's pose "
-                   f"{poses[row['answer']]} drawing the answer claims")
+                   f"{poses[a]} drawing the answer claims")
     return bad + check_model_three_views(ds, row)
 
 

@@ -24,9 +24,9 @@ def build_row(seed: int, item: Accepted, answer, **_) -> dict:
     return {**three_view_fields(item.views), "target_svg": target["svg"], "target_png": target["png"]}
 
 
-def check_row(ds: LoadedDataset, row: dict) -> list[str]:
+def check_row(ds: LoadedDataset, row: IsometricViewGenerationRow) -> list[str]:
     bad = []
-    if not is_model_view(ds, row["target_svg"], row["model_id"], pose_view(TARGET_POSE)):
+    if not is_model_view(ds, row.target_svg, str(row.model_id), pose_view(TARGET_POSE)):
         bad.append(f"candidates: {question_id(row)}: the target is not the model's pose-2 drawing")
     return bad + check_model_three_views(ds, row)
 

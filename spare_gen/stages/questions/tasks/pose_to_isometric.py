@@ -88,14 +88,14 @@ def build_row(seed: int, item: Accepted, answer: int, pose: int, **_) -> dict:
     }
 
 
-def check_row(ds: LoadedDataset, row: dict) -> list[str]:
-    bad = distinct_candidates(ds, row, list(row["candidate_svg"]), list(row["candidate_png"]),
-                              float(ds.summary["tolerance_px"]))
-    a, mid = row.get("answer"), row["model_id"]
-    if a is not None and 0 <= a < len(row["candidate_svg"]):
-        if not is_model_view(ds, row["candidate_svg"][a], mid, pose_view(row["pose"])):
-            bad.append(f"candidates: {question_id(row)}: the answer is not the model's pose-{row['pose']} drawing")
-        svgs, poses = list(row["candidate_svg"]), list(row["candidate_poses"])
+def check_row(ds: LoadedDataset, row: PoseToIsometricRow) -> list[str]:
+    svgs = row.candidates("svg")
+    bad = distinct_candidates(ds, row, list(svgs), list(row.candidates("png")), float(ds.summary["tolerance_px"]))
+    a, mid = row.answer, str(row.model_id)
+    if a is not None and 0 <= a < len(svgs):
+        if not is_model_view(ds, svgs[a], mid, pose_view(int(row.pose or 0))):
+            bad.append(f"candidates: {question_id(row)}: the answer is not the model's pose-{row.pose} drawing")
+        poses = list(row.candidate_poses or [])
         if len(svgs) != len(poses) or not all(is_model_view(ds, s, mid, pose_view(p)) for s, p in zip(svgs, poses)):
             bad.append(f"candidates: {question_id(row)}: candidate drawings do not match candidate_poses")
     return bad + check_model_three_views(ds, row)

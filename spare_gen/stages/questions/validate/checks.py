@@ -14,7 +14,8 @@ from spare_gen.config.schema import ModelReuse, TaskName
 from spare_gen.store.packed import drawing_bytes, drawing_exists
 from spare_gen.stages.questions.dataset import LoadedDataset, question_id
 from spare_gen.stages.questions.layout import SPLITS
-from spare_gen.stages.questions.publish.files import dataset_sha256, row_paths
+from spare_gen.stages.questions.schema import QuestionCommon
+from spare_gen.stages.questions.publish.files import dataset_sha256
 from spare_gen.stages.questions.select import split_ratio, split_sizes
 from spare_gen.stages.questions.tasks import TASK_SPECS
 
@@ -25,7 +26,7 @@ def check_files(ds: LoadedDataset) -> list[str]:
     """Every referenced file is recorded in the manifest, exists, and has the recorded hash."""
     bad = []
     for task, _, row in ds.all_rows():
-        for p in row_paths(row, task):
+        for p in row.paths():
             if p in ds.actual_sha:
                 continue
             actual = None if Path(p).is_absolute() or ".." in Path(p).parts else dataset_sha256(ds.out, p)
@@ -59,11 +60,11 @@ def check_answers(ds: LoadedDataset) -> list[str]:
         if not spec.n_answers:
             continue
         for split, rows in splits.items():
-            by_count: dict[int, list[dict]] = {}
+            by_count: dict[int, list[QuestionCommon]] = {}
             for r in rows:
                 by_count.setdefault(spec.n_choices(r), []).append(r)
             for k, group in sorted(by_count.items()):
-                answers = [r.get("answer") for r in group]
+                answers = [r.correct_answer() for r in group]
                 wrong = [question_id(r) for r, a in zip(group, answers) if a is None or not 0 <= a < k]
                 if wrong:
                     bad.append(f"answers: {task} {split}: answer outside 0..{k - 1} in {wrong[:3]}")
@@ -84,9 +85,9 @@ def check_unique(ds: LoadedDataset) -> list[str]:
     scope = (lambda t: (t,)) if reuse else (lambda t: ())  # what a model and a file are unique within
     where: dict[str, set] = {}
     for t, s, r in rows:
-        where.setdefault(r["model_id"], set()).add((t, s))
+        where.setdefault(str(r.model_id), set()).add((t, s))
     bad = []
-    for key, n in sorted(Counter((*scope(t), r["model_id"]) for t, _, r in rows).items()):
+    for key, n in sorted(Counter((*scope(t), str(r.model_id)) for t, _, r in rows).items()):
         if n > 1:
             places = ", ".join(sorted(f"{t}/{s}" for t, s in where[key[-1]]))
             bad.append(f"unique: model {key[-1]} is used by {n} questions{' of ' + key[0] if reuse else ''} ({places})")
@@ -95,7 +96,7 @@ def check_unique(ds: LoadedDataset) -> list[str]:
                 for mid, w in sorted(where.items()) if len({s for _, s in w}) > 1]
     qids = Counter(question_id(r) for _, _, r in rows)
     bad += [f"unique: question id {q} occurs {n} times" for q, n in sorted(qids.items()) if n > 1]
-    paths = Counter((*scope(t), p) for t, _, r in rows for p in row_paths(r, TaskName(t)))
+    paths = Counter((*scope(t), p) for t, _, r in rows for p in r.paths())
     bad += [f"unique: file {key[-1]} is referenced {n} times" for key, n in sorted(paths.items()) if n > 1]
     return bad
 
@@ -109,11 +110,12 @@ def check_models(ds: LoadedDataset) -> list[str]:
     """Rule 4: only models the drawing stage left unflagged."""
     bad = []
     for task, split, row in ds.all_rows():
-        d = ds.drawings.get(row["model_id"])
-        flags = [f for f in ("blank", "tiny", "duplicate") if d and d.get(f)]
-        if d is None or flags or not d.get("usable"):
+        d = ds.drawings.get(str(row.model_id))
+        flags = [] if d is None else [f for f, on in (("blank", d.blank), ("tiny", d.tiny), ("duplicate", d.duplicate))
+                                      if on]
+        if d is None or flags or not d.usable:
             why = ", ".join(flags) if flags else "not usable" if d else "not in drawings.parquet"
-            bad.append(f"models: {question_id(row)} uses model {row['model_id']} ({why})")
+            bad.append(f"models: {question_id(row)} uses model {row.model_id} ({why})")
     return bad
 
 
@@ -131,12 +133,12 @@ def check_splits(ds: LoadedDataset) -> list[str]:
             bad.append(f"splits: {task} split sizes {sizes} are not {expected} ({ratio} of {total})")
         for split, rows in splits.items():
             for r in rows:
-                if r["split"] != split:
-                    bad.append(f"splits: {question_id(r)} says split {r['split']!r} but is in {split}.parquet")
-                if r["n_primitives"] != ds.n_primitives.get(r["model_id"], "?"):
-                    bad.append(f"splits: {question_id(r)} says n_primitives {r['n_primitives']}, models.parquet says "
-                               f"{ds.n_primitives.get(r['model_id'])}")
-            mix = Counter("null" if r["n_primitives"] is None else str(r["n_primitives"]) for r in rows)
+                if r.split != split:
+                    bad.append(f"splits: {question_id(r)} says split {r.split!r} but is in {split}.parquet")
+                if r.n_primitives != ds.n_primitives.get(str(r.model_id), "?"):
+                    bad.append(f"splits: {question_id(r)} says n_primitives {r.n_primitives}, models.parquet says "
+                               f"{ds.n_primitives.get(str(r.model_id))}")
+            mix = Counter("null" if r.n_primitives is None else str(r.n_primitives) for r in rows)
             counts = [mix.get(s, 0) for s in strata]
             if counts and max(counts) - min(counts) > 1:
                 bad.append(f"splits: {task} {split} primitive mix {dict(zip(strata, counts))} is not balanced")
@@ -162,14 +164,15 @@ def check_images(ds: LoadedDataset) -> list[str]:
         sizes: Counter = Counter()
         for rows in splits.values():
             for r in rows:
-                for p in row_paths(r, TaskName(task)):
+                for p in r.paths():
                     if p.endswith((".png", ".svg")) and drawing_exists(ds.out, p):
                         sizes[_image_size(ds.out, p)] += 1
         kinds = Counter(k[0] if k else None for k in sizes)
         if any(n > 1 for n in kinds.values()) or None in kinds:
             bad.append(f"images: {task} mixes image sizes {dict(sizes)}")
     for svg, row in sorted(ds.cut_views.items()):  # cut objects are drawn at their model's scale
-        model_scale = (ds.drawings.get(row["model_id"]) or {}).get("scale")
+        drawn = ds.drawings.get(row["model_id"])
+        model_scale = None if drawn is None else drawn.scale
         if model_scale is None or not np.isclose(row["scale"], model_scale, rtol=1e-9):
             bad.append(f"images: cut drawing {svg} has scale {row['scale']}, its model {model_scale}")
     return bad

@@ -35,16 +35,16 @@ def build_row(seed: int, item: Accepted, answer, **_) -> dict:
             "deflection": item.result["deflection"]}
 
 
-def check_row(ds: LoadedDataset, row: dict) -> list[str]:
+def check_row(ds: LoadedDataset, row: PointCloudGenerationRow) -> list[str]:
     return check_model_three_views(ds, row)  # the cloud's size is checked with the counts (rule 7)
 
 
-def check_counts_row(ds: LoadedDataset, row: dict) -> list[str]:
+def check_counts_row(ds: LoadedDataset, row: PointCloudGenerationRow) -> list[str]:
     """Rule 7's part for this task: the cloud has ``point_cloud_points`` finite points."""
     n = int(ds.summary["point_cloud_points"])
-    pts = np.asarray(row["points"], dtype=float)
-    if pts.shape != (n, 3) or row["n_points"] != n or not np.isfinite(pts).all():
-        return [f"counts: {question_id(row)} point cloud has shape {pts.shape} (n_points {row['n_points']}), "
+    pts = np.asarray(row.points, dtype=float)
+    if pts.shape != (n, 3) or row.n_points != n or not np.isfinite(pts).all():
+        return [f"counts: {question_id(row)} point cloud has shape {pts.shape} (n_points {row.n_points}), "
                 f"expected ({n}, 3)"]
     return []
 

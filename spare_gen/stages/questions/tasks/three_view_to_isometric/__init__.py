@@ -57,19 +57,20 @@ def cut_view_rows(item: Accepted) -> list[dict]:
             for k, cut in enumerate(item.result["cuts"]) for view, v in sorted(cut["views"].items())]
 
 
-def check_row(ds: LoadedDataset, row: dict) -> list[str]:
+def check_row(ds: LoadedDataset, row: ThreeViewToIsometricRow) -> list[str]:
     # a family whose duplicates are pixel-identical PNGs only (the original SPARE3D's) keeps every cut whose PNG differs
     recorded = ds.summary.get("cutters")
     pixel_rule = recorded in {f.value for f in CUTTER_FAMILIES} and CUTTER_FAMILIES[CutterFamily(recorded)].pixel_duplicates
-    bad = distinct_candidates(ds, row, list(row["candidate_svg"]), list(row["candidate_png"]),
+    svgs = row.candidates("svg")
+    bad = distinct_candidates(ds, row, list(svgs), list(row.candidates("png")),
                               None if pixel_rule else float(ds.summary["tolerance_px"]))
-    a = row.get("answer")
-    if a is None or not 0 <= a < len(row["candidate_svg"]):
+    a = row.answer
+    if a is None or not 0 <= a < len(svgs):
         return bad
     sources = {(c["model_id"], c["cut"]) if c else None
-               for c in (ds.cut_views.get(row[f"{n}_svg"]) for n in ("front", "right", "top"))}
-    ans = ds.cut_views.get(row["candidate_svg"][a])
-    if len(sources) != 1 or not ans or sources != {(row["model_id"], ans["cut"])}:
+               for c in (ds.cut_views.get(svg or "") for svg in row.three_views("svg").values())}
+    ans = ds.cut_views.get(svgs[a])
+    if len(sources) != 1 or not ans or sources != {(row.model_id, ans["cut"])}:
         bad.append(f"candidates: {question_id(row)}: the answer is not the cut object that gives F, R, T")
     return bad
 
