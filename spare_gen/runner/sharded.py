@@ -22,7 +22,7 @@ import json
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Sequence
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -32,7 +32,7 @@ from spare_gen.atomic import write_json, write_parquet
 from spare_gen.console import progress
 from spare_gen.store.shards import rows_to_table
 from spare_gen.config.schema import DebugConfig
-from spare_gen.runner.contract import RunOptions, StageSettings
+from spare_gen.runner.contract import RunOptions, StageSettings, Unit
 from spare_gen.rows import escaped_text
 from spare_gen.runner.isolation import Status
 from spare_gen.runner.stage import (
@@ -98,7 +98,7 @@ class ShardOutcome:
     transient: dict[str, str]
 
 
-def _composition(units: list[dict], fingerprints: dict[str, str]) -> str:
+def _composition(units: Sequence[Unit], fingerprints: dict[str, str]) -> str:
     return "\n".join(f"{u['unit_id']}:{fingerprints[u['unit_id']]}" for u in units)
 
 
@@ -152,7 +152,7 @@ def _exact(pieces: list[pa.Table], schema: pa.Schema) -> pa.Table:
     return pa.Table.from_arrays(table.columns, schema=schema)
 
 
-def all_done(units: list[dict], settings: StageSettings, tables: tuple[TableOut, ...]) -> bool:
+def all_done(units: Sequence[Unit], settings: StageSettings, tables: tuple[TableOut, ...]) -> bool:
     """True if every unit is already in a part on disk with an unchanged fingerprint and its files present:
     running the stage would reuse everything."""
     out_dir = str(Path(settings.out_dir).resolve())
@@ -220,7 +220,7 @@ def execute_shard(task: Task, sealed: Sealed, settings: StageSettings, tables: t
     return ShardOutcome(part, transient)
 
 
-def _plan(groups: list[list[dict]], fingerprints: dict[str, str], known: dict[str, IndexEntry],
+def _plan(groups: list[list[Unit]], fingerprints: dict[str, str], known: dict[str, IndexEntry],
           out_dir: str) -> tuple[dict[int, str], dict[int, dict[str, IndexEntry]]]:
     """(shard -> its part, for shards whose part is already written; shard -> its reusable units' index entries,
     for the shards to run)."""
@@ -240,7 +240,7 @@ def _plan(groups: list[list[dict]], fingerprints: dict[str, str], known: dict[st
 def run_sharded_stage(
     client,
     task: Task,
-    units: list[dict],
+    units: Sequence[Unit],
     settings: StageSettings,
     tables: tuple[TableOut, ...],
     options: RunOptions = RunOptions(),
