@@ -13,13 +13,23 @@ import hashlib
 import importlib
 import json
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NotRequired, TypedDict
 
 from pydantic import BaseModel, ConfigDict
 
 from spare_gen.config.schema import Config, DebugConfig, RunnerConfig
 from spare_gen.rng import derive_rng
 from spare_gen.runner.isolation import Outcome, worker_executor
+
+
+class Unit(TypedDict):
+    """A unit's payload: JSON-able, with a unique ``unit_id``; ``shape_path``, where it reads a shape file, whose
+    content its fingerprint covers. Its canonical JSON (with the settings') is its fingerprint and names nothing else,
+    so a unit stays a dict at run time: each stage declares its own units as a TypedDict on this one (e.g.
+    ``DrawUnit``), which the type checker checks key by key."""
+
+    unit_id: str
+    shape_path: NotRequired[str]
 
 
 @dataclass(frozen=True)
@@ -75,14 +85,14 @@ class StageSettings(BaseModel):
         return derive_rng(self.seed, self.stage, unit_id)
 
 
-def call_unit(target: str, unit: dict, settings: StageSettings) -> Any:
+def call_unit(target: str, unit: Unit, settings: StageSettings) -> Any:
     """Child side: ``target(unit, settings, rng)``."""
     module, name = target.split(":")
     func = getattr(importlib.import_module(module), name)
     return func(unit, settings, settings.unit_rng(unit["unit_id"]))
 
 
-def run_in_child(target: str, unit: dict, settings: StageSettings, *, timeout: float | None = None,
+def run_in_child(target: str, unit: Unit, settings: StageSettings, *, timeout: float | None = None,
                  phase: str = "") -> Outcome:
     """Worker side: run ``target(unit, settings, rng)`` in the killable child under a CPU-time budget.
 

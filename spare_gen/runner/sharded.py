@@ -22,7 +22,7 @@ import json
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Sequence
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -32,7 +32,7 @@ from spare_gen.atomic import write_json, write_parquet
 from spare_gen.console import progress
 from spare_gen.store.shards import rows_to_table
 from spare_gen.config.schema import DebugConfig
-from spare_gen.runner.contract import RunOptions, StageSettings
+from spare_gen.runner.contract import RunOptions, StageSettings, Unit
 from spare_gen.rows import escaped_text
 from spare_gen.runner.isolation import Status
 from spare_gen.runner.stage import (
@@ -98,7 +98,7 @@ class ShardOutcome:
     transient: dict[str, str]
 
 
-def _composition(units: list[dict], fingerprints: dict[str, str]) -> str:
+def _composition(units: Sequence[Unit], fingerprints: dict[str, str]) -> str:
     return "\n".join(f"{u['unit_id']}:{fingerprints[u['unit_id']]}" for u in units)
 
 
@@ -152,7 +152,7 @@ def _exact(pieces: list[pa.Table], schema: pa.Schema) -> pa.Table:
     return pa.Table.from_arrays(table.columns, schema=schema)
 
 
-def all_done(units: list[dict], settings: StageSettings, tables: tuple[TableOut, ...]) -> bool:
+def all_done(units: Sequence[Unit], settings: StageSettings, tables: tuple[TableOut, ...]) -> bool:
     """True if every unit is already in a part on disk with an unchanged fingerprint and its files present:
     running the stage would reuse everything."""
     out_dir = str(Path(settings.out_dir).resolve())
@@ -220,7 +220,7 @@ def execute_shard(task: Task, sealed: Sealed, settings: StageSettings, tables: t
     return ShardOutcome(part, transient)
 
 
-def _plan(groups: list[list[dict]], fingerprints: dict[str, str], known: dict[str, IndexEntry],
+def _plan(groups: list[list[Unit]], fingerprints: dict[str, str], known: dict[str, IndexEntry],
           out_dir: str) -> tuple[dict[int, str], dict[int, dict[str, IndexEntry]]]:
     """(shard -> its part, for shards whose part is already written; shard -> its reusable units' index entries,
     for the shards to run)."""
@@ -237,10 +237,66 @@ def _plan(groups: list[list[dict]], fingerprints: dict[str, str], known: dict[st
     return parts, todo
 
 
+def _run_shards(client, task: Task, groups: list[list[Unit]], fingerprints: dict[str, str],
+                todo: dict[int, dict[str, IndexEntry]], parts: dict[int, str], settings: StageSettings,
+                tables: tuple[TableOut, ...], options: RunOptions) -> dict[str, str]:
+    """Run the shards in ``todo`` (a few in flight per worker, retried on a lost worker), adding each written part
+    to ``parts``; returns unit_id -> error of the units that failed because of the machine."""
+    stage = settings.stage
+    run_token = new_run_token()
+    failed_machine: dict[str, str] = {}
+
+    def submit(i: int, attempt: int):
+        shard = Sealed((groups[i], {u["unit_id"]: fingerprints[u["unit_id"]] for u in groups[i]}, todo[i]))
+        return client.submit(execute_shard, task, shard, settings, tables, i, attempt, options.debug,
+                             key=f"{stage}-shard{i:05d}-{attempt}-{run_token}", pure=False)
+
+    def lost(i: int, exc: BaseException) -> ShardOutcome:
+        error = _lost_worker(f"shard {i}", exc)["error"]
+        return ShardOutcome(None, {u["unit_id"]: error for u in groups[i]})
+
+    def settle(i: int, res: ShardOutcome) -> list:
+        if res.part is None:
+            retry = retries.again(i)
+            if retry is not None:
+                return [(retry, i)]
+        else:
+            parts[i] = res.part
+        failed_machine.update(res.transient)
+        bar.update(len(groups[i]))
+        return [(submit(j, 0), j) for j in itertools.islice(waiting, 1)]
+
+    retries = Retries(submit)
+    waiting = iter(sorted(todo))
+    # a few shards in flight per worker, not all of them: the client's memory does not grow with the stage
+    in_flight = max(IN_FLIGHT_PER_WORKER * len(client.scheduler_info().get("workers", {})), IN_FLIGHT_PER_WORKER)
+    futures = {submit(i, 0): i for i in itertools.islice(waiting, in_flight)}
+    total = sum(len(g) for g in groups)
+    bar = progress_bar(stage, total, total - sum(len(groups[i]) for i in todo), options)
+    try:
+        settle_all(futures, lost, settle)
+    finally:
+        bar.close()
+    return failed_machine
+
+
+def _drop_stale(out_dir: str, stage: str, tables: tuple[TableOut, ...], keep: set[str]) -> None:
+    """Record every file a unit of this stage wrote (the proof that spare_gen wrote them), then remove the table
+    parts, unit indexes and timing files of parts not in ``keep``."""
+    ownership.record(out_dir, _indexed_files(out_dir, stage))  # before the stale indexes go
+    for t in tables:
+        shards.keep_only(shards.prepare_folder(Path(out_dir) / t.name), keep)
+    for folder in (unit_dir(out_dir, stage), Path(out_dir) / TIMINGS_DIR / stage):
+        if folder.is_dir():
+            for path in folder.iterdir():
+                if path.suffix == ".json" and f"{path.stem}.parquet" not in keep:
+                    path.unlink(missing_ok=True)
+
+
 def run_sharded_stage(
     client,
     task: Task,
-    units: list[dict],
+    units: Sequence[Unit],
     settings: StageSettings,
     tables: tuple[TableOut, ...],
     options: RunOptions = RunOptions(),
@@ -261,50 +317,9 @@ def run_sharded_stage(
     reused_units = sum(len(reuse) for reuse in todo.values()) + sum(len(groups[i]) for i in parts)
     if reused_units and todo:
         print(f"spare-gen: {stage}: {reused_units} of {len(units)} units already done, resuming", file=sys.stderr)
-    failed_machine: dict[str, str] = {}
-    if todo:
-        run_token = new_run_token()
-
-        def submit(i: int, attempt: int):
-            shard = Sealed((groups[i], {u["unit_id"]: fingerprints[u["unit_id"]] for u in groups[i]}, todo[i]))
-            return client.submit(execute_shard, task, shard, settings, tables, i, attempt, options.debug,
-                                 key=f"{stage}-shard{i:05d}-{attempt}-{run_token}", pure=False)
-
-        def lost(i: int, exc: BaseException) -> ShardOutcome:
-            error = _lost_worker(f"shard {i}", exc)["error"]
-            return ShardOutcome(None, {u["unit_id"]: error for u in groups[i]})
-
-        def settle(i: int, res: ShardOutcome) -> list:
-            if res.part is None:
-                retry = retries.again(i)
-                if retry is not None:
-                    return [(retry, i)]
-            else:
-                parts[i] = res.part
-            failed_machine.update(res.transient)
-            bar.update(len(groups[i]))
-            return [(submit(j, 0), j) for j in itertools.islice(waiting, 1)]
-
-        retries = Retries(submit)
-        waiting = iter(sorted(todo))
-        # a few shards in flight per worker, not all of them: the client's memory does not grow with the stage
-        in_flight = max(IN_FLIGHT_PER_WORKER * len(client.scheduler_info().get("workers", {})), IN_FLIGHT_PER_WORKER)
-        futures = {submit(i, 0): i for i in itertools.islice(waiting, in_flight)}
-        bar = progress_bar(stage, len(units), len(units) - sum(len(groups[i]) for i in todo), options)
-        try:
-            settle_all(futures, lost, settle)
-        finally:
-            bar.close()
-    keep = set(parts.values())
-    # every file a unit of this stage recorded, before the stale indexes go: the proof that spare_gen wrote them
-    ownership.record(out_dir, _indexed_files(out_dir, stage))
-    for t in tables:
-        shards.keep_only(shards.prepare_folder(Path(out_dir) / t.name), keep)
-    for folder in (unit_dir(out_dir, stage), Path(out_dir) / TIMINGS_DIR / stage):
-        if folder.is_dir():
-            for path in folder.iterdir():
-                if path.suffix == ".json" and f"{path.stem}.parquet" not in keep:
-                    path.unlink(missing_ok=True)
+    failed_machine = _run_shards(client, task, groups, fingerprints, todo, parts, settings, tables, options) \
+        if todo else {}
+    _drop_stale(out_dir, stage, tables, set(parts.values()))
     if failed_machine:
         raise machine_failure(stage, failed_machine)
     return [parts[i] for i in sorted(parts)]

@@ -31,7 +31,7 @@ import uuid
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, TypeVar
+from typing import Any, Callable, Iterable, Sequence, TypeVar
 
 from spare_gen.atomic import bounded_name, write_bytes, write_json
 from spare_gen.console import progress
@@ -41,14 +41,14 @@ from spare_gen.store.inventory import is_file_column
 from spare_gen.store.packed import is_packed
 from spare_gen.runner import testhooks
 from spare_gen.config.schema import DebugConfig
-from spare_gen.runner.contract import RunOptions, StageSettings
+from spare_gen.runner.contract import RunOptions, StageSettings, Unit
 from spare_gen.runner.isolation import Status, input_caused
 
 S = TypeVar("S", bound=StageSettings)
 # a stage's worker task: (unit, the stage's own settings) -> the unit's result, the stage's row(s) as a JSON-able dict
-Task = Callable[[dict, S], dict]
+Task = Callable[[Any, S], dict]  # (the stage's own Unit, its settings) -> result
 # adds to units what they read from the output folder (e.g. drawings' polylines), on a worker: (units, out_dir)
-Expand = Callable[[list[dict], str], list[dict]]
+Expand = Callable[[Any, str], list[Any]]  # (the stage's units, out dir) -> those units with what they read
 
 
 class Sealed:
@@ -130,7 +130,7 @@ class Loaded:
     """A ``load_units`` result, kept on the worker that made it: the whole units (``expand``'s additions
     included) and their fingerprints, both by unit_id."""
 
-    units: dict[str, dict]
+    units: dict[str, Unit]
     fingerprints: dict[str, str]
 
 
@@ -138,7 +138,7 @@ def _canonical(obj: Any) -> bytes:
     return json.dumps(obj, sort_keys=True, default=str, separators=(",", ":")).encode()
 
 
-def unit_fingerprint(settings_fp: str, unit: dict, shape_hashes: dict[str, str], out_dir: str = "") -> str:
+def unit_fingerprint(settings_fp: str, unit: Unit, shape_hashes: dict[str, str], out_dir: str = "") -> str:
     """Hash of the settings, the unit's payload and the content of the shape file it reads.
 
     Paths inside ``out_dir`` count relative to it, so a dataset's bookkeeping does not depend on where it is.
@@ -152,7 +152,7 @@ def unit_fingerprint(settings_fp: str, unit: dict, shape_hashes: dict[str, str],
     return digest.hexdigest()[:24]
 
 
-def unit_fingerprints(units: list[dict], settings: StageSettings, out_dir: str) -> dict[str, str]:
+def unit_fingerprints(units: Sequence[Unit], settings: StageSettings, out_dir: str) -> dict[str, str]:
     """unit_id -> fingerprint of every unit (settings, payload, shape file); duplicate ids are a bug: ValueError."""
     ids = [u["unit_id"] for u in units]
     if len(set(ids)) != len(ids):
@@ -171,7 +171,7 @@ def machine_failure(stage: str, failed: dict[str, str]) -> MachineFailure:
         f"the same command to finish")
 
 
-def _shape_hashes(units: list[dict]) -> dict[str, str]:
+def _shape_hashes(units: Sequence[Unit]) -> dict[str, str]:
     paths = sorted({u["shape_path"] for u in units if u.get("shape_path")})
     return {p: (sha256_file(Path(p)) if Path(p).is_file() else "") for p in paths}
 
@@ -181,7 +181,7 @@ def _split_timing(result: dict) -> tuple[dict, dict]:
     return {k: v for k, v in result.items() if k not in TIMING_KEYS}, timing
 
 
-def run_unit(task: Task, unit: dict, settings: StageSettings, attempt: int = 0,
+def run_unit(task: Task, unit: Unit, settings: StageSettings, attempt: int = 0,
              debug: DebugConfig | None = None) -> dict:
     """Runs on a worker: ``task(unit, settings)`` inside the unit's test-hook context, never raising.
 
@@ -203,7 +203,7 @@ def run_unit(task: Task, unit: dict, settings: StageSettings, attempt: int = 0,
     return result
 
 
-def load_units(expand: Expand, units: list[dict], settings: StageSettings, out_dir: str) -> Loaded:
+def load_units(expand: Expand, units: list[Unit], settings: StageSettings, out_dir: str) -> Loaded:
     """Runs on a worker: the units with what ``expand`` adds, and their fingerprints. The result stays on the
     workers; the client fetches only the fingerprints."""
     full = expand(units, out_dir)
@@ -226,7 +226,7 @@ def execute_units(task: Task, sealed: Sealed, settings: StageSettings, attempt: 
             for unit, fingerprint in sealed.open()]
 
 
-def execute_unit(task: Task, unit: dict, settings: StageSettings, fingerprint: str, attempt: int = 0,
+def execute_unit(task: Task, unit: Unit, settings: StageSettings, fingerprint: str, attempt: int = 0,
                  debug: DebugConfig | None = None, reply: Reply | None = None) -> dict:
     """Runs on a worker: the task, then its unit file (the unit counts as done only once that exists).
 
@@ -402,7 +402,7 @@ class UnitPlan:
     """How a stage's units are loaded: their groups (units loaded together; batches never mix groups), each
     group's ``load_units`` future (None without ``expand``), every unit's fingerprint and its group."""
 
-    groups: list[list[dict]]
+    groups: list[list[Unit]]
     loaded: list[Any]
     fingerprints: dict[str, str]
     group_of: dict[str, int] = field(init=False)
@@ -411,13 +411,13 @@ class UnitPlan:
         object.__setattr__(self, "group_of", {u["unit_id"]: k for k, g in enumerate(self.groups) for u in g})
 
 
-def _load(client, units: list[dict], settings: StageSettings, out_dir: str, expand: Expand | None,
+def _load(client, units: Sequence[Unit], settings: StageSettings, out_dir: str, expand: Expand | None,
           workers: int) -> UnitPlan:
     """The units' groups, their ``load_units`` futures and fingerprints (on the workers with ``expand``)."""
     if expand is None:
-        return UnitPlan([units], [None], unit_fingerprints(units, settings, out_dir))
+        return UnitPlan([list(units)], [None], unit_fingerprints(units, settings, out_dir))
     size = max(MIN_EXPAND, -(-len(units) // workers))
-    groups = [units[i:i + size] for i in range(0, len(units), size)] or [[]]
+    groups = [list(units[i:i + size]) for i in range(0, len(units), size)] or [[]]
     loaded = [client.submit(load_units, expand, g, settings, out_dir, pure=False) for g in groups]
     fingerprints: dict[str, str] = {}
     for part in client.gather([client.submit(loaded_fingerprints, f, pure=False) for f in loaded]):
@@ -447,7 +447,7 @@ class _StageRun:
     options: RunOptions
     reply: Reply | None
     plan: UnitPlan
-    todo: dict[str, dict]
+    todo: dict[str, Unit]
     results: dict[str, dict]
     run_token: str = field(default_factory=new_run_token)
     timings: dict[str, dict] = field(default_factory=dict)
@@ -512,7 +512,7 @@ class _StageRun:
 def run_stage(
     client,
     task: Task,
-    units: list[dict],
+    units: Sequence[Unit],
     settings: StageSettings,
     options: RunOptions = RunOptions(),
     reply: Reply | None = None,

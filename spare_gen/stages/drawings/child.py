@@ -43,7 +43,7 @@ from spare_gen.canvas.poses import (
 from spare_gen.stages.drawings.preset import DrawingRule, drawing_rule
 from spare_gen.stages.drawings.render import Style, render_view
 from spare_gen.stages.drawings.schema import DrawingRow, failed_view
-from spare_gen.stages.drawings.settings import DrawSettings
+from spare_gen.stages.drawings.settings import DrawAttempt, DrawSettings
 from spare_gen.stages.drawings.stray import STRAY_PX, Outline
 from spare_gen.runner import testhooks
 from spare_gen.runner.isolation import Status
@@ -238,9 +238,8 @@ def estimated_scale(hlr: HlrModel, size: int, margin: float, rule: DrawingRule, 
     return framing_for(bbox, size, margin, rule.viewbox_factor, viewbox_box=viewbox_box).scale
 
 
-def draw_unit(unit: dict, settings: DrawSettings, rng: np.random.Generator) -> dict:
-    """The stage's child function: ``unit`` = {model_id, shape_path, method (this attempt's HLR algorithm),
-    deflection_factor (this attempt's curve and mesh tolerance, times render.deflection)}."""
+def draw_unit(unit: DrawAttempt, settings: DrawSettings, rng: np.random.Generator) -> dict:
+    """The stage's child function: one attempt at drawing one model."""
     render = settings.render
     if unit["deflection_factor"] != 1.0:
         render = render.model_copy(update={"deflection": render.deflection * unit["deflection_factor"]})

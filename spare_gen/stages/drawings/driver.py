@@ -12,7 +12,7 @@ from spare_gen.stages.drawings.flags import apply_duplicates, duplicate_map
 from spare_gen.stages.drawings.schema import (
     DRAWINGS_FILE, DRAWINGS_SCHEMA, VIEWS_FILE, VIEWS_SCHEMA, DrawingRow, views_schema,
 )
-from spare_gen.stages.drawings.settings import DrawSettings
+from spare_gen.stages.drawings.settings import DrawSettings, DrawUnit
 from spare_gen.stages.drawings.worker import draw_task, drawings_rows, views_rows
 from spare_gen.stages.models.schema import MODELS_FILE, ModelRow
 from spare_gen.runner.contract import RunOptions, Summary
@@ -41,8 +41,8 @@ def drawable_models(out: Path) -> list[ModelRow]:
 def run_drawings(client, config: Config, out: Path) -> Summary:
     """Run the stage, then mark duplicates across models; return its summary."""
     out_abs = out.resolve()
-    units = [
-        {"unit_id": m.model_id, "model_id": m.model_id, "shape_path": str(out_abs / str(m.brep_path))}
+    units: list[DrawUnit] = [
+        {"unit_id": str(m.model_id), "model_id": str(m.model_id), "shape_path": str(out_abs / str(m.brep_path))}
         for m in drawable_models(out)
     ]
     run_sharded_stage(client, draw_task, units, DrawSettings.from_config(config, out), tables(config),

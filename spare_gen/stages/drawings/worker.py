@@ -14,7 +14,7 @@ from __future__ import annotations
 from spare_gen.config.schema import HlrMethod
 from spare_gen.canvas.poses import FIXED_VIEWS, RANDOM_VIEW_PREFIX
 from spare_gen.stages.drawings.schema import failed_rows
-from spare_gen.stages.drawings.settings import DrawSettings
+from spare_gen.stages.drawings.settings import DrawAttempt, DrawSettings, DrawUnit
 from spare_gen.runner.contract import run_in_child
 from spare_gen.runner.isolation import Outcome, Status
 from spare_gen.runner.stage import transient_result
@@ -54,8 +54,8 @@ def _reason(method: str, outcome: Outcome) -> str:
     return f"{method} HLR {outcome.status.value}: {outcome.error}"
 
 
-def draw_task(unit: dict, settings: DrawSettings) -> dict:
-    """``unit``: {unit_id, model_id, shape_path[, skip_reason]}; returns {status, model: row, views: [rows]}."""
+def draw_task(unit: DrawUnit, settings: DrawSettings) -> dict:
+    """Draw one model (in the child, with fallbacks); returns {status, model: row, views: [rows]}."""
     model_id, random_views = unit["model_id"], settings.render.random_views
     if unit.get("skip_reason"):
         return failed_result(model_id, Status.SKIPPED, unit["skip_reason"], random_views)
@@ -63,8 +63,8 @@ def draw_task(unit: dict, settings: DrawSettings) -> dict:
     for method, timeout, factor in _attempts(settings):
         if factor != 1.0 and outcome is not None and outcome.status is not Status.TIMEOUT:
             break  # a coarser mesh helps only a shape that ran out of time, not one that failed or crashed
-        outcome = run_in_child(DRAW_TARGET, {**unit, "method": method.value, "deflection_factor": factor}, settings,
-                               timeout=timeout, phase=_phase(method, factor))
+        attempt: DrawAttempt = {**unit, "method": method.value, "deflection_factor": factor}
+        outcome = run_in_child(DRAW_TARGET, attempt, settings, timeout=timeout, phase=_phase(method, factor))
         seconds, cpu = seconds + outcome.seconds, cpu + outcome.cpu_seconds
         if outcome.status is Status.TRANSIENT:
             return transient_result(outcome.error)

@@ -23,7 +23,7 @@ from spare_gen.config.schema import Footprint, RoofType
 from spare_gen.stages.models.csg import primitives_volume, random_program
 from spare_gen.stages.models.houses import convex_parts, random_house
 from spare_gen.stages.models.quality import assess
-from spare_gen.stages.models.settings import ModelSettings
+from spare_gen.stages.models.settings import ModelSettings, ModelUnit
 from spare_gen.stage_table import MODELS
 
 
@@ -110,7 +110,7 @@ def check_csg(shape, program: dict, min_volume_fraction: float) -> tuple[Rejecti
     return None, cad.shape_stats(shape, known=stats)
 
 
-def make_csg_model(unit: dict, settings: ModelSettings, rng: np.random.Generator) -> dict:
+def make_csg_model(unit: ModelUnit, settings: ModelSettings, rng: np.random.Generator) -> dict:
     """Draw CSG programs of ``unit["n_primitives"]`` primitives from ``rng`` until one passes every rule.
 
     ``timing`` (kept out of the tables) holds the CPU seconds of: building the accepted model (``build``),
@@ -158,7 +158,7 @@ def make_csg_model(unit: dict, settings: ModelSettings, rng: np.random.Generator
     )
 
 
-def make_house_model(unit: dict, settings: ModelSettings, rng: np.random.Generator) -> dict:
+def make_house_model(unit: ModelUnit, settings: ModelSettings, rng: np.random.Generator) -> dict:
     """Draw one house of the unit's footprint and roof type from ``rng``, build it, and check it is one valid solid."""
     house = random_house(Footprint(unit["footprint"]), RoofType(unit["roof"]), rng, settings.houses)
     shape = cad.build_house(convex_parts(house))
@@ -171,7 +171,7 @@ def make_house_model(unit: dict, settings: ModelSettings, rng: np.random.Generat
     return {"house": json.dumps(house, sort_keys=True), **files, **stats}
 
 
-def load_file_model(unit: dict, settings: ModelSettings, rng: np.random.Generator) -> dict:
+def load_file_model(unit: ModelUnit, settings: ModelSettings, rng: np.random.Generator) -> dict:
     """Read one CAD file and store it as STEP (for users) and BREP (exact and fast, for later stages).
 
     A shape that contradicts itself is repaired first (``cad.repair``): faces without edges are rebuilt on their

@@ -11,7 +11,7 @@ from spare_gen.stages.models.files import discover
 from spare_gen.stages.models.houses import house_plan
 from spare_gen.stages.models.quality import Quality
 from spare_gen.stages.models.schema import MODELS_FILE, MODELS_SCHEMA, ModelRow
-from spare_gen.stages.models.settings import ModelSettings
+from spare_gen.stages.models.settings import ModelSettings, ModelUnit
 from spare_gen.stages.models.worker import model_rows, model_task
 from spare_gen.runner.contract import RunOptions, Summary
 from spare_gen.runner.isolation import Status
@@ -21,7 +21,7 @@ from spare_gen.rows import rows_from_table
 from spare_gen.stage_table import MODELS
 
 
-def model_units(config: Config) -> list[dict]:
+def model_units(config: Config) -> list[ModelUnit]:
     if config.models.source is ModelSource.CSG:
         csg = config.models.csg
         return [
@@ -36,10 +36,10 @@ def model_units(config: Config) -> list[dict]:
             for i, (footprint, roof) in enumerate(house_plan(houses.count, houses.footprints, houses.roofs))
         ]
     files = config.models.files
-    units = []
+    units: list[ModelUnit] = []
     for it in discover(files.root, files.suffixes, files.max_mb, files.limit, files.list_file):
-        unit = {"unit_id": it.model_id, "model_id": it.model_id, "source": "file", "source_path": it.real_path,
-                "sha256": it.sha256, "skip_reason": it.skip_reason}
+        unit: ModelUnit = {"unit_id": it.model_id, "model_id": it.model_id, "source": "file",
+                           "source_path": it.real_path, "sha256": it.sha256, "skip_reason": it.skip_reason}
         if it.error:  # a link loop, a FIFO, an unreadable folder...: a failed row, no child started
             unit["error"] = it.error
         units.append(unit)

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import NotRequired
 
 from pydantic import Field
 
 from spare_gen.config.schema import Config, CsgConfig, HousesConfig
-from spare_gen.runner.contract import StageSettings
+from spare_gen.runner.contract import StageSettings, Unit
 from spare_gen.stage_table import MODELS
 
 
@@ -22,3 +23,21 @@ class ModelSettings(StageSettings):
         return cls(stage=MODELS.name, seed=config.seed, out_dir=str(Path(out).resolve()),
                    timeout_s=config.runner.timeout_s, csg=config.models.csg,
                    houses=config.models.houses)
+
+
+class ModelUnit(Unit):
+    """One model to make or load: its id and source (``csg``, ``houses`` or ``file``), then the source's own keys: a
+    CSG model's ``index`` and ``n_primitives``; a house's ``index``, ``footprint`` and ``roof``; a file's
+    ``source_path`` (links resolved), ``sha256`` and ``skip_reason``, and ``error`` where listing its folder found
+    that it cannot be a model."""
+
+    model_id: str
+    source: str
+    index: NotRequired[int]
+    n_primitives: NotRequired[int]
+    footprint: NotRequired[str]
+    roof: NotRequired[str]
+    source_path: NotRequired[str]
+    sha256: NotRequired[str]
+    skip_reason: NotRequired[str]
+    error: NotRequired[str]

@@ -7,7 +7,7 @@ from dataclasses import replace
 from spare_gen.config.schema import ModelSource
 from spare_gen.stages.models.quality import assess
 from spare_gen.stages.models.schema import ModelRow
-from spare_gen.stages.models.settings import ModelSettings
+from spare_gen.stages.models.settings import ModelSettings, ModelUnit
 from spare_gen.runner.contract import run_in_child
 from spare_gen.runner.isolation import Status
 from spare_gen.runner.stage import transient_result
@@ -18,7 +18,7 @@ HOUSE_TARGET = "spare_gen.stages.models.child:make_house_model"
 TARGETS = {ModelSource.CSG.value: CSG_TARGET, "file": FILE_TARGET, ModelSource.HOUSES.value: HOUSE_TARGET}
 
 
-def model_task(unit: dict, settings: ModelSettings) -> dict:
+def model_task(unit: ModelUnit, settings: ModelSettings) -> dict:
     """``unit``: {unit_id, model_id, source, ...}; returns a models.parquet row (a ``ModelRow``) plus timings."""
     base = ModelRow(model_id=unit["model_id"], source=unit["source"], source_path=unit.get("source_path", ""),
                     sha256=unit.get("sha256", ""), n_primitives=unit.get("n_primitives"))

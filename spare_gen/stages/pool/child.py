@@ -28,7 +28,7 @@ from spare_gen.cad.edge_graph import brep_graph
 from spare_gen.config.schema import HouseWireframe, PoolConfig
 from spare_gen.rating.houses import house_vertex_kinds
 from spare_gen.stages.pool.schema import WireframeRow
-from spare_gen.stages.pool.settings import WireframeSettings
+from spare_gen.stages.pool.settings import WireframeSettings, WireframeUnit
 from spare_gen.runner.isolation import Status
 from spare_gen.wireframe import CORNER, CURVE, Wireframe, corner_mask
 
@@ -171,7 +171,7 @@ def with_house_kinds(extracted: ExtractedWireframe, house: dict, roof_only: bool
     return finish_wireframe(points, kinds, edges, extracted.scale, dropped=extracted.dropped)
 
 
-def extract_unit(unit: dict, settings: WireframeSettings, rng: np.random.Generator) -> dict:
+def extract_unit(unit: WireframeUnit, settings: WireframeSettings, rng: np.random.Generator) -> dict:
     """The wireframes stage's child function (no randomness: ``rng`` is unused)."""
     house = json.loads(unit["house"]) if unit.get("house") else None
     roof_only = settings.house_wireframe is HouseWireframe.ROOF

@@ -34,7 +34,7 @@ from spare_gen.stages.pool.schema import (
     RATING_PAIRS_CSV, CORRUPTIONS_FILE, CORRUPTIONS_SCHEMA, PAIRS_FILE, POOL_README, WIREFRAMES_FILE,
     WIREFRAMES_SCHEMA, WireframeRow,
 )
-from spare_gen.stages.pool.settings import CorruptionSettings, WireframeSettings
+from spare_gen.stages.pool.settings import CorruptionSettings, CorruptionUnit, WireframeSettings, WireframeUnit
 from spare_gen.stages.pool.worker import corruption_task, wireframe_task
 from spare_gen.stage_table import POOL
 
@@ -56,14 +56,16 @@ def pool_models(out: Path, count: int) -> list[ModelRow]:
 # ------------------------------------------------------------------------------------------ wireframes
 
 
-def wireframe_unit(out: Path, model: ModelRow) -> dict:
+def wireframe_unit(out: Path, model: ModelRow) -> WireframeUnit:
     """The wireframes unit of one ``pool_models`` row (a house carries its description, for its vertex kinds)."""
-    unit = {"unit_id": model.model_id, "model_id": model.model_id,
-            "shape_path": str(out.resolve() / str(model.brep_path))}
-    return {**unit, "house": model.house} if model.house else unit
+    unit: WireframeUnit = {"unit_id": str(model.model_id), "model_id": str(model.model_id),
+                           "shape_path": str(out.resolve() / str(model.brep_path))}
+    if model.house:
+        unit["house"] = model.house
+    return unit
 
 
-def wireframe_units(out: Path, count: int) -> list[dict]:
+def wireframe_units(out: Path, count: int) -> list[WireframeUnit]:
     return [wireframe_unit(out, m) for m in pool_models(out, count)]
 
 
@@ -81,8 +83,9 @@ def run_wireframes(client, config: Config, out: Path) -> pa.Table:
 def run_corruptions(client, config: Config, out: Path, wireframes: pa.Table) -> pa.Table:
     gts = [r for r in rows_from_table(WireframeRow, wireframes) if r.status == Status.OK]
     predictions = pool_predictions(config, {str(g.model_id) for g in gts})
-    units = [{"unit_id": g.model_id, "model_id": g.model_id, "gt": _ground_truth(g),
-              "predictions": predictions.get(str(g.model_id), [])} for g in gts]  # fmt: skip
+    units: list[CorruptionUnit] = [
+        {"unit_id": str(g.model_id), "model_id": str(g.model_id), "gt": _ground_truth(g),
+         "predictions": predictions.get(str(g.model_id), [])} for g in gts]
     settings = CorruptionSettings.from_config(config, out, predictions_digest(predictions))
     results = run_stage(client, corruption_task, units, settings, RunOptions.from_config(config))
     for r in results:  # a bug, not bad input (bad input gives failed corruption rows): report it, keep the rest

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import NotRequired
 
 from spare_gen.config.schema import Config, HouseWireframe, PredictionUnits
-from spare_gen.runner.contract import StageSettings
+from spare_gen.runner.contract import StageSettings, Unit
 from spare_gen.stages.pool.schema import METRIC_COLUMNS
 
 WIREFRAMES_STAGE = "wireframes"
@@ -44,3 +45,20 @@ class CorruptionSettings(StageSettings):
                    timeout_s=config.runner.timeout_s, corner_threshold=pool.corner_threshold,
                    edge_threshold=pool.edge_threshold, image_size=pool.image_size,
                    prediction_units=pool.prediction_units, predictions=predictions)
+
+
+class WireframeUnit(Unit):
+    """One ground truth to extract: the model and its BREP file (``shape_path``); ``house``: a procedural house's
+    description (JSON), for its vertex kinds."""
+
+    model_id: str
+    house: NotRequired[str]
+
+
+class CorruptionUnit(Unit):
+    """One ground truth's corruptions: its wireframe (``gt``: the wireframes row's graph columns) and the
+    predictions imported for it (``pool.predictions``)."""
+
+    model_id: str
+    gt: dict
+    predictions: list

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from spare_gen.stages.pool.schema import WireframeRow
-from spare_gen.stages.pool.settings import CorruptionSettings, WireframeSettings
+from spare_gen.stages.pool.settings import CorruptionSettings, CorruptionUnit, WireframeSettings, WireframeUnit
 from spare_gen.stages.pool.corruptions import model_corruption_rows
 from spare_gen.runner.contract import run_in_child
 from spare_gen.runner.isolation import Status
@@ -12,7 +12,7 @@ from spare_gen.runner.stage import transient_result
 EXTRACT_TARGET = "spare_gen.stages.pool.child:extract_unit"
 
 
-def wireframe_task(unit: dict, settings: WireframeSettings) -> dict:
+def wireframe_task(unit: WireframeUnit, settings: WireframeSettings) -> dict:
     """Worker side: extract one ground truth in the killable OCCT child and make its row."""
     outcome = run_in_child(EXTRACT_TARGET, unit, settings)
     if outcome.status is Status.TRANSIENT:
@@ -25,7 +25,7 @@ def wireframe_task(unit: dict, settings: WireframeSettings) -> dict:
     return row
 
 
-def corruption_task(unit: dict, settings: CorruptionSettings) -> dict:
+def corruption_task(unit: CorruptionUnit, settings: CorruptionSettings) -> dict:
     """Worker side (pure Python, no child process): every corruption of one ground truth.
 
     Each corruption draws from its own generator derived from (seed, "corruption", model, kind, severity)
@@ -34,6 +34,6 @@ def corruption_task(unit: dict, settings: CorruptionSettings) -> dict:
     rows = model_corruption_rows(
         unit["gt"], settings.seed, corner_threshold=settings.corner_threshold,
         edge_threshold=settings.edge_threshold, image_size=settings.image_size, out_dir=settings.out_dir,
-        predictions=unit.get("predictions", []), prediction_units=settings.prediction_units,
+        predictions=unit["predictions"], prediction_units=settings.prediction_units,
     )
     return {"model_id": unit["model_id"], "status": Status.OK.value, "error": "", "rows": rows}

@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from enum import Enum
 from pathlib import Path
-from typing import TypeVar
+from typing import NotRequired, TypeVar
 
 from pydantic import SerializeAsAny
 
 from spare_gen.config.base import TaskOptions
 from spare_gen.config.schema import Config, QuestionsConfig, RenderConfig, TaskName
 from spare_gen.config.tasks import TASK_OPTIONS, task_options
-from spare_gen.runner.contract import StageSettings, fingerprint_of
+from spare_gen.runner.contract import StageSettings, Unit, fingerprint_of
 
 OptionsT = TypeVar("OptionsT", bound=TaskOptions)
 
@@ -95,3 +95,15 @@ class QuestionSettings(StageSettings):
                    timeout_s=config.runner.timeout_s, task=task, round=round_,
                    tolerance_px=q.duplicate_tolerance_px, render=render,
                    options=task_options(task, q), hashed=hashed_options(task, q))
+
+
+class QuestionUnit(Unit):
+    """One model's work for one task (its ``TaskSpec.run_unit``): the task and the model, then what the task's
+    ``unit_inputs`` add: the B-rep (``shape_path``), the drawings' ``framing`` and ``hlr_method``
+    (``shape_and_framing``, on the client), or the isometric drawings' polylines (``views``, on a worker)."""
+
+    task: str
+    model_id: str
+    framing: NotRequired[dict]
+    hlr_method: NotRequired[str]
+    views: NotRequired[dict[str, dict]]

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from spare_gen.stages.questions.rejections import QuestionRejection
-from spare_gen.stages.questions.settings import QuestionSettings
+from spare_gen.stages.questions.settings import QuestionSettings, QuestionUnit
 from spare_gen.runner import contract
 from spare_gen.runner.isolation import Status
 from spare_gen.runner.stage import transient_result
 
 
-def run_in_child(target: str, unit: dict, settings: QuestionSettings, timeout: float | None = None) -> dict:
+def run_in_child(target: str, unit: QuestionUnit, settings: QuestionSettings, timeout: float | None = None) -> dict:
     """``target(unit, settings, rng)``'s result, or a UNIT_FAILED rejection naming the status; ``seconds`` and
     ``cpu_seconds`` (the child's wall and CPU time) added.
 

@@ -20,7 +20,7 @@ from spare_gen.config.schema import TaskName
 from spare_gen.stages.questions.rejections import QuestionRejection
 from spare_gen.stages.questions.row_parts import Accepted
 from spare_gen.stages.questions.select import ModelQueues, QuotaKey
-from spare_gen.stages.questions.settings import QuestionSettings
+from spare_gen.stages.questions.settings import QuestionSettings, QuestionUnit
 from spare_gen.stages.questions.assembly.inputs import WORKER_INPUTS, Inputs, add_unit_inputs
 from spare_gen.stages.questions.tasks import TASK_SPECS
 from spare_gen.runner.contract import RunOptions
@@ -45,8 +45,8 @@ class TaskFill:
     timings: Counter = field(default_factory=Counter)  # summed per-unit timings by part (boolean, hlr, ...)
 
 
-def _units(task: TaskName, model_ids: list[str], inputs: Inputs, out: Path) -> list[dict]:
-    units = [{"unit_id": m, "task": task.value, "model_id": m} for m in model_ids]
+def _units(task: TaskName, model_ids: list[str], inputs: Inputs, out: Path) -> list[QuestionUnit]:
+    units: list[QuestionUnit] = [{"unit_id": m, "task": task.value, "model_id": m} for m in model_ids]
     unit_inputs = TASK_SPECS[task].unit_inputs
     if unit_inputs is not None:
         add_unit_inputs(unit_inputs, units, inputs, out)

@@ -14,6 +14,7 @@ from spare_gen.stages.drawings.schema import DRAWINGS_FILE, VIEWS_FILE, DrawingR
 from spare_gen.stages.models.schema import MODELS_FILE, ModelRow
 from spare_gen.stages.models.quality import Quality
 from spare_gen.stages.questions.rejections import QuestionRejection
+from spare_gen.stages.questions.settings import QuestionUnit
 from spare_gen.stages.questions.select import Stratum
 from spare_gen.stages.questions.spec import UnitInput
 from spare_gen.runner.isolation import Status
@@ -117,18 +118,19 @@ def load_polylines(out: Path, model_ids: list[str], views: tuple[str, ...]) -> d
     return result
 
 
-def with_isometric_polylines(units: list[dict], out_dir: str) -> list[dict]:
+def with_isometric_polylines(units: list[QuestionUnit], out_dir: str) -> list[QuestionUnit]:
     """Runs on a Dask worker: the units with ``views``, the model's isometric drawings as polylines (the pose
     tasks' symmetry checks), read from ``views.parquet`` (``runner.stage.Expand``)."""
     polylines = load_polylines(Path(out_dir), [u["model_id"] for u in units], ISOMETRIC_VIEWS)
     return [{**u, "views": polylines.get(u["model_id"], {})} for u in units]
 
 
-def shape_and_framing(units: list[dict], inputs: Inputs, out: Path) -> None:
+def shape_and_framing(units: list[QuestionUnit], inputs: Inputs, out: Path) -> None:
     """``shape_path`` (absolute B-rep path), ``framing`` and ``hlr_method`` of the model (work in the child)."""
     for u in units:
         u["shape_path"] = str((out / inputs.brep[u["model_id"]]).resolve())
-        u.update(inputs.framing[u["model_id"]])
+        drawn = inputs.framing[u["model_id"]]
+        u["framing"], u["hlr_method"] = drawn["framing"], drawn["hlr_method"]
 
 
 # small inputs, added by the client from what it has read anyway; large ones, read on the workers
@@ -136,7 +138,7 @@ CLIENT_INPUTS = {UnitInput.SHAPE_AND_FRAMING: shape_and_framing}
 WORKER_INPUTS = {UnitInput.ISOMETRIC_POLYLINES: with_isometric_polylines}
 
 
-def add_unit_inputs(kind: UnitInput, units: list[dict], inputs: Inputs, out: Path) -> None:
+def add_unit_inputs(kind: UnitInput, units: list[QuestionUnit], inputs: Inputs, out: Path) -> None:
     """Add what ``kind`` names to each unit, if the client adds it (``CLIENT_INPUTS``)."""
     if kind in CLIENT_INPUTS:
         CLIENT_INPUTS[kind](units, inputs, out)

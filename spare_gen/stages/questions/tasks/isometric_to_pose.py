@@ -40,7 +40,7 @@ from spare_gen.stages.questions.near_duplicate import duplicate_matrix, pose_dra
 from spare_gen.stages.questions.rejections import QuestionRejection
 from spare_gen.stages.questions.row_parts import Accepted, three_view_fields
 from spare_gen.stages.questions.schema import ISO_PREFIX, QuestionCommon, answer_choice
-from spare_gen.stages.questions.settings import QuestionSettings
+from spare_gen.stages.questions.settings import QuestionSettings, QuestionUnit
 from spare_gen.stages.questions.sheet_cells import Cell, drawing_image, pose_cube_image
 from spare_gen.stages.questions.spec import LoaderKeys, PaperRecipes, Spare3dLayout, TaskSpec, UnitInput
 from spare_gen.rng import derive_seed
@@ -58,7 +58,7 @@ def check_isometric_to_pose(views: dict[str, dict], tolerance_px: float, poses: 
             "coinciding": pairs, "choice_poses": list(poses)}
 
 
-def run_unit(unit: dict, settings: QuestionSettings) -> dict:
+def run_unit(unit: QuestionUnit, settings: QuestionSettings) -> dict:
     start = time.monotonic()
     result = check_isometric_to_pose(unit["views"], settings.tolerance_px, settings.own(Options).choice_poses)
     return {"model_id": unit["model_id"], **result, "seconds": round(time.monotonic() - start, 4)}

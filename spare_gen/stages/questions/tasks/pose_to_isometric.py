@@ -25,7 +25,7 @@ from spare_gen.stages.questions.schema import (
     CANDIDATE_COLUMNS, CANDIDATE_PREFIX, POSE_COLUMN, QuestionCommon, answer_choice, candidate_drawings,
 )
 from spare_gen.stages.questions.select import balanced_choice
-from spare_gen.stages.questions.settings import QuestionSettings
+from spare_gen.stages.questions.settings import QuestionSettings, QuestionUnit
 from spare_gen.stages.questions.sheet_cells import Cell, drawing_image, pose_cube_image
 from spare_gen.stages.questions.spec import LoaderKeys, PaperRecipes, Spare3dLayout, TaskSpec, UnitInput
 from spare_gen.rng import derive_rng
@@ -61,7 +61,7 @@ def candidate_poses(duplicates: list[list[int]], query: int, rng: np.random.Gene
     return [query] + [ALL_POSES[i] for i in chosen]
 
 
-def run_unit(unit: dict, settings: QuestionSettings) -> dict:
+def run_unit(unit: QuestionUnit, settings: QuestionSettings) -> dict:
     start = time.monotonic()
     result = check_pose_to_isometric(unit["views"], settings.tolerance_px)
     return {"model_id": unit["model_id"], **result, "seconds": round(time.monotonic() - start, 4)}

@@ -16,7 +16,7 @@ from spare_gen.cad.props import bounding_box
 from spare_gen.cad.tessellate import triangulate
 from spare_gen.config.tasks.point_cloud_generation import Options
 from spare_gen.stages.questions.rejections import QuestionRejection
-from spare_gen.stages.questions.settings import QuestionSettings
+from spare_gen.stages.questions.settings import QuestionSettings, QuestionUnit
 
 # Linear tessellation tolerance as a fraction of the bounding-box diagonal: points on curved faces lie
 # within this distance of the exact surface.
@@ -33,7 +33,7 @@ def sample_surface(vertices: np.ndarray, faces: np.ndarray, count: int, rng: np.
     return np.asarray(points, dtype=np.float64)
 
 
-def points_unit(unit: dict, settings: QuestionSettings, rng: np.random.Generator) -> dict:
+def points_unit(unit: QuestionUnit, settings: QuestionSettings, rng: np.random.Generator) -> dict:
     """The point-cloud task's child function."""
     return model_points(unit["shape_path"], settings.own(Options).point_cloud_points, rng)
 

@@ -20,7 +20,7 @@ from spare_gen.stages.questions.row_parts import Accepted, arrange, three_view_f
 from spare_gen.stages.questions.schema import (
     CANDIDATE_PREFIX, CUT_VIEW_DRAWING, CutViewRow, QuestionCommon, answer_choice, candidate_drawings,
 )
-from spare_gen.stages.questions.settings import QuestionSettings
+from spare_gen.stages.questions.settings import QuestionSettings, QuestionUnit
 from spare_gen.stages.questions.sheet_cells import Cell, drawing_image
 from spare_gen.stages.questions.spec import LoaderKeys, PaperRecipes, Spare3dLayout, TaskSpec, UnitInput
 from spare_gen.stages.questions.tasks.three_view_to_isometric.families import CUTTER_FAMILIES
@@ -29,7 +29,7 @@ from spare_gen.stages.questions.worker import run_in_child
 from spare_gen.rng import derive_rng
 from spare_gen.rows import column
 
-def run_unit(unit: dict, settings: QuestionSettings) -> dict:
+def run_unit(unit: QuestionUnit, settings: QuestionSettings) -> dict:
     return {"model_id": unit["model_id"], **run_in_child(
         f"{__name__}.child:cut_set_unit", unit, settings, timeout=settings.timeout_s * CUT_TIMEOUT_FACTOR)}
 

@@ -62,7 +62,7 @@ from spare_gen.stages.questions.layout import N_CANDIDATES
 from spare_gen.stages.questions.near_duplicate import Drawing
 from spare_gen.stages.questions.rejections import QuestionRejection
 from spare_gen.stages.questions.schema import content_name, settle
-from spare_gen.stages.questions.settings import QuestionSettings
+from spare_gen.stages.questions.settings import QuestionSettings, QuestionUnit
 from spare_gen.stages.questions.tasks.three_view_to_isometric.families import CUTTER_FAMILIES
 from spare_gen.stages.questions.tasks.three_view_to_isometric.job import (
     CUT_TIMEOUT_FACTOR, CUT_VIEWS, MAX_OVER_BUDGET, MIN_REMOVED, SLOW_BOOLEAN_HOOK, TARGET, TASK, CutJob,
@@ -281,7 +281,7 @@ def _failed_rule(outcome: CallOutcome) -> QuestionRejection:
     return QuestionRejection.CUT_FAILED if outcome.step == _BOOLEAN else QuestionRejection.CUT_DRAW_FAILED
 
 
-def cut_set_unit(unit: dict, settings: QuestionSettings, rng: np.random.Generator) -> dict:
+def cut_set_unit(unit: QuestionUnit, settings: QuestionSettings, rng: np.random.Generator) -> dict:
     """The three-view-to-isometric task's child function.
 
     Each attempt draws its cutter from its own generator (seed, task, model, cut, attempt), so an attempt's
@@ -290,7 +290,7 @@ def cut_set_unit(unit: dict, settings: QuestionSettings, rng: np.random.Generato
     return make_cut_set(unit, settings)
 
 
-def make_cut_set(unit: dict, settings: QuestionSettings) -> dict:
+def make_cut_set(unit: QuestionUnit, settings: QuestionSettings) -> dict:
     """Four accepted cut objects (STEP + drawings) of the unit's model, or a rejection; counters of rejected
     attempts by rule.
 
