@@ -40,13 +40,12 @@ from spare_gen.audit.features import LAYOUT, Layout
 from spare_gen.config.schema import TaskName
 from spare_gen.rows import answer_key_fields
 from spare_gen.store.packed import drawing_bytes
-from spare_gen.stages.questions.schema import split_path
+from spare_gen.stages.questions.schema import PATH_SUFFIXES, split_path
 from spare_gen.stages.questions.tasks import TASK_SPECS, dataset_choices
 
 ANSWER_COLUMN = "answer"
 # A table's Arrow field can also declare itself an answer key with field metadata answer_key=true.
 ANSWER_KEY_METADATA = b"answer_key"
-PATH_SUFFIXES = ("_svg", "_png", "_step")
 WORD_SPLIT = re.compile(r"[/\\._\-\s]+")  # path parts and words: cut0, 2, png
 RUN_SPLIT = re.compile(r"(?<=\d)(?=[A-Za-z])|(?<=[A-Za-z])(?=\d)")  # and their letter and digit runs: cut, 0
 SMOOTHING = 1.0  # pseudo-observation added to a token's observed and expected answer counts
