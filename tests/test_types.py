@@ -33,3 +33,16 @@ def test_a_row_read_with_a_wrong_type_fails_the_type_checker(tmp_path):
     result = _mypy(root, tmp_path / "cache", "spare_gen/stages/models/schema.py")
     assert result.returncode == 1
     assert 'schema.py:' in result.stdout and 'got "int | None", expected "str"' in result.stdout, result.stdout
+
+
+def test_a_unit_key_a_stage_does_not_declare_fails_the_type_checker(tmp_path):
+    root = tmp_path / "repo"
+    shutil.copytree(REPO / "spare_gen", root / "spare_gen", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(REPO / "pyproject.toml", root / "pyproject.toml")
+    child = root / "spare_gen" / "stages" / "drawings" / "child.py"
+    text = child.read_text()
+    assert 'unit["deflection_factor"]' in text
+    child.write_text(text.replace('unit["deflection_factor"]', 'unit["deflection"]', 1))  # a misspelt key
+    result = _mypy(root, tmp_path / "cache", "spare_gen/stages/drawings/child.py")
+    assert result.returncode == 1
+    assert 'child.py:' in result.stdout and '"DrawAttempt" has no key "deflection"' in result.stdout, result.stdout
