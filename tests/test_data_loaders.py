@@ -11,8 +11,9 @@ import pytest
 from synthetic_dataset import make_dataset
 
 from spare_gen.jobs.export_npz import export
-from spare_gen.data import DrawingVectors, iter_questions, load_split, load_split_pandas, read_image
+from spare_gen.data import DrawingVectors, iter_questions, load_rows, load_split, load_split_pandas, read_image
 from spare_gen.data.tables import three_view_columns
+from spare_gen.stages.questions.tasks import question_row
 
 MC_CANDIDATE_TASKS = ("three_view_to_isometric", "pose_to_isometric")
 ALL_TASKS = ("three_view_to_isometric", "isometric_to_pose", "pose_to_isometric", "isometric_view_generation",
@@ -78,6 +79,17 @@ def test_load_split_reads_the_parquet_and_rejects_bad_names(synthetic, tmp_path)
         load_split(synthetic, "pose_to_isometric", "dev")
     with pytest.raises(FileNotFoundError, match="point_cloud_generation/val.parquet"):
         load_split(tmp_path, "point_cloud_generation", "val")
+
+
+@pytest.mark.parametrize("task", ALL_TASKS)
+def test_load_rows_gives_the_split_as_its_task_row_class_column_for_column(synthetic, task):
+    table = load_split(synthetic, task, "test")
+    rows = load_rows(synthetic, task, "test")
+    assert rows and all(type(r) is question_row(task) for r in rows)
+    for name in table.column_names:
+        assert [getattr(r, name) for r in rows] == table.column(name).to_pylist(), name
+    assert [r.correct_answer() for r in rows] == (
+        table.column("answer").to_pylist() if "answer" in table.column_names else [None] * len(rows))
 
 
 @pytest.mark.parametrize("task", ALL_TASKS)

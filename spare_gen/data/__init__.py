@@ -7,7 +7,7 @@ from spare_gen.lazy import lazy_exports
 # each submodule and its public names, imported when first used (`spare-gen cache --help` needs none)
 _MODULES = {
     "loaders": ("Source", "iter_questions", "read_image"),
-    "tables": ("DrawingVectors", "load_split", "load_split_pandas"),
+    "tables": ("DrawingVectors", "load_rows", "load_split", "load_split_pandas"),
 }
 
 __all__, __getattr__, __dir__ = lazy_exports(__name__, _MODULES)
