@@ -109,8 +109,9 @@ class QuestionReader:
             item["pose"] = keys.query_pose(row)
         if keys.candidates is not None:
             item["candidates"] = self.drawings(list(row.drawing(keys.candidates, kind)))
-        if row.correct_answer() is not None:
-            item["answer"] = row.correct_answer()
+        answer = row.correct_answer()
+        if answer is not None:
+            item["answer"] = answer
         if keys.target is TargetKind.DRAWING and keys.target_column:
             item["target"] = self.drawing(row.drawing(keys.target_column, kind))
         elif keys.target is TargetKind.POINTS:

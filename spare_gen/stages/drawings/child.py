@@ -291,6 +291,6 @@ def draw_model(model_id: str, shape_path: str, out_dir: str, render: RenderConfi
         scale=framing.scale, center=list(framing.center), bbox=list(bbox), n_loose_edges=hlr.loose_edges,
         **model_flags([v for v in views if v["status"] == Status.OK], style.size, render.tiny_fraction),
     )
-    model = replace(row_of_model, usable=is_usable(row_of_model.as_dict())).as_dict()
+    model = replace(row_of_model, usable=is_usable(row_of_model)).as_dict()
     timing = {"model": round(time.process_time() - start, 6), "views": seconds}  # CPU s of this child
     return {"model": model, "views": views, "timing": timing}

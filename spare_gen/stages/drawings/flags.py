@@ -28,10 +28,9 @@ def front_hash(view_rows: Iterable[dict]) -> str | None:
     return None
 
 
-def is_usable(model_row: dict) -> bool:
-    return model_row.get("status") == Status.OK and not (
-        model_row.get("blank") or model_row.get("tiny") or model_row.get("duplicate")
-    )
+def is_usable(model_row: DrawingRow) -> bool:
+    """Drawn (status ok), and none of its views blank or tiny, and not a duplicate of an earlier model."""
+    return model_row.status == Status.OK and not (model_row.blank or model_row.tiny or model_row.duplicate)
 
 
 def model_flags(view_rows: list[dict], size: int, tiny_fraction: float) -> dict:
@@ -74,5 +73,5 @@ def apply_duplicates(model_rows: list[DrawingRow], duplicate_of: dict[str, str])
     for row in model_rows:
         original = duplicate_of.get(str(row.model_id))
         new = replace(row, duplicate=original is not None, duplicate_of=original)
-        out.append(replace(new, usable=is_usable(new.as_dict())))
+        out.append(replace(new, usable=is_usable(new)))
     return out
