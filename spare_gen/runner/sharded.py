@@ -29,7 +29,6 @@ import pyarrow.compute as pc
 
 from spare_gen.store import ownership, shards
 from spare_gen.atomic import write_json, write_parquet
-from spare_gen.console import progress
 from spare_gen.store.shards import rows_to_table
 from spare_gen.config.schema import DebugConfig
 from spare_gen.runner.contract import RunOptions, StageSettings, Unit
@@ -51,6 +50,7 @@ from spare_gen.runner.stage import (
     settle_all,
     unit_dir,
     unit_fingerprints,
+    worker_count,
 )
 
 
@@ -269,7 +269,7 @@ def _run_shards(client, task: Task, groups: list[list[Unit]], fingerprints: dict
     retries = Retries(submit)
     waiting = iter(sorted(todo))
     # a few shards in flight per worker, not all of them: the client's memory does not grow with the stage
-    in_flight = max(IN_FLIGHT_PER_WORKER * len(client.scheduler_info().get("workers", {})), IN_FLIGHT_PER_WORKER)
+    in_flight = IN_FLIGHT_PER_WORKER * worker_count(client)
     futures = {submit(i, 0): i for i in itertools.islice(waiting, in_flight)}
     total = sum(len(g) for g in groups)
     bar = progress_bar(stage, total, total - sum(len(groups[i]) for i in todo), options)

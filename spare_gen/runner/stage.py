@@ -425,7 +425,8 @@ def _load(client, units: Sequence[Unit], settings: StageSettings, out_dir: str, 
     return UnitPlan(groups, loaded, fingerprints)
 
 
-def _worker_count(client) -> int:
+def worker_count(client) -> int:
+    """The cluster's workers now (at least 1)."""
     return max(1, len(client.scheduler_info().get("workers", {})))
 
 
@@ -529,7 +530,7 @@ def run_stage(
     Raises MachineFailure if some units still failed because of the machine after ``MACHINE_RETRIES``.
     """
     stage, out_dir = settings.stage, str(Path(settings.out_dir).resolve())
-    workers = _worker_count(client)
+    workers = worker_count(client)
     plan = _load(client, units, settings, out_dir, expand, workers)
     results = _reused(out_dir, stage, plan, reply)
     todo = {u["unit_id"]: u for u in units if u["unit_id"] not in results}
