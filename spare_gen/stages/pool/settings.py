@@ -2,19 +2,82 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import NotRequired
+from typing import Any, ClassVar, Mapping, NotRequired
 
 from spare_gen.config.schema import Config, HouseWireframe, PredictionUnits
 from spare_gen.runner.contract import StageSettings, Unit
-from spare_gen.stages.pool.schema import METRIC_COLUMNS
+from spare_gen.runner.isolation import Status
+from spare_gen.runner.results import Timed, status_text
+from spare_gen.stages.pool.schema import METRIC_COLUMNS, WireframeRow
 
 WIREFRAMES_STAGE = "wireframes"
 CORRUPTIONS_STAGE = "corruptions"
 
 
+@dataclass(frozen=True, kw_only=True)
+class WireframeResult(Timed):
+    """One ground truth's result: its wireframes.parquet row; its record is the row's columns and ``unit_id``."""
+
+    row: WireframeRow
+
+    @property
+    def unit_id(self) -> str:
+        return str(self.row.model_id)
+
+    @property
+    def status(self) -> str:
+        return status_text(self.row.status)
+
+    @property
+    def error(self) -> str:
+        return self.row.error or ""
+
+    def record(self) -> dict[str, Any]:
+        return {**self.row.as_dict(), "unit_id": self.unit_id}
+
+    @classmethod
+    def from_record(cls, record: Mapping[str, Any]) -> "WireframeResult":
+        return cls(row=WireframeRow(**{k: v for k, v in record.items() if k != "unit_id"}))
+
+    @classmethod
+    def failure(cls, unit_id: str, status: Status, error: str) -> "WireframeResult":
+        return cls(row=WireframeRow(model_id=unit_id, status=status, error=error))
+
+
+@dataclass(frozen=True, kw_only=True)
+class CorruptionsResult(Timed):
+    """One ground truth's corruptions: its corruptions.parquet rows, as the table writer takes them (their metric
+    columns are the metric registry's), and the status of the unit as a whole."""
+
+    model_id: str
+    status: str = Status.OK.value
+    error: str = ""
+    rows: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def unit_id(self) -> str:
+        return self.model_id
+
+    def record(self) -> dict[str, Any]:
+        return {"model_id": self.model_id, "status": self.status, "error": self.error, "rows": self.rows,
+                "unit_id": self.unit_id}
+
+    @classmethod
+    def from_record(cls, record: Mapping[str, Any]) -> "CorruptionsResult":
+        return cls(model_id=record.get("model_id") or record["unit_id"], status=record["status"],
+                   error=record.get("error") or "", rows=list(record.get("rows", [])))
+
+    @classmethod
+    def failure(cls, unit_id: str, status: Status, error: str) -> "CorruptionsResult":
+        return cls(model_id=unit_id, status=status.value, error=error)
+
+
 class WireframeSettings(StageSettings):
     """Ground-truth extraction: the curved-edge discretisation tolerance, and which edges of a house count."""
+
+    RESULT: ClassVar = WireframeResult
 
     deflection: float
     house_wireframe: HouseWireframe
@@ -30,6 +93,8 @@ class CorruptionSettings(StageSettings):
     """Variants, scores and pictures; ``predictions`` (``method/model_id`` -> content hash of each imported
     prediction file) makes a changed prediction file rerun its model, and ``metrics`` (the score columns, the metric
     registry's) makes a metric added to the registry rerun the corruptions, so an earlier pool gains its column."""
+
+    RESULT: ClassVar = CorruptionsResult
 
     corner_threshold: float
     edge_threshold: float

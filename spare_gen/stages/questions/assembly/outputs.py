@@ -9,7 +9,7 @@ and writes the small tables."""
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pyarrow as pa
@@ -31,7 +31,7 @@ from spare_gen.stages.questions.schema import (
     QUESTIONS_DIR, FileSourceRow, split_path,
 )
 from spare_gen.stages.questions.select import needs_by_split, needs_by_stratum
-from spare_gen.stages.questions.settings import stage_name
+from spare_gen.stages.questions.settings import QuestionResult, stage_name
 from spare_gen.stages.questions.assembly.assemble import build_rows, row_plan
 from spare_gen.stages.questions.assembly.fill import TaskFill
 from spare_gen.stages.questions.assembly.inputs import Inputs
@@ -49,8 +49,9 @@ def whole(out: Path, task: TaskName, item: Accepted) -> Accepted:
     per-model work has none), every staged cut file it names published."""
     if TASK_SPECS[task].run_unit is None:
         return item
-    result = publish_staged(out, read_unit_result(out, stage_name(task), item.model_id))
-    return Accepted(item.model_id, item.stratum, result, item.views)
+    result = read_unit_result(out, stage_name(task), item.model_id, QuestionResult)
+    return Accepted(item.model_id, item.stratum, replace(result, own=publish_staged(out, dict(result.own))),
+                    item.views)
 
 
 @dataclass(frozen=True)
