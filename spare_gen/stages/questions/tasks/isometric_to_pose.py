@@ -129,10 +129,10 @@ def check_row(ds: LoadedDataset, row: IsometricToPoseRow) -> list[str]:
     return bad + check_model_three_views(ds, row)
 
 
-def sheet_cells(out: Path, row: dict) -> list[Cell]:
-    return [Cell("input", drawing_image(out, row["iso_png"])),
-            *(Cell(f"choice {i}: pose {p}", pose_cube_image((p,)), correct=i == row["answer"])
-              for i, p in enumerate(row["choice_poses"]))]
+def sheet_cells(out: Path, row: IsometricToPoseRow) -> list[Cell]:
+    return [Cell("input", drawing_image(out, row.iso_png)),
+            *(Cell(f"choice {i}: pose {p}", pose_cube_image((p,)), correct=i == row.answer)
+              for i, p in enumerate(row.choice_poses or []))]
 
 
 def variant(options: Options) -> TaskSpec:

@@ -102,10 +102,10 @@ def check_row(ds: LoadedDataset, row: PoseToIsometricRow) -> list[str]:
     return bad + check_model_three_views(ds, row)
 
 
-def sheet_cells(out: Path, row: dict) -> list[Cell]:
-    return [Cell(f"input: pose {row['pose']}", pose_cube_image((int(row["pose"]),))),
-            *(Cell(f"choice {i}", drawing_image(out, p), correct=i == row["answer"])
-              for i, p in enumerate(row["candidate_png"]))]
+def sheet_cells(out: Path, row: PoseToIsometricRow) -> list[Cell]:
+    return [Cell(f"input: pose {row.pose}", None if row.pose is None else pose_cube_image((int(row.pose),))),
+            *(Cell(f"choice {i}", drawing_image(out, p), correct=i == row.answer)
+              for i, p in enumerate(row.candidates("png")))]
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -49,8 +49,8 @@ def check_counts_row(ds: LoadedDataset, row: PointCloudGenerationRow) -> list[st
     return []
 
 
-def sheet_cells(out: Path, row: dict) -> list[Cell]:
-    return [Cell(f"target ({row['n_points']} points)", points_image(row["points"]), correct=True)]
+def sheet_cells(out: Path, row: PointCloudGenerationRow) -> list[Cell]:
+    return [Cell(f"target ({row.n_points} points)", points_image(row.points), correct=True)]
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -75,9 +75,9 @@ def check_row(ds: LoadedDataset, row: ThreeViewToIsometricRow) -> list[str]:
     return bad
 
 
-def sheet_cells(out: Path, row: dict) -> list[Cell]:
-    return [Cell(f"choice {i}", drawing_image(out, p), correct=i == row["answer"])
-            for i, p in enumerate(row["candidate_png"])]
+def sheet_cells(out: Path, row: ThreeViewToIsometricRow) -> list[Cell]:
+    return [Cell(f"choice {i}", drawing_image(out, p), correct=i == row.answer)
+            for i, p in enumerate(row.candidates("png"))]
 
 
 def card_options(options: Options) -> str:
