@@ -52,7 +52,7 @@ def fake_views(unit: dict, settings):
         lines = rng.uniform(0, 200, size=(20, 5, 2)).round(2).tolist()
         views.append({"model_id": unit["model_id"], "view": view, "status": "ok",
                       "visible": lines[:14], "hidden": lines[14:]})
-    return DrawResult(model=DrawingRow(model_id=unit["model_id"], status="ok"), views=views)
+    return DrawResult(row=DrawingRow(model_id=unit["model_id"], status="ok"), views=views)
 
 
 def view_rows(result) -> list[dict]:

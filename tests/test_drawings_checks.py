@@ -262,7 +262,7 @@ def test_a_spring_too_costly_for_exact_and_mesh_hlr_is_drawn_on_a_coarser_mesh_w
     debug = DebugConfig(hang=["drawings-poly:spring"])
     with testhooks.unit_context("drawings", "spring", 0, debug):
         result = draw_task({"unit_id": "spring", "model_id": "spring", "shape_path": str(path)}, settings)
-    model = result.model
+    model = result.row
     assert result.status == "ok", model.error
     assert model.hlr_method == "poly"
     assert "exact HLR timeout" in model.fallback_reason and "poly HLR timeout" in model.fallback_reason

@@ -38,7 +38,7 @@ def test_exact_hang_falls_back_to_mesh_hlr(tmp_path):
     ctx = ctx_for(tmp_path, exact_timeout_s=1.0)
     ctx["debug"] = DebugConfig(hang=["drawings-exact:box"])  # hangs in exact HLR only
     result = draw_task(unit("box", path), ctx)
-    model = result.model
+    model = result.row
     assert result.status == model.status == "ok"
     assert model.hlr_method == "poly" and "exact HLR timeout" in model.fallback_reason
     assert result.timings.child_wall_s >= 1.0  # the exact attempt's budget, then the mesh HLR
@@ -54,8 +54,8 @@ def test_crash_in_every_method_is_recorded_and_the_task_returns(tmp_path):
     ctx = ctx_for(tmp_path, random_views=2)
     ctx["debug"] = DebugConfig(crash=["drawings:box"])
     result = draw_task(unit("box", path), ctx)
-    assert result.status == "crashed" and result.model.usable is False
-    assert "SIGABRT" in result.model.error and "exact HLR crashed" in result.model.fallback_reason
+    assert result.status == "crashed" and result.row.usable is False
+    assert "SIGABRT" in result.row.error and "exact HLR crashed" in result.row.fallback_reason
     assert [v["view"] for v in result.views][-2:] == ["rand_000", "rand_001"]
     assert len(result.views) == 13 and all(v["status"] == "crashed" for v in result.views)
 
@@ -63,9 +63,9 @@ def test_crash_in_every_method_is_recorded_and_the_task_returns(tmp_path):
 def test_forced_methods(tmp_path):
     path = write_model(L_BLOCK, tmp_path, "l")
     poly = draw_task(unit("l", path), ctx_for(tmp_path, hlr="poly"))
-    assert poly.model.hlr_method == "poly" and poly.model.fallback_reason == ""
+    assert poly.row.hlr_method == "poly" and poly.row.fallback_reason == ""
     unreadable = draw_task(unit("x", str(tmp_path / "missing.brep")), ctx_for(tmp_path, hlr="exact"))
-    assert unreadable.status == "failed" and "does not exist" in unreadable.model.error
+    assert unreadable.status == "failed" and "does not exist" in unreadable.row.error
 
 
 def test_skipped_unit_is_not_drawn(tmp_path):
@@ -105,7 +105,7 @@ def test_assembled_tables_match_the_schemas(tmp_path):
     ok = draw_task(unit("l", write_model(L_BLOCK, tmp_path, "l")), ctx_for(tmp_path, random_views=1))
     skipped = draw_task({**unit("s", ""), "skip_reason": "no shape"}, ctx_for(tmp_path, random_views=1))
     results = [ok, skipped]
-    drawings = rows_to_table(assign_duplicate_flags([r.model.as_dict() for r in results]), DRAWINGS_SCHEMA)
+    drawings = rows_to_table(assign_duplicate_flags([r.row.as_dict() for r in results]), DRAWINGS_SCHEMA)
     views = rows_to_table([v for r in results for v in r.views], VIEWS_SCHEMA)
     assert drawings.num_rows == 2 and views.num_rows == 24
     rows = views.to_pylist()

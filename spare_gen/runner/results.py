@@ -1,7 +1,8 @@
 """A unit's result, typed where it crosses from a stage's task to the runner, the unit file and the stage's tables.
 
 Every stage declares its result as a frozen dataclass on ``Timed`` that holds the stage's row(s) typed (e.g.
-``ModelResult.row``, a ``ModelRow``) and names it on its settings (``StageSettings.RESULT``). The runner reads a
+``ModelResult.row``, a ``ModelRow``: a result that is one table row is a ``RowResult``) and names it on its settings
+(``StageSettings.RESULT``). The runner reads a
 result only through ``UnitResult``: ``unit_id``, ``status``, ``error`` and ``timings``; ``record()`` is what the
 unit file stores and the stage's tables read. On the class, ``from_record`` reads a stored record back and
 ``failure`` makes the stage's result of a unit that made nothing (the machine failed it, or its task raised).
@@ -13,7 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Any, Mapping, Protocol, Self, TypeVar
+from typing import Any, ClassVar, Generic, Mapping, Protocol, Self, TypeVar
 
 from spare_gen.runner.isolation import Status
 
@@ -81,6 +82,57 @@ class Timed:
     def timed(self, **clocks: Any) -> Self:
         """This result with ``clocks`` (``Timings`` fields) set."""
         return dataclasses.replace(self, timings=dataclasses.replace(self.timings, **clocks))
+
+
+class KeyedRow(Protocol):
+    """A table row keyed by its model, with its status and error (``ModelRow``, ``DrawingRow``, ``WireframeRow``)."""
+
+    @property
+    def model_id(self) -> str | None: ...
+
+    @property
+    def status(self) -> Any: ...
+
+    @property
+    def error(self) -> str | None: ...
+
+    def as_dict(self) -> dict: ...
+
+
+RowT = TypeVar("RowT", bound=KeyedRow)
+
+
+@dataclass(frozen=True, kw_only=True)
+class RowResult(Timed, Generic[RowT]):
+    """A result that is one row of its stage's table, a row with ``model_id`` (the unit's id), ``status`` and
+    ``error`` columns (``ROW``, declared by the subclass). Its record is the row's columns and ``unit_id``; a unit that
+    made nothing is a row with only those three."""
+
+    ROW: ClassVar[type[Any]]
+    row: RowT
+
+    @property
+    def unit_id(self) -> str:
+        return str(self.row.model_id)
+
+    @property
+    def status(self) -> str:
+        return status_text(self.row.status)
+
+    @property
+    def error(self) -> str:
+        return self.row.error or ""
+
+    def record(self) -> dict[str, Any]:
+        return {**self.row.as_dict(), "unit_id": self.unit_id}
+
+    @classmethod
+    def from_record(cls, record: Mapping[str, Any]) -> Self:
+        return cls(row=cls.ROW(**{k: v for k, v in record.items() if k != "unit_id"}))
+
+    @classmethod
+    def failure(cls, unit_id: str, status: Status, error: str) -> Self:
+        return cls(row=cls.ROW(model_id=unit_id, status=status, error=error))
 
 
 def is_transient(result: UnitResult) -> bool:

@@ -10,44 +10,32 @@ from spare_gen.canvas.poses import FIXED_VIEWS
 from spare_gen.config.schema import Config, RenderConfig
 from spare_gen.runner.contract import StageSettings, Unit
 from spare_gen.runner.isolation import Status
-from spare_gen.runner.results import Timed, status_text
+from spare_gen.runner.results import RowResult
 from spare_gen.stage_table import DRAWINGS
 from spare_gen.stages.drawings.schema import DrawingRow, failed_rows
 
 
 @dataclass(frozen=True, kw_only=True)
-class DrawResult(Timed):
-    """One model's drawings: its drawings.parquet row and its views.parquet rows, as the table writer takes them (a
-    view's row holds its polylines, and its files' bytes where the views are packed, which ``ViewRow`` does not
-    declare). The stage is sharded: no unit file stores it."""
+class DrawResult(RowResult[DrawingRow]):
+    """One model's drawings: its drawings.parquet row (``row``) and its views.parquet rows, as the table writer takes
+    them (a view's row holds its polylines, and its files' bytes where the views are packed, which ``ViewRow`` does
+    not declare). The stage is sharded: no unit file stores it."""
 
-    model: DrawingRow
+    ROW: ClassVar = DrawingRow
     views: list[dict[str, Any]]
 
-    @property
-    def unit_id(self) -> str:
-        return str(self.model.model_id)
-
-    @property
-    def status(self) -> str:
-        return status_text(self.model.status)
-
-    @property
-    def error(self) -> str:
-        return self.model.error or ""
-
     def record(self) -> dict[str, Any]:
-        return {"status": self.status, "model": self.model.as_dict(), "views": self.views, "unit_id": self.unit_id}
+        return {"status": self.status, "model": self.row.as_dict(), "views": self.views, "unit_id": self.unit_id}
 
     @classmethod
     def from_record(cls, record: Mapping[str, Any]) -> "DrawResult":
-        return cls(model=DrawingRow(**record["model"]), views=list(record["views"]))
+        return cls(row=DrawingRow(**record["model"]), views=list(record["views"]))
 
     @classmethod
     def failure(cls, unit_id: str, status: Status, error: str) -> "DrawResult":
         """A model not drawn, with a failed row for each fixed view (the random views' names are the settings')."""
         model, views = failed_rows(unit_id, status, error, list(FIXED_VIEWS))
-        return cls(model=DrawingRow(**model), views=views)
+        return cls(row=DrawingRow(**model), views=views)
 
 
 class DrawSettings(StageSettings):

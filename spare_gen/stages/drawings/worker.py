@@ -33,7 +33,7 @@ def failed_result(model_id: str, status: Status, error: str, random_views: int, 
                   seconds: float = 0.0, cpu_seconds: float = 0.0) -> DrawResult:
     """A model that was not drawn: its drawings row and one views row per expected view, with the reason."""
     model, views = failed_rows(model_id, status, error, view_names(random_views), fallback_reason)
-    return DrawResult(model=DrawingRow(**model), views=views,
+    return DrawResult(row=DrawingRow(**model), views=views,
                       timings=Timings(child_wall_s=round(seconds, 4), child_cpu_s=round(cpu_seconds, 4)))
 
 
@@ -81,7 +81,7 @@ def draw_task(unit: DrawUnit, settings: DrawSettings) -> DrawResult:
     if reasons:  # an earlier method failed: say why, before any per-view reason from the child
         model = replace(model, fallback_reason="; ".join(reasons + ([model.fallback_reason] if model.fallback_reason
                                                                     else [])))
-    return DrawResult(model=model, views=outcome.value["views"],
+    return DrawResult(row=model, views=outcome.value["views"],
                       timings=Timings(child_wall_s=round(seconds, 4), child_cpu_s=round(cpu, 4),
                                       steps_cpu_s=outcome.value["timing"]))
 
@@ -93,4 +93,4 @@ def views_rows(result: DrawResult) -> list[dict]:
 
 def drawings_rows(result: DrawResult) -> list[dict]:
     """The drawings.parquet row of one model's result."""
-    return [result.model.as_dict()]
+    return [result.row.as_dict()]

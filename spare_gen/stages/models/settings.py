@@ -4,46 +4,22 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar, Mapping, NotRequired
+from typing import ClassVar, NotRequired
 
 from pydantic import Field
 
 from spare_gen.config.schema import Config, CsgConfig, HousesConfig
 from spare_gen.runner.contract import StageSettings, Unit
-from spare_gen.runner.isolation import Status
-from spare_gen.runner.results import Timed, status_text
+from spare_gen.runner.results import RowResult
 from spare_gen.stages.models.schema import ModelRow
 from spare_gen.stage_table import MODELS
 
 
 @dataclass(frozen=True, kw_only=True)
-class ModelResult(Timed):
+class ModelResult(RowResult[ModelRow]):
     """One model's result: its models.parquet row (the model stage is sharded: no unit file stores it)."""
 
-    row: ModelRow
-
-    @property
-    def unit_id(self) -> str:
-        return str(self.row.model_id)
-
-    @property
-    def status(self) -> str:
-        return status_text(self.row.status)
-
-    @property
-    def error(self) -> str:
-        return self.row.error or ""
-
-    def record(self) -> dict[str, Any]:
-        return {**self.row.as_dict(), "unit_id": self.unit_id}
-
-    @classmethod
-    def from_record(cls, record: Mapping[str, Any]) -> "ModelResult":
-        return cls(row=ModelRow(**{k: v for k, v in record.items() if k != "unit_id"}))
-
-    @classmethod
-    def failure(cls, unit_id: str, status: Status, error: str) -> "ModelResult":
-        return cls(row=ModelRow(model_id=unit_id, status=status, error=error))
+    ROW: ClassVar = ModelRow
 
 
 class ModelSettings(StageSettings):

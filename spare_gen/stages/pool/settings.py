@@ -9,7 +9,7 @@ from typing import Any, ClassVar, Mapping, NotRequired
 from spare_gen.config.schema import Config, HouseWireframe, PredictionUnits
 from spare_gen.runner.contract import StageSettings, Unit
 from spare_gen.runner.isolation import Status
-from spare_gen.runner.results import Timed, status_text
+from spare_gen.runner.results import RowResult, Timed
 from spare_gen.stages.pool.schema import METRIC_COLUMNS, WireframeRow
 
 WIREFRAMES_STAGE = "wireframes"
@@ -17,33 +17,10 @@ CORRUPTIONS_STAGE = "corruptions"
 
 
 @dataclass(frozen=True, kw_only=True)
-class WireframeResult(Timed):
+class WireframeResult(RowResult[WireframeRow]):
     """One ground truth's result: its wireframes.parquet row; its record is the row's columns and ``unit_id``."""
 
-    row: WireframeRow
-
-    @property
-    def unit_id(self) -> str:
-        return str(self.row.model_id)
-
-    @property
-    def status(self) -> str:
-        return status_text(self.row.status)
-
-    @property
-    def error(self) -> str:
-        return self.row.error or ""
-
-    def record(self) -> dict[str, Any]:
-        return {**self.row.as_dict(), "unit_id": self.unit_id}
-
-    @classmethod
-    def from_record(cls, record: Mapping[str, Any]) -> "WireframeResult":
-        return cls(row=WireframeRow(**{k: v for k, v in record.items() if k != "unit_id"}))
-
-    @classmethod
-    def failure(cls, unit_id: str, status: Status, error: str) -> "WireframeResult":
-        return cls(row=WireframeRow(model_id=unit_id, status=status, error=error))
+    ROW: ClassVar = WireframeRow
 
 
 @dataclass(frozen=True, kw_only=True)
