@@ -41,19 +41,22 @@ SCHEMA = pa.schema([("model_id", pa.string()), ("view", pa.string()), ("status",
 VIEWS = ("f", "t", "r", *[f"iso_{i}" for i in range(8)])
 
 
-def fake_views(unit: dict, settings) -> dict:
-    """A drawing-stage-like result: 11 views of 20 polylines of 5 points each (~1,100 points per model)."""
+def fake_views(unit: dict, settings):
+    """A drawing stage result: 11 views of 20 polylines of 5 points each (~1,100 points per model)."""
+    from spare_gen.stages.drawings.schema import DrawingRow
+    from spare_gen.stages.drawings.settings import DrawResult
+
     rng = settings.unit_rng(unit["unit_id"])
     views = []
     for view in VIEWS:
         lines = rng.uniform(0, 200, size=(20, 5, 2)).round(2).tolist()
         views.append({"model_id": unit["model_id"], "view": view, "status": "ok",
                       "visible": lines[:14], "hidden": lines[14:]})
-    return {"status": "ok", "views": views}
+    return DrawResult(row=DrawingRow(model_id=unit["model_id"], status="ok"), views=views)
 
 
-def view_rows(result: dict) -> list[dict]:
-    return result["views"]
+def view_rows(result) -> list[dict]:
+    return result.views
 
 
 def rss_mb() -> float:
@@ -91,7 +94,9 @@ def cluster_address():
 def one(n: int, rows_to_client: bool) -> dict:
     from distributed import Client
 
-    from spare_gen.runner.contract import RunOptions, StageSettings
+    from spare_gen.config import load_config
+    from spare_gen.runner.contract import RunOptions
+    from spare_gen.stages.drawings.settings import DrawSettings
     from spare_gen.runner.sharded import TableOut, run_sharded_stage
     from spare_gen.runner.stage import run_stage
     from spare_gen.store.shards import read
@@ -100,12 +105,12 @@ def one(n: int, rows_to_client: bool) -> dict:
     with tempfile.TemporaryDirectory() as tmp, cluster_address() as address, Client(address) as client:
         client.wait_for_workers(2, timeout=60)
         out = Path(tmp)
-        settings = StageSettings(stage="bench", seed=0, out_dir=str(out), timeout_s=60)
+        settings = DrawSettings.from_config(load_config(None, []), out)  # the drawing stage's results, faked
         start_rss, t0 = rss_mb(), time.monotonic()
         before = cpu_now(client)
         if rows_to_client:
             results = run_stage(client, fake_views, units, settings, RunOptions(progress=False))
-            table = pa.Table.from_pylist([v for r in results for v in r["views"]], schema=SCHEMA)
+            table = pa.Table.from_pylist([v for r in results for v in r.views], schema=SCHEMA)
             n_rows = table.num_rows
         else:
             run_sharded_stage(client, fake_views, units, settings, (TableOut("views.parquet", SCHEMA, view_rows),),

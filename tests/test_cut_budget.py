@@ -46,9 +46,9 @@ def test_an_over_budget_boolean_is_rejected_and_the_cut_set_completes_with_the_n
     assert settings.own(Options).cut_budget_s == BUDGET_S
     try:
         with testhooks.unit_context(settings.stage, unit["unit_id"], 0, DebugConfig(slow_boolean=[unit["unit_id"]])):
-            slow = run_unit(unit, settings)
+            slow = run_unit(unit, settings).record()  # as its unit file stores it
         slow_files = [(tmp_path / "out" / c["step"]).is_file() for c in slow.get("cuts", [])]
-        plain = run_unit(unit, settings)  # the same unit without the hook (its files replace the first run's)
+        plain = run_unit(unit, settings).record()  # the same unit without the hook (its files replace the first run's)
     finally:
         worker_executor().close()
     assert slow["accepted"], slow

@@ -187,7 +187,7 @@ def _model_row(tmp_path: Path, shape, name: str) -> dict:
     out = tmp_path / "out"
     cfg = load_config(None, ['models.source="files"', f'models.files.root="{tmp_path}"', f'out="{out}"'])
     unit = {"unit_id": name, "model_id": name, "source": "file", "source_path": str(path)}
-    return model_task(unit, ModelSettings.from_config(cfg, out))
+    return model_task(unit, ModelSettings.from_config(cfg, out)).row.as_dict()
 
 
 def test_faces_without_edges_are_rebuilt_on_their_natural_bounds_and_named(tmp_path):
@@ -262,10 +262,10 @@ def test_a_spring_too_costly_for_exact_and_mesh_hlr_is_drawn_on_a_coarser_mesh_w
     debug = DebugConfig(hang=["drawings-poly:spring"])
     with testhooks.unit_context("drawings", "spring", 0, debug):
         result = draw_task({"unit_id": "spring", "model_id": "spring", "shape_path": str(path)}, settings)
-    model = result["model"]
-    assert result["status"] == "ok", model["error"]
-    assert model["hlr_method"] == "poly"
-    assert "exact HLR timeout" in model["fallback_reason"] and "poly HLR timeout" in model["fallback_reason"]
-    assert [v["status"] for v in result["views"]] == ["ok"] * 11
-    assert all(v["n_visible"] > 0 for v in result["views"])
-    assert result["cpu_seconds"] < 3 + 6 + 6 + 1
+    model = result.row
+    assert result.status == "ok", model.error
+    assert model.hlr_method == "poly"
+    assert "exact HLR timeout" in model.fallback_reason and "poly HLR timeout" in model.fallback_reason
+    assert [v["status"] for v in result.views] == ["ok"] * 11
+    assert all(v["n_visible"] > 0 for v in result.views)
+    assert result.timings.child_cpu_s < 3 + 6 + 6 + 1

@@ -131,10 +131,11 @@ def _through_the_stages(tmp_path, shape: TopoDS_Shape, name: str) -> dict:
     out = tmp_path / "out"
     cfg = load_config(None, ['models.source="files"', f'models.files.root="{path.parent}"', f'out="{out}"'])
     row = model_task({"unit_id": name, "model_id": name, "source": "file", "source_path": str(path)},
-                     ModelSettings.from_config(cfg, out))
+                     ModelSettings.from_config(cfg, out)).row.as_dict()
     assert row["status"] == "ok", row["error"]
     settings = DrawSettings.from_config(cfg, out)
-    return draw_task({"unit_id": name, "model_id": name, "shape_path": str(out / row["brep_path"])}, settings)
+    return draw_task({"unit_id": name, "model_id": name, "shape_path": str(out / row["brep_path"])},
+                     settings).record()  # the rows as the child's draw_model returns them
 
 
 def test_four_disjoint_solid_groups_some_inside_out_are_drawn_whole_through_the_stages(tmp_path):

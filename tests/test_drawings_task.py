@@ -11,6 +11,7 @@ from spare_gen.stages.drawings.flags import assign_duplicate_flags
 from spare_gen.stages.drawings.schema import DRAWINGS_SCHEMA, VIEWS_SCHEMA, rows_to_table
 from spare_gen.stages.drawings.settings import DrawSettings
 from spare_gen.stages.drawings.child import draw_model
+from spare_gen.stages.drawings.settings import DrawResult
 from spare_gen.stages.drawings.worker import draw_task as _draw_task
 from spare_gen.config.schema import DebugConfig
 from spare_gen.runner import testhooks
@@ -22,7 +23,7 @@ def ctx_for(out, **render):
     return {"settings": settings, "debug": DebugConfig()}
 
 
-def draw_task(unit: dict, ctx: dict) -> dict:
+def draw_task(unit: dict, ctx: dict) -> DrawResult:
     """As the stage runner calls it: inside the unit's test-hook context."""
     with testhooks.unit_context("drawings", unit["unit_id"], 0, ctx.get("debug")):
         return _draw_task(unit, ctx["settings"])
@@ -37,15 +38,15 @@ def test_exact_hang_falls_back_to_mesh_hlr(tmp_path):
     ctx = ctx_for(tmp_path, exact_timeout_s=1.0)
     ctx["debug"] = DebugConfig(hang=["drawings-exact:box"])  # hangs in exact HLR only
     result = draw_task(unit("box", path), ctx)
-    model = result["model"]
-    assert result["status"] == model["status"] == "ok"
-    assert model["hlr_method"] == "poly" and "exact HLR timeout" in model["fallback_reason"]
-    assert result["seconds"] >= 1.0  # the exact attempt's budget, then the mesh HLR
-    assert [v["hlr_method"] for v in result["views"]] == ["poly"] * 11
-    front = next(v for v in result["views"] if v["view"] == "f")
+    model = result.row
+    assert result.status == model.status == "ok"
+    assert model.hlr_method == "poly" and "exact HLR timeout" in model.fallback_reason
+    assert result.timings.child_wall_s >= 1.0  # the exact attempt's budget, then the mesh HLR
+    assert [v["hlr_method"] for v in result.views] == ["poly"] * 11
+    front = next(v for v in result.views if v["view"] == "f")
     assert front["n_visible"] >= 1 and front["n_hidden"] == 0  # the box outline, from the mesh algorithm
     assert (tmp_path / front["png"]).exists()
-    json.dumps(result)  # plain JSON for the unit file
+    json.dumps(result.record())  # plain JSON for the unit file
 
 
 def test_crash_in_every_method_is_recorded_and_the_task_returns(tmp_path):
@@ -53,23 +54,23 @@ def test_crash_in_every_method_is_recorded_and_the_task_returns(tmp_path):
     ctx = ctx_for(tmp_path, random_views=2)
     ctx["debug"] = DebugConfig(crash=["drawings:box"])
     result = draw_task(unit("box", path), ctx)
-    assert result["status"] == "crashed" and result["model"]["usable"] is False
-    assert "SIGABRT" in result["model"]["error"] and "exact HLR crashed" in result["model"]["fallback_reason"]
-    assert [v["view"] for v in result["views"]][-2:] == ["rand_000", "rand_001"]
-    assert len(result["views"]) == 13 and all(v["status"] == "crashed" for v in result["views"])
+    assert result.status == "crashed" and result.row.usable is False
+    assert "SIGABRT" in result.row.error and "exact HLR crashed" in result.row.fallback_reason
+    assert [v["view"] for v in result.views][-2:] == ["rand_000", "rand_001"]
+    assert len(result.views) == 13 and all(v["status"] == "crashed" for v in result.views)
 
 
 def test_forced_methods(tmp_path):
     path = write_model(L_BLOCK, tmp_path, "l")
     poly = draw_task(unit("l", path), ctx_for(tmp_path, hlr="poly"))
-    assert poly["model"]["hlr_method"] == "poly" and poly["model"]["fallback_reason"] == ""
+    assert poly.row.hlr_method == "poly" and poly.row.fallback_reason == ""
     unreadable = draw_task(unit("x", str(tmp_path / "missing.brep")), ctx_for(tmp_path, hlr="exact"))
-    assert unreadable["status"] == "failed" and "does not exist" in unreadable["model"]["error"]
+    assert unreadable.status == "failed" and "does not exist" in unreadable.row.error
 
 
 def test_skipped_unit_is_not_drawn(tmp_path):
     result = draw_task({**unit("m", ""), "skip_reason": "model stage failed"}, ctx_for(tmp_path))
-    assert result["status"] == "skipped" and len(result["views"]) == 11
+    assert result.status == "skipped" and len(result.views) == 11
     assert not (tmp_path / "drawings").exists()
 
 
@@ -104,8 +105,8 @@ def test_assembled_tables_match_the_schemas(tmp_path):
     ok = draw_task(unit("l", write_model(L_BLOCK, tmp_path, "l")), ctx_for(tmp_path, random_views=1))
     skipped = draw_task({**unit("s", ""), "skip_reason": "no shape"}, ctx_for(tmp_path, random_views=1))
     results = [ok, skipped]
-    drawings = rows_to_table(assign_duplicate_flags([r["model"] for r in results]), DRAWINGS_SCHEMA)
-    views = rows_to_table([v for r in results for v in r["views"]], VIEWS_SCHEMA)
+    drawings = rows_to_table(assign_duplicate_flags([r.row.as_dict() for r in results]), DRAWINGS_SCHEMA)
+    views = rows_to_table([v for r in results for v in r.views], VIEWS_SCHEMA)
     assert drawings.num_rows == 2 and views.num_rows == 24
     rows = views.to_pylist()
     front = next(r for r in rows if r["model_id"] == "l" and r["view"] == "f")

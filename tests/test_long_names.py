@@ -78,9 +78,9 @@ def test_a_path_longer_than_the_system_allows_is_the_files_failed_row_not_a_mach
     cfg = load_config(None, ['models.source="files"', f'models.files.root="{public_tmp}"',
                              f'out="{public_tmp / "out"}"'])
     unit = {"unit_id": "deep", "model_id": "deep", "source": "file", "source_path": f"{folder}/{DEEP_FILE}"}
-    row = model_task(unit, ModelSettings.from_config(cfg, public_tmp / "out"))
-    assert row["status"] == "failed"
-    assert "File name too long" in row["error"] and "\n" not in row["error"]
+    row = model_task(unit, ModelSettings.from_config(cfg, public_tmp / "out")).row
+    assert row.status == "failed"
+    assert "File name too long" in row.error and "\n" not in row.error
 
 
 def test_a_deep_path_and_a_240_character_name_go_through_the_whole_job_and_a_rerun_has_nothing_to_do(

@@ -120,9 +120,9 @@ def test_a_file_that_vanishes_after_the_listing_is_a_failed_row(public_tmp, real
     cfg = load_config(None, ['models.source="files"', f'models.files.root="{folder}"', f'out="{public_tmp / "o"}"'])
     units = {u["model_id"]: u for u in model_units(cfg)}
     (folder / VALID[0]).unlink()  # gone between the listing and the read
-    row = model_task(units["io1-ug-214"], ModelSettings.from_config(cfg, public_tmp / "o"))
-    assert row["status"] == "failed"
-    assert row["error"] == f"CadReadError: {folder / VALID[0]}: file does not exist"
+    row = model_task(units["io1-ug-214"], ModelSettings.from_config(cfg, public_tmp / "o")).row
+    assert row.status == "failed"
+    assert row.error == f"CadReadError: {folder / VALID[0]}: file does not exist"
 
 
 def _not_utf8_folder(base: Path, real_cad: Path) -> Path:

@@ -19,8 +19,8 @@ from spare_gen.stages.questions.row_parts import Accepted
 from spare_gen.stages.questions.schema import (
     CUT_VIEWS_NAME, CUT_VIEWS_SCHEMA, CUTS_DIR, QUESTIONS_DIR, STAGED_CUTS_DIR, split_path,
 )
-from spare_gen.stages.questions.settings import stage_name
-from spare_gen.stages.questions.assembly.fill import DECISION_KEYS, decision
+from spare_gen.stages.questions.settings import DECISION, QuestionResult, stage_name
+from spare_gen.stages.questions.assembly.fill import decision
 from spare_gen.stages.questions.assembly.inputs import WORKER_INPUTS, load_inputs, load_polylines
 from spare_gen.stages.questions.tasks import TASK_SPECS, question_settings
 from spare_gen.stages.questions.assembly.outputs import SplitOutput, _cut_views_table, plan_split, whole, write_rows, write_split
@@ -42,10 +42,10 @@ def test_a_question_unit_replies_only_its_decision_a_small_fraction_of_its_resul
         used = _used_models(small_dataset, task)
         assert used, task
         for mid in used[:5]:
-            result = read_unit_result(small_dataset, stage_name(task), mid)
-            reply = decision({**result, "seconds": 1.0, "timings": {"cpu": 1.0}})
-            assert reply["accepted"] is True and reply["model_id"] == mid
-            assert set(reply) <= set(DECISION_KEYS) and {"seconds", "timings"} <= set(reply)
+            result = read_unit_result(small_dataset, stage_name(task), mid, QuestionResult)
+            reply = decision(result.timed(child_wall_s=1.0, steps_cpu_s={"cpu": 1.0}))
+            assert reply.accepted is True and reply.model_id == mid
+            assert set(reply.own) <= set(DECISION) and reply.timings.steps_cpu_s == {"cpu": 1.0}
             assert len(pickle.dumps(reply)) < 1000, reply
             if task is not TaskName.POSE_TO_ISOMETRIC:  # cut sets with their drawings, point clouds: large
                 assert 20 * len(pickle.dumps(reply)) < len(pickle.dumps(result)), (task, mid)
@@ -55,18 +55,18 @@ def test_the_split_writer_reads_the_whole_result_and_publishes_the_staged_cut_fi
     inputs = load_inputs(small_dataset)
     task = TaskName.THREE_VIEW_TO_ISOMETRIC
     for mid in _used_models(small_dataset, task)[:3]:
-        stored = read_unit_result(small_dataset, stage_name(task), mid)
-        staged = [c["step"] for c in stored["cuts"]]
+        stored = read_unit_result(small_dataset, stage_name(task), mid, QuestionResult)
+        staged = [c["step"] for c in stored.own["cuts"]]
         assert all(p.startswith(f"{STAGED_CUTS_DIR}/") for p in staged), staged
         item = whole(small_dataset, task, Accepted(mid, inputs.strata[mid], decision(stored), inputs.views[mid]))
         assert item.model_id == mid and item.views == inputs.views[mid]
-        published = [c["step"] for c in item.result["cuts"]]
+        published = [c["step"] for c in item.result.own["cuts"]]
         assert published == [f"{CUTS_DIR}/{p.removeprefix(STAGED_CUTS_DIR + '/')}" for p in staged]
         assert all((small_dataset / p).is_file() for p in published)
-        assert len(item.result["cuts"]) == len(stored["cuts"]) and item.result.get("rule") == stored.get("rule")
+        assert len(item.result.own["cuts"]) == len(stored.own["cuts"]) and item.result.rule == stored.rule
     # a task without per-model work keeps the item as it is: it has no unit files
     assert not unit_dir(small_dataset, stage_name(TaskName.ISOMETRIC_VIEW_GENERATION)).exists()
-    item = Accepted("m", 2, {"model_id": "m", "accepted": True}, {})
+    item = Accepted("m", 2, QuestionResult(model_id="m", accepted=True), {})
     assert whole(small_dataset, TaskName.ISOMETRIC_VIEW_GENERATION, item) is item
 
 
@@ -94,8 +94,8 @@ def test_cut_views_merged_from_the_splits_arrow_tables_are_the_bytes_of_the_sort
 def _split_items(out, inputs, task: TaskName, split: str) -> list[Accepted]:
     """The split's items as the fill hands them to the writers: decisions only, in a shuffled order."""
     mids = pq.read_table(split_path(out, task.value, split), columns=["model_id"])["model_id"].to_pylist()
-    items = [Accepted(m, inputs.strata[m], decision(read_unit_result(out, stage_name(task), m))
-                      if TASK_SPECS[task].run_unit else {"model_id": m, "accepted": True}, inputs.views[m])
+    items = [Accepted(m, inputs.strata[m], decision(read_unit_result(out, stage_name(task), m, QuestionResult))
+                      if TASK_SPECS[task].run_unit else QuestionResult(model_id=m, accepted=True), inputs.views[m])
              for m in mids]
     return random.Random(1).sample(items, len(items))
 

@@ -18,7 +18,7 @@ from spare_gen.jobs.regenerate import run
 from spare_gen.store import shards
 from spare_gen.config import load_config
 from spare_gen.stages.questions.near_duplicate import Drawing, near_duplicate
-from spare_gen.stages.questions.publish.files import row_paths, sha256_file
+from spare_gen.stages.questions.publish.files import sha256_file
 from spare_gen.stages.questions.select import split_sizes
 from spare_gen.stages.questions.layout import SPLITS, pose_view
 from spare_gen.stages.questions.publish.preview import CAPTION
@@ -26,7 +26,7 @@ from spare_gen.stages.questions.sheet_cells import CELL, CUBE_POSE, PAD, pose_cu
 from spare_gen.validate import main as validate_main
 from spare_gen.config.schema import TaskName
 from spare_gen.rows import rows_from_table
-from spare_gen.stages.questions.tasks import TASK_SPECS, question_row
+from spare_gen.stages.questions.tasks import TASK_SPECS, path_columns, question_row
 from spare_gen.stages.questions.validate import validate
 
 COUNTS = {"three_view_to_isometric": 4, "isometric_to_pose": 8, "pose_to_isometric": 8,
@@ -63,6 +63,13 @@ def all_rows(out: Path):
         for split, rs in rows(out, task).items():
             for r in rs:
                 yield task, split, r
+
+
+def row_paths(row: dict, task: str) -> list[str]:
+    """Every file path a table row names, column by column (the reference ``QuestionCommon.paths`` is checked
+    against)."""
+    values = [row.get(col) for col in path_columns(TaskName(task))]
+    return [p for v in values if v is not None for p in (v if isinstance(v, (list, tuple)) else [v])]
 
 
 def views(out: Path) -> dict[tuple[str, str], dict]:

@@ -41,7 +41,7 @@ def test_a_cut_set_writes_nothing_into_the_dataset_until_a_question_uses_it(tmp_
     out = tmp_path / "out"
     settings = question_settings(load_config(None, []), out, TaskName.THREE_VIEW_TO_ISOMETRIC)
     try:
-        result = run_unit(unit, settings)
+        result = run_unit(unit, settings).record()  # as its unit file stores it
     finally:
         worker_executor().close()
     assert result["accepted"], result

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 import sys
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import ClassVar
 
 import cloudpickle
 
@@ -17,6 +19,8 @@ from spare_gen.store import shards
 from spare_gen.canvas.poses import FIXED_VIEWS
 from spare_gen.runner.cluster import open_client
 from spare_gen.runner.contract import RunOptions, StageSettings
+from spare_gen.runner.isolation import Status
+from spare_gen.runner.results import Timed
 from spare_gen.runner.sharded import TableOut, run_sharded_stage
 
 SHARDED = ("models.parquet", "drawings.parquet", "views.parquet")
@@ -68,7 +72,30 @@ def test_resume_data_is_under_five_percent_of_the_output(small_dataset):
 CALLS = "calls"
 
 
-def counted_rows(unit: dict, settings) -> dict:
+@dataclass(frozen=True, kw_only=True)
+class RowsResult(Timed):
+    unit_id: str
+    status: str = "ok"
+    error: str = ""
+    rows: list[dict] = field(default_factory=list)
+
+    def record(self) -> dict:
+        return {"unit_id": self.unit_id, "status": self.status, "error": self.error, "rows": self.rows}
+
+    @classmethod
+    def from_record(cls, record) -> "RowsResult":
+        return cls(**record)
+
+    @classmethod
+    def failure(cls, unit_id: str, status: Status, error: str) -> "RowsResult":
+        return cls(unit_id=unit_id, status=status.value, error=error)
+
+
+class CheapSettings(StageSettings):
+    RESULT: ClassVar = RowsResult
+
+
+def counted_rows(unit: dict, settings) -> RowsResult:
     """A cheap unit: three rows drawn from the unit's generator; each call leaves a file, to count runs."""
     marker = Path(settings.out_dir) / CALLS / f"{unit['unit_id']}-{unit.get('version', 0)}"
     marker.parent.mkdir(parents=True, exist_ok=True)
@@ -77,11 +104,11 @@ def counted_rows(unit: dict, settings) -> dict:
     rng = settings.unit_rng(unit["unit_id"])
     rows = [{"model_id": unit["model_id"], "k": k, "value": float(rng.uniform()) + unit.get("version", 0)}
             for k in range(3)]
-    return {"status": "ok", "rows": rows}
+    return RowsResult(unit_id=unit["unit_id"], rows=rows)
 
 
-def rows_of(result: dict) -> list[dict]:
-    return result["rows"]
+def rows_of(result: RowsResult) -> list[dict]:
+    return result.rows
 
 
 TABLE = (TableOut("rows.parquet", ROWS_SCHEMA, rows_of),)
@@ -89,7 +116,7 @@ cloudpickle.register_pickle_by_value(sys.modules[__name__])  # the workers canno
 
 
 def _stage(client, out: Path, units: list[dict], shard_units: int) -> pa.Table:
-    settings = StageSettings(stage="cheap", seed=3, out_dir=str(out), timeout_s=10)
+    settings = CheapSettings(stage="cheap", seed=3, out_dir=str(out), timeout_s=10)
     run_sharded_stage(client, counted_rows, units, settings, TABLE, RunOptions(shard_units=shard_units, progress=False))
     return pq.read_table(out / "rows.parquet")
 

@@ -150,12 +150,11 @@ def test_unsewn_faces_give_one_line_per_shared_edge(real_cad):
 
 def test_child_function_row(real_cad):
     row = extract_wireframe("bracket", str(real_cad / "bug3883_xr2-ct-214_l-bracket.stp"), 0.01)
-    assert (row["status"], row["error"], row["model_id"]) == ("ok", "", "bracket")
-    assert row["n_vertices"] == len(row["vertices"]) == len(row["vertex_kinds"])
-    assert row["n_edges"] == len(row["edges"]) and row["n_corners"] == 28
-    assert json.loads(row["dropped_edges"])["split"] == 8
-    np.testing.assert_allclose(row["centre"], [25.0, 30.0, 50.0], atol=1e-5)
-    assert row["seconds"] >= 0
+    assert (row.status, row.error, row.model_id) == ("ok", "", "bracket")
+    assert row.n_vertices == len(row.vertices) == len(row.vertex_kinds)
+    assert row.n_edges == len(row.edges) and row.n_corners == 28
+    assert json.loads(row.dropped_edges)["split"] == 8
+    np.testing.assert_allclose(row.centre, [25.0, 30.0, 50.0], atol=1e-5)
 
 
 def test_child_function_reports_a_missing_file(tmp_path):

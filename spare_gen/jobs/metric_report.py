@@ -107,9 +107,9 @@ def extra_wireframes(out_dir: Path, have: list[str], count: int, client) -> tupl
     units = [wireframe_unit(out_dir, m) for m in models]
     settings = WireframeSettings(stage=WIREFRAMES_STAGE, seed=0, out_dir=str(out_dir.resolve()), timeout_s=timeout,
                                  deflection=deflection, house_wireframe=houses)
-    rows = client.gather([client.submit(wireframe_task, u, settings, pure=False) for u in units])
-    ok = [r for r in rows if r["status"] == Status.OK and r.get("vertices") is not None]
-    return [str(r["model_id"]) for r in ok], [Wireframe.from_row(r) for r in ok]
+    results = client.gather([client.submit(wireframe_task, u, settings, pure=False) for u in units])
+    ok = [r.row for r in results if r.status == Status.OK and r.row.vertices is not None]
+    return [str(r.model_id) for r in ok], [Wireframe.from_row(r.as_dict()) for r in ok]
 
 
 def _long_table(cases: pd.DataFrame, low: pd.DataFrame, high: pd.DataFrame, paper_compat: bool) -> pd.DataFrame:

@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict
 from spare_gen.config.schema import Config, DebugConfig, RunnerConfig
 from spare_gen.rng import derive_rng
 from spare_gen.runner.isolation import Outcome, worker_executor
+from spare_gen.runner.results import ResultType
 
 
 class Unit(TypedDict):
@@ -65,11 +66,12 @@ class StageSettings(BaseModel):
     """What decides a stage's results, typed and frozen; ``out_dir`` says only where to write.
 
     ``timeout_s`` is the CPU-time budget of one unit's child call: it can decide a result (a timeout
-    row), so it counts in the fingerprint; ``out_dir`` does not.
+    row), so it counts in the fingerprint; ``out_dir`` does not. ``RESULT``: the class of the stage's unit results.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
     PLACEMENT: ClassVar[frozenset[str]] = frozenset({"out_dir"})
+    RESULT: ClassVar[ResultType[Any]]  # the stage's unit result class (``spare_gen.runner.results``)
 
     stage: str
     seed: int

@@ -22,7 +22,7 @@ import json
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -33,15 +33,14 @@ from spare_gen.store.shards import rows_to_table
 from spare_gen.config.schema import DebugConfig
 from spare_gen.runner.contract import RunOptions, StageSettings, Unit
 from spare_gen.rows import escaped_text
-from spare_gen.runner.isolation import Status
+from spare_gen.runner.results import is_transient
 from spare_gen.runner.stage import (
     MACHINE_RETRIES,
     TIMINGS_DIR,
     Retries,
     Sealed,
     Task,
-    _lost_worker,
-    _split_timing,
+    lost_worker,
     machine_failure,
     new_run_token,
     output_files,
@@ -59,12 +58,12 @@ IN_FLIGHT_PER_WORKER = 4
 
 @dataclass(frozen=True)
 class TableOut:
-    """A table a stage writes: its folder name, schema, the unit id column, and the rows of one unit's result
-    (``rows`` must be a module-level function: it travels to the workers)."""
+    """A table a stage writes: its folder name, schema, the unit id column, and the rows of one unit's result, as the
+    table writer takes them (``rows`` must be a module-level function: it travels to the workers)."""
 
     name: str
     schema: pa.Schema
-    rows: Callable[[dict], list[dict]]
+    rows: Callable[[Any], list[dict]]
     key: str = "model_id"
 
 
@@ -190,18 +189,17 @@ def execute_shard(task: Task, sealed: Sealed, settings: StageSettings, tables: t
             continue
         for retry in range(MACHINE_RETRIES + 1):
             result = run_unit(task, unit, settings, attempt + retry, debug)
-            if result.get("status") != Status.TRANSIENT:
+            if not is_transient(result):
                 break
-        if result.get("status") == Status.TRANSIENT:
-            transient[uid] = str(result.get("error"))
+        if is_transient(result):
+            transient[uid] = result.error
             continue
-        # text a table and its index can hold (a file name's undecodable bytes escaped; ordinary text unchanged)
-        stored, timings[uid] = _split_timing({k: escaped_text(v) if isinstance(v, str) else v
-                                              for k, v in result.items()})
+        timings[uid] = result.timings.as_json()
         for t in tables:
-            pieces[t.name].append(rows_to_table(t.rows(stored), t.schema))
-        entries[uid] = IndexEntry(fingerprints[uid], stored.get("status"), stored.get("error") or "",
-                                  tuple(output_files(stored)))
+            pieces[t.name].append(rows_to_table([_escaped(row) for row in t.rows(result)], t.schema))
+        record = _escaped(result.record())  # text its index can hold, as its tables do
+        entries[uid] = IndexEntry(fingerprints[uid], record.get("status"), record.get("error") or "",
+                                  tuple(output_files(record)))
     done = [u for u in units if u["unit_id"] not in transient]
     part = shards.part_name(index, _composition(done, fingerprints))
     try:
@@ -218,6 +216,12 @@ def execute_shard(task: Task, sealed: Sealed, settings: StageSettings, tables: t
         except OSError:
             pass
     return ShardOutcome(part, transient)
+
+
+def _escaped(row: dict) -> dict:
+    """A row (or record) with its text as a table can hold it: a file name's undecodable bytes escaped
+    (``spare_gen.rows.escaped_text``), ordinary text unchanged."""
+    return {k: escaped_text(v) if isinstance(v, str) else v for k, v in row.items()}
 
 
 def _plan(groups: list[list[Unit]], fingerprints: dict[str, str], known: dict[str, IndexEntry],
@@ -252,7 +256,7 @@ def _run_shards(client, task: Task, groups: list[list[Unit]], fingerprints: dict
                              key=f"{stage}-shard{i:05d}-{attempt}-{run_token}", pure=False)
 
     def lost(i: int, exc: BaseException) -> ShardOutcome:
-        error = _lost_worker(f"shard {i}", exc)["error"]
+        error = lost_worker(exc)
         return ShardOutcome(None, {u["unit_id"]: error for u in groups[i]})
 
     def settle(i: int, res: ShardOutcome) -> list:

@@ -1,7 +1,8 @@
 """Run one stage as Dask tasks, one unit each, keeping only completed units (resume-safe).
 
 The contract of a stage (``spare_gen.runner.contract``): typed frozen settings, a list of units (JSON-able
-dicts with a unique ``unit_id``), and a worker task ``(unit, settings) -> result`` that sends the unit's
+dicts with a unique ``unit_id``), and a worker task ``(unit, settings) -> result`` (the stage's own
+``spare_gen.runner.results`` class, named by ``settings.RESULT``) that sends the unit's
 work ``(unit, settings, rng)`` to the worker's killable child (``run_in_child``). This module is the one
 thin Dask wrapper every stage shares.
 
@@ -14,7 +15,7 @@ downstream, everything downstream of it too.
 A result with status ``transient`` (the machine failed: a killed child, a full disk, a lost worker) is
 never written: the unit is retried up to ``MACHINE_RETRIES`` times, and if it still fails the stage
 raises ``MachineFailure`` after every other unit is done, so the next run retries just those.
-Timings (``TIMING_KEYS``) are kept out of the unit files and the tables: they go to
+A result's ``timings`` are kept out of the unit files and the tables: they go to
 ``<out>/timings/<stage>.json``, so equal configs give equal bytes everywhere else.
 """
 
@@ -31,7 +32,7 @@ import uuid
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Sequence, TypeVar
+from typing import Any, Callable, Iterable, Sequence, TypeVar, cast
 
 from spare_gen.atomic import bounded_name, write_bytes, write_json
 from spare_gen.console import progress
@@ -43,10 +44,11 @@ from spare_gen.runner import testhooks
 from spare_gen.config.schema import DebugConfig
 from spare_gen.runner.contract import RunOptions, StageSettings, Unit
 from spare_gen.runner.isolation import Status, input_caused
+from spare_gen.runner.results import R, ResultType, UnitResult, is_transient
 
 S = TypeVar("S", bound=StageSettings)
-# a stage's worker task: (unit, the stage's own settings) -> the unit's result, the stage's row(s) as a JSON-able dict
-Task = Callable[[Any, S], dict]  # (the stage's own Unit, its settings) -> result
+# a stage's worker task: (the stage's own Unit, its settings) -> the unit's result (the stage's ``settings.RESULT``)
+Task = Callable[[Any, S], Any]
 # adds to units what they read from the output folder (e.g. drawings' polylines), on a worker: (units, out_dir)
 Expand = Callable[[Any, str], list[Any]]  # (the stage's units, out dir) -> those units with what they read
 
@@ -73,17 +75,12 @@ class Sealed:
     def open(self) -> Any:
         return pickle.loads(self.data)
 
-Reply = Callable[[dict], dict]  # what of a unit's result a worker sends back to the client
+Reply = Callable[[Any], Any]  # what of a unit's result a worker sends back to the client (a result of its class)
 
 MACHINE_RETRIES = 2
 MAX_BATCH = 8  # units per Dask task at most (run_stage)
 TASKS_PER_WORKER = 16  # Dask tasks per worker at least, before units are batched
 MIN_EXPAND = 32  # units per load_units task at least (each reads the output folder's tables once)
-TIMING_KEYS = ("seconds", "task_seconds", "cpu_seconds", "timing", "timings")
-# A unit result's timing key -> its name in timings/*.json, which says the clock: wall of the child call(s),
-# wall of the whole task on the worker, CPU of the child call(s), CPU per step as the stage measures them
-TIMING_NAMES = {"seconds": "child_wall_s", "task_seconds": "task_wall_s", "cpu_seconds": "child_cpu_s",
-                "timing": "steps_cpu_s", "timings": "steps_cpu_s"}
 UNITS_DIR = ".units"
 UNIT_NAME_CHARS = 200  # a unit file's name at most (the unit id, cut and hashed beyond), ".json.gz" aside
 TIMINGS_DIR = "timings"
@@ -106,9 +103,9 @@ FINGERPRINT_KEY = "unit_fingerprint"  # the unit file's own key beside the resul
 
 @dataclass(frozen=True)
 class UnitFile:
-    """A finished unit's file: its stored result (timings aside) and the fingerprint it was made under."""
+    """A finished unit's file: its result's record and the fingerprint it was made under."""
 
-    result: dict
+    result: dict[str, Any]
     fingerprint: str | None
 
     def write(self, path: Path) -> None:
@@ -176,30 +173,26 @@ def _shape_hashes(units: Sequence[Unit]) -> dict[str, str]:
     return {p: (sha256_file(Path(p)) if Path(p).is_file() else "") for p in paths}
 
 
-def _split_timing(result: dict) -> tuple[dict, dict]:
-    timing = {TIMING_NAMES[k]: result[k] for k in TIMING_KEYS if k in result}
-    return {k: v for k, v in result.items() if k not in TIMING_KEYS}, timing
-
-
 def run_unit(task: Task, unit: Unit, settings: StageSettings, attempt: int = 0,
-             debug: DebugConfig | None = None) -> dict:
+             debug: DebugConfig | None = None) -> UnitResult:
     """Runs on a worker: ``task(unit, settings)`` inside the unit's test-hook context, never raising.
 
     An OSError of the worker itself is the machine's fault (``transient``) unless the input decided it
     (``input_caused``); any other exception of the task wrapper is recorded as the unit's failure, so one unit
     never loses the run.
     """
-    start = time.monotonic()
-    with testhooks.unit_context(settings.stage, unit["unit_id"], attempt, debug):
+    start, uid = time.monotonic(), unit["unit_id"]
+    result: UnitResult
+    with testhooks.unit_context(settings.stage, uid, attempt, debug):
         try:
             result = task(unit, settings)
         except OSError as exc:  # the worker could not read or write: the machine's fault, or the input's
-            result = (transient_result(f"{type(exc).__name__}: {exc}") if not input_caused(exc)
-                      else {"status": Status.FAILED.value, "error": f"{type(exc).__name__}: {exc}"})
+            result = settings.RESULT.failure(uid, Status.FAILED if input_caused(exc) else Status.TRANSIENT,
+                                             f"{type(exc).__name__}: {exc}")
         except Exception as exc:  # the task wrapper itself failed: record, never lose the run
-            result = {"status": Status.FAILED.value, "error": f"{type(exc).__name__}: {exc}"}
-    result.setdefault("unit_id", unit["unit_id"])
-    result.setdefault("task_seconds", round(time.monotonic() - start, 4))
+            result = settings.RESULT.failure(uid, Status.FAILED, f"{type(exc).__name__}: {exc}")
+    if result.timings.task_wall_s is None:
+        result = result.timed(task_wall_s=round(time.monotonic() - start, 4))
     return result
 
 
@@ -217,7 +210,7 @@ def loaded_fingerprints(loaded: Loaded) -> dict[str, str]:
 
 def execute_units(task: Task, sealed: Sealed, settings: StageSettings, attempt: int = 0,
                   debug: DebugConfig | None = None, reply: Reply | None = None,
-                  loaded: Loaded | None = None) -> list[dict]:
+                  loaded: Loaded | None = None) -> list[UnitResult]:
     """Runs on a worker: ``execute_unit`` for each (unit, fingerprint) of a sealed batch, in order. One Dask task
     runs several units of a large stage, so the client and the scheduler handle fewer tasks (``batch_size``).
     ``loaded`` (a ``load_units`` result, passed worker to worker): the whole units, for the ids the batch names."""
@@ -227,7 +220,7 @@ def execute_units(task: Task, sealed: Sealed, settings: StageSettings, attempt: 
 
 
 def execute_unit(task: Task, unit: Unit, settings: StageSettings, fingerprint: str, attempt: int = 0,
-                 debug: DebugConfig | None = None, reply: Reply | None = None) -> dict:
+                 debug: DebugConfig | None = None, reply: Reply | None = None) -> UnitResult:
     """Runs on a worker: the task, then its unit file (the unit counts as done only once that exists).
 
     Returns the result, or ``reply(result)`` if given (the unit file keeps the whole result). A transient
@@ -235,20 +228,19 @@ def execute_unit(task: Task, unit: Unit, settings: StageSettings, fingerprint: s
     """
     result = run_unit(task, unit, settings, attempt, debug)
     stage, out_dir = settings.stage, settings.out_dir
-    if result.get("status") == Status.TRANSIENT:
+    if is_transient(result):
         return result
-    stored, _ = _split_timing(result)
     try:
-        UnitFile(stored, fingerprint).write(_unit_path(out_dir, stage, unit["unit_id"]))
+        UnitFile(result.record(), fingerprint).write(_unit_path(out_dir, stage, unit["unit_id"]))
     except OSError as exc:
-        return {**result, **transient_result(f"writing the unit file: {exc}")}
+        return settings.RESULT.failure(unit["unit_id"], Status.TRANSIENT, f"writing the unit file: {exc}")
     return reply(result) if reply is not None else result
 
 
-def read_unit_result(out_dir: str | os.PathLike, stage: str, unit_id: str) -> dict:
-    """The whole stored result of a finished unit (its unit file), e.g. on a worker after ``run_stage`` returned
-    only a ``reply`` of it."""
-    return UnitFile.read(_unit_path(out_dir, stage, unit_id)).result
+def read_unit_result(out_dir: str | os.PathLike, stage: str, unit_id: str, result: ResultType[R]) -> R:
+    """The whole stored result of a finished unit (its unit file), as its stage's ``result`` class, e.g. on a worker
+    after ``run_stage`` returned only a ``reply`` of it."""
+    return result.from_record(UnitFile.read(_unit_path(out_dir, stage, unit_id)).result)
 
 
 def is_number_list(value: list) -> bool:
@@ -285,8 +277,10 @@ def output_files(result) -> list[str]:
     return found
 
 
-def load_done(out_dir: str | os.PathLike, stage: str, fingerprints: dict[str, str]) -> dict[str, dict]:
-    """Finished units of this stage whose fingerprint is unchanged and whose output files all exist.
+def load_done(out_dir: str | os.PathLike, stage: str, fingerprints: dict[str, str],
+              result: ResultType[R]) -> dict[str, R]:
+    """Finished units of this stage whose fingerprint is unchanged and whose output files all exist, as the stage's
+    ``result`` class.
 
     A unit whose files were removed (the clean-up after a run removes files it wrote that no table names) runs again.
     """
@@ -302,7 +296,7 @@ def load_done(out_dir: str | os.PathLike, stage: str, fingerprints: dict[str, st
         if stored.fingerprint != fingerprint:
             continue
         if all((Path(out_dir) / rel).is_file() for rel in output_files(stored.result)):
-            done[uid] = stored.result
+            done[uid] = result.from_record(stored.result)
     return done
 
 
@@ -341,13 +335,9 @@ def batch_size(units: int, workers: int) -> int:
     return max(1, min(MAX_BATCH, units // (TASKS_PER_WORKER * max(1, workers))))
 
 
-def transient_result(error: str) -> dict:
-    """The result of a unit that failed because of the machine: retried by the runner, never recorded."""
-    return {"status": Status.TRANSIENT.value, "error": error}
-
-
-def _lost_worker(uid: str, exc: BaseException) -> dict:
-    return {"unit_id": uid, **transient_result(f"worker lost ({type(exc).__name__}: {exc})")}
+def lost_worker(exc: BaseException) -> str:
+    """The error of units whose worker died or whose connection broke (a machine failure)."""
+    return f"worker lost ({type(exc).__name__}: {exc})"
 
 
 def new_run_token() -> str:
@@ -430,9 +420,9 @@ def worker_count(client) -> int:
     return max(1, len(client.scheduler_info().get("workers", {})))
 
 
-def _reused(out_dir: str, stage: str, plan: UnitPlan, reply: Reply | None) -> dict[str, dict]:
+def _reused(out_dir: str, settings: StageSettings, plan: UnitPlan, reply: Reply | None) -> dict[str, UnitResult]:
     """unit_id -> the result (or its ``reply``) of every unit already done with an unchanged fingerprint."""
-    results = load_done(out_dir, stage, plan.fingerprints)
+    results = load_done(out_dir, settings.stage, plan.fingerprints, settings.RESULT)
     return results if reply is None else {uid: reply(r) for uid, r in results.items()}
 
 
@@ -449,10 +439,10 @@ class _StageRun:
     reply: Reply | None
     plan: UnitPlan
     todo: dict[str, Unit]
-    results: dict[str, dict]
+    results: dict[str, UnitResult]
     run_token: str = field(default_factory=new_run_token)
     timings: dict[str, dict] = field(default_factory=dict)
-    failed_machine: dict[str, dict] = field(default_factory=dict)
+    failed_machine: dict[str, UnitResult] = field(default_factory=dict)
 
     def sealed(self, batch: list[str]) -> Sealed:
         return Sealed([(self.todo[uid], self.plan.fingerprints[uid]) for uid in batch])
@@ -482,10 +472,10 @@ class _StageRun:
             [self.options.debug] * n, [self.reply] * n, [self.plan.loaded[self.plan.group_of[b[0]]] for b in batches],
             key=[f"{stage}-{b[0]}-0-{self.run_token}" for b in batches], pure=False), batches))
 
-    def settle(self, retries: Retries, bar, batch: list[str], got: list[dict]) -> list:
+    def settle(self, retries: Retries, bar, batch: list[str], got: list[UnitResult]) -> list:
         again = []
         for uid, res in zip(batch, got):
-            if res.get("status") == Status.TRANSIENT:
+            if is_transient(res):
                 retry = retries.again(uid)
                 if retry is not None:
                     again.append((retry, [uid]))
@@ -493,7 +483,7 @@ class _StageRun:
                 self.failed_machine[uid] = res
             else:
                 self.results[uid] = res  # timings stay in memory for the caller's report
-                self.timings[uid] = _split_timing(res)[1]
+                self.timings[uid] = res.timings.as_json()
             bar.update(1)
         return again
 
@@ -503,7 +493,8 @@ class _StageRun:
         futures = self.submit_first(self.batches(workers))
         bar = progress_bar(self.settings.stage, total, len(self.results), self.options)
         try:
-            settle_all(futures, lambda batch, exc: [_lost_worker(uid, exc) for uid in batch],
+            failure = self.settings.RESULT.failure
+            settle_all(futures, lambda batch, exc: [failure(uid, Status.TRANSIENT, lost_worker(exc)) for uid in batch],
                        lambda batch, got: self.settle(retries, bar, batch, got))
         finally:
             bar.close()
@@ -512,14 +503,15 @@ class _StageRun:
 
 def run_stage(
     client,
-    task: Task,
+    task: Callable[[Any, Any], R],
     units: Sequence[Unit],
     settings: StageSettings,
     options: RunOptions = RunOptions(),
-    reply: Reply | None = None,
+    reply: Callable[[R], R] | None = None,
     expand: Expand | None = None,
-) -> list[dict]:
-    """Run ``task(unit, settings)`` for every unit not already done; return all results sorted by unit_id.
+) -> list[R]:
+    """Run ``task(unit, settings)`` for every unit not already done; return all results (``settings.RESULT``
+    instances, or their ``reply``) sorted by unit_id.
 
     ``reply`` (a module-level function, applied on the worker): what of each result comes back to the client,
     e.g. only what the client decides on; ``read_unit_result`` reads the whole result where it is needed.
@@ -532,7 +524,7 @@ def run_stage(
     stage, out_dir = settings.stage, str(Path(settings.out_dir).resolve())
     workers = worker_count(client)
     plan = _load(client, units, settings, out_dir, expand, workers)
-    results = _reused(out_dir, stage, plan, reply)
+    results = _reused(out_dir, settings, plan, reply)
     todo = {u["unit_id"]: u for u in units if u["unit_id"] not in results}
     if results and todo:
         print(f"spare-gen: {stage}: {len(results)} of {len(units)} units already done, resuming", file=sys.stderr)
@@ -540,10 +532,10 @@ def run_stage(
     if todo:
         run.run(len(units), workers)
     # what the units wrote into the output folder: the proof that spare_gen wrote it (spare_gen.store.ownership)
-    ownership.record(out_dir, [rel for res in results.values() for rel in output_files(res)])
+    ownership.record(out_dir, [rel for res in results.values() for rel in output_files(res.record())])
     if run.failed_machine:
-        raise machine_failure(stage, {uid: str(res.get("error")) for uid, res in run.failed_machine.items()})
-    return [results[uid] for uid in sorted(results)]
+        raise machine_failure(stage, {uid: res.error for uid, res in run.failed_machine.items()})
+    return [cast(R, results[uid]) for uid in sorted(results)]
 
 
 def status_summary(stage: str, statuses: Iterable[str | None]) -> str:

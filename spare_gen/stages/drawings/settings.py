@@ -2,17 +2,47 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
-from typing import NotRequired
+from typing import Any, ClassVar, Mapping, NotRequired
 
+from spare_gen.canvas.poses import FIXED_VIEWS
 from spare_gen.config.schema import Config, RenderConfig
 from spare_gen.runner.contract import StageSettings, Unit
+from spare_gen.runner.isolation import Status
+from spare_gen.runner.results import RowResult
 from spare_gen.stage_table import DRAWINGS
+from spare_gen.stages.drawings.schema import DrawingRow, failed_rows
+
+
+@dataclass(frozen=True, kw_only=True)
+class DrawResult(RowResult[DrawingRow]):
+    """One model's drawings: its drawings.parquet row (``row``) and its views.parquet rows, as the table writer takes
+    them (a view's row holds its polylines, and its files' bytes where the views are packed, which ``ViewRow`` does
+    not declare). The stage is sharded: no unit file stores it."""
+
+    ROW: ClassVar = DrawingRow
+    views: list[dict[str, Any]]
+
+    def record(self) -> dict[str, Any]:
+        return {"status": self.status, "model": self.row.as_dict(), "views": self.views, "unit_id": self.unit_id}
+
+    @classmethod
+    def from_record(cls, record: Mapping[str, Any]) -> "DrawResult":
+        return cls(row=DrawingRow(**record["model"]), views=list(record["views"]))
+
+    @classmethod
+    def failure(cls, unit_id: str, status: Status, error: str) -> "DrawResult":
+        """A model not drawn, with a failed row for each fixed view (the random views' names are the settings')."""
+        model, views = failed_rows(unit_id, status, error, list(FIXED_VIEWS))
+        return cls(row=DrawingRow(**model), views=views)
 
 
 class DrawSettings(StageSettings):
     """The render section; ``timeout_s`` is the CPU budget of the mesh (fallback) algorithm, the exact one
     has ``render.exact_timeout_s``."""
+
+    RESULT: ClassVar = DrawResult
 
     render: RenderConfig
 

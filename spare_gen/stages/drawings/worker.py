@@ -13,11 +13,13 @@ from __future__ import annotations
 
 from spare_gen.config.schema import HlrMethod
 from spare_gen.canvas.poses import FIXED_VIEWS, RANDOM_VIEW_PREFIX
-from spare_gen.stages.drawings.schema import failed_rows
-from spare_gen.stages.drawings.settings import DrawAttempt, DrawSettings, DrawUnit
+from dataclasses import replace
+
+from spare_gen.stages.drawings.schema import DrawingRow, failed_rows
+from spare_gen.stages.drawings.settings import DrawAttempt, DrawResult, DrawSettings, DrawUnit
 from spare_gen.runner.contract import run_in_child
 from spare_gen.runner.isolation import Outcome, Status
-from spare_gen.runner.stage import transient_result
+from spare_gen.runner.results import Timings
 
 DRAW_TARGET = "spare_gen.stages.drawings.child:draw_unit"
 COARSE_FACTOR = 5.0  # the last attempt's mesh deflection, times render.deflection (0.002 -> 1 % of the diagonal)
@@ -28,11 +30,11 @@ def view_names(random_views: int) -> list[str]:
 
 
 def failed_result(model_id: str, status: Status, error: str, random_views: int, fallback_reason: str = "",
-                  seconds: float = 0.0, cpu_seconds: float = 0.0) -> dict:
+                  seconds: float = 0.0, cpu_seconds: float = 0.0) -> DrawResult:
     """A model that was not drawn: its drawings row and one views row per expected view, with the reason."""
     model, views = failed_rows(model_id, status, error, view_names(random_views), fallback_reason)
-    return {"status": status.value, "model": model, "views": views, "seconds": round(seconds, 4),
-            "cpu_seconds": round(cpu_seconds, 4)}
+    return DrawResult(row=DrawingRow(**model), views=views,
+                      timings=Timings(child_wall_s=round(seconds, 4), child_cpu_s=round(cpu_seconds, 4)))
 
 
 def _attempts(settings: DrawSettings) -> list[tuple[HlrMethod, float, float]]:
@@ -54,8 +56,8 @@ def _reason(method: str, outcome: Outcome) -> str:
     return f"{method} HLR {outcome.status.value}: {outcome.error}"
 
 
-def draw_task(unit: DrawUnit, settings: DrawSettings) -> dict:
-    """Draw one model (in the child, with fallbacks); returns {status, model: row, views: [rows]}."""
+def draw_task(unit: DrawUnit, settings: DrawSettings) -> DrawResult:
+    """Draw one model (in the child, with fallbacks): its drawings row and views rows."""
     model_id, random_views = unit["model_id"], settings.render.random_views
     if unit.get("skip_reason"):
         return failed_result(model_id, Status.SKIPPED, unit["skip_reason"], random_views)
@@ -67,7 +69,7 @@ def draw_task(unit: DrawUnit, settings: DrawSettings) -> dict:
         outcome = run_in_child(DRAW_TARGET, attempt, settings, timeout=timeout, phase=_phase(method, factor))
         seconds, cpu = seconds + outcome.seconds, cpu + outcome.cpu_seconds
         if outcome.status is Status.TRANSIENT:
-            return transient_result(outcome.error)
+            return DrawResult.failure(model_id, Status.TRANSIENT, outcome.error)
         if outcome.status is Status.OK:
             break
         reasons.append(_reason(_phase(method, factor), outcome))
@@ -75,18 +77,20 @@ def draw_task(unit: DrawUnit, settings: DrawSettings) -> dict:
     if outcome.status is not Status.OK:
         return failed_result(model_id, outcome.status, "; ".join(reasons), random_views,
                              fallback_reason="; ".join(reasons[:-1]), seconds=seconds, cpu_seconds=cpu)
-    model, views = outcome.value["model"], outcome.value["views"]
+    model = DrawingRow(**outcome.value["model"])
     if reasons:  # an earlier method failed: say why, before any per-view reason from the child
-        model["fallback_reason"] = "; ".join(reasons + ([model["fallback_reason"]] if model["fallback_reason"] else []))
-    return {"status": model["status"], "model": model, "views": views, "timing": outcome.value["timing"],
-            "seconds": round(seconds, 4), "cpu_seconds": round(cpu, 4)}
+        model = replace(model, fallback_reason="; ".join(reasons + ([model.fallback_reason] if model.fallback_reason
+                                                                    else [])))
+    return DrawResult(row=model, views=outcome.value["views"],
+                      timings=Timings(child_wall_s=round(seconds, 4), child_cpu_s=round(cpu, 4),
+                                      steps_cpu_s=outcome.value["timing"]))
 
 
-def views_rows(result: dict) -> list[dict]:
+def views_rows(result: DrawResult) -> list[dict]:
     """The views.parquet rows of one model's result."""
-    return result.get("views", [])
+    return result.views
 
 
-def drawings_rows(result: dict) -> list[dict]:
+def drawings_rows(result: DrawResult) -> list[dict]:
     """The drawings.parquet row of one model's result."""
-    return [result["model"]]
+    return [result.row.as_dict()]

@@ -2,18 +2,30 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
-from typing import NotRequired
+from typing import ClassVar, NotRequired
 
 from pydantic import Field
 
 from spare_gen.config.schema import Config, CsgConfig, HousesConfig
 from spare_gen.runner.contract import StageSettings, Unit
+from spare_gen.runner.results import RowResult
+from spare_gen.stages.models.schema import ModelRow
 from spare_gen.stage_table import MODELS
+
+
+@dataclass(frozen=True, kw_only=True)
+class ModelResult(RowResult[ModelRow]):
+    """One model's result: its models.parquet row (the model stage is sharded: no unit file stores it)."""
+
+    ROW: ClassVar = ModelRow
 
 
 class ModelSettings(StageSettings):
     """The seed and CPU budget, the CSG rules and the house family (a files source reads the unit's file only)."""
+
+    RESULT: ClassVar = ModelResult
 
     csg: CsgConfig
     houses: HousesConfig = Field(default_factory=HousesConfig)

@@ -14,7 +14,6 @@ same on every model. ``model = normalised * scale + centre`` undoes it.
 from __future__ import annotations
 
 import json
-import time
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -143,7 +142,7 @@ def brep_wireframe(
     return finish_wireframe(graph.points, kinds, graph.edges, size, merge_tolerance, graph.dropped)
 
 
-def wireframe_row(model_id: str, extracted: ExtractedWireframe) -> dict:
+def wireframe_row(model_id: str, extracted: ExtractedWireframe) -> WireframeRow:
     """The wireframes.parquet row of one extracted ground truth (timing added by the caller)."""
     wf = extracted.wireframe
     return WireframeRow(
@@ -152,7 +151,7 @@ def wireframe_row(model_id: str, extracted: ExtractedWireframe) -> dict:
         centre=[float(c) for c in extracted.centre],
         scale=float(extracted.scale),
         dropped_edges=json.dumps({k: int(v) for k, v in sorted(extracted.dropped.items())}),
-    ).as_dict()
+    )
 
 
 def with_house_kinds(extracted: ExtractedWireframe, house: dict, roof_only: bool = False) -> ExtractedWireframe:
@@ -171,7 +170,7 @@ def with_house_kinds(extracted: ExtractedWireframe, house: dict, roof_only: bool
     return finish_wireframe(points, kinds, edges, extracted.scale, dropped=extracted.dropped)
 
 
-def extract_unit(unit: WireframeUnit, settings: WireframeSettings, rng: np.random.Generator) -> dict:
+def extract_unit(unit: WireframeUnit, settings: WireframeSettings, rng: np.random.Generator) -> WireframeRow:
     """The wireframes stage's child function (no randomness: ``rng`` is unused)."""
     house = json.loads(unit["house"]) if unit.get("house") else None
     roof_only = settings.house_wireframe is HouseWireframe.ROOF
@@ -179,13 +178,10 @@ def extract_unit(unit: WireframeUnit, settings: WireframeSettings, rng: np.rando
 
 
 def extract_wireframe(model_id: str, shape_path: str, deflection: float = DEFAULT_DEFLECTION,
-                      house: dict | None = None, roof_only: bool = False) -> dict:
+                      house: dict | None = None, roof_only: bool = False) -> WireframeRow:
     """Read one BREP file and return its wireframes.parquet row (``house``: the model's house description, whose
     vertices then carry roof kinds; ``roof_only``: only the house's roof edges)."""
-    start = time.monotonic()
     extracted = brep_wireframe(read_shape(shape_path), deflection)
     if house is not None:
         extracted = with_house_kinds(extracted, house, roof_only)
-    row = wireframe_row(model_id, extracted)
-    row["seconds"] = round(time.monotonic() - start, 4)
-    return row
+    return wireframe_row(model_id, extracted)

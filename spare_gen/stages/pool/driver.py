@@ -70,9 +70,9 @@ def wireframe_units(out: Path, count: int) -> list[WireframeUnit]:
 
 
 def run_wireframes(client, config: Config, out: Path) -> pa.Table:
-    rows = run_stage(client, wireframe_task, wireframe_units(out, config.pool.models),
-                     WireframeSettings.from_config(config, out), RunOptions.from_config(config))
-    table = rows_to_table(rows, WIREFRAMES_SCHEMA)
+    results = run_stage(client, wireframe_task, wireframe_units(out, config.pool.models),
+                        WireframeSettings.from_config(config, out), RunOptions.from_config(config))
+    table = rows_to_table([r.row.as_dict() for r in results], WIREFRAMES_SCHEMA)
     write_parquet(out / WIREFRAMES_FILE, table)
     return table
 
@@ -89,9 +89,9 @@ def run_corruptions(client, config: Config, out: Path, wireframes: pa.Table) -> 
     settings = CorruptionSettings.from_config(config, out, predictions_digest(predictions))
     results = run_stage(client, corruption_task, units, settings, RunOptions.from_config(config))
     for r in results:  # a bug, not bad input (bad input gives failed corruption rows): report it, keep the rest
-        if r.get("status") != Status.OK:
-            print(f"spare-gen: corruptions: model {r['unit_id']} failed: {r.get('error')}", file=sys.stderr)
-    rows = [row for r in results for row in r.get("rows", [])]
+        if r.status != Status.OK:
+            print(f"spare-gen: corruptions: model {r.unit_id} failed: {r.error}", file=sys.stderr)
+    rows = [row for r in results for row in r.rows]
     for row in rows:  # a prediction file that could not be read or scored: one line each, the rest goes on
         if row["severity"] is None and row["status"] != Status.OK:
             print(f"spare-gen: predictions: {row['error']}", file=sys.stderr)

@@ -8,6 +8,7 @@ import numpy as np
 
 from spare_gen.stages.questions.schema import THREE_VIEW_PREFIXES
 from spare_gen.stages.questions.select import Stratum
+from spare_gen.stages.questions.settings import QuestionResult
 
 
 @dataclass
@@ -16,7 +17,7 @@ class Accepted:
 
     model_id: str
     stratum: Stratum
-    result: dict  # the unit's result (cut set, pose matrix, points, ...); on the client only its decision
+    result: QuestionResult  # the unit's result (cut set, pose matrix, points, ...); on the client only its decision
     views: dict[str, dict]  # view -> {svg, png, png_sha256}
 
 

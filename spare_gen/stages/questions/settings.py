@@ -3,9 +3,11 @@ shares plus the task's own options section (``spare_gen.config.tasks``), and the
 
 from __future__ import annotations
 
+import dataclasses
+from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
-from typing import NotRequired, TypeVar
+from typing import Any, ClassVar, Mapping, NotRequired, TypeVar
 
 from pydantic import SerializeAsAny
 
@@ -13,6 +15,8 @@ from spare_gen.config.base import TaskOptions
 from spare_gen.config.schema import Config, QuestionsConfig, RenderConfig, TaskName
 from spare_gen.config.tasks import TASK_OPTIONS, task_options
 from spare_gen.runner.contract import StageSettings, Unit, fingerprint_of
+from spare_gen.runner.isolation import Status
+from spare_gen.runner.results import Timed, Timings
 
 OptionsT = TypeVar("OptionsT", bound=TaskOptions)
 
@@ -59,6 +63,67 @@ def hashed_options(task: TaskName, questions: QuestionsConfig) -> dict[str, obje
     return hashed
 
 
+DECISION = ("rule", "error", "attempt_rejections")  # what of a result's ``own`` part the fill decides and counts on
+
+
+@dataclass(frozen=True, kw_only=True)
+class QuestionResult(Timed):
+    """One model's unit of a question task: whether the task accepts the model, and the task's own part of the result
+    (``own``), keyed as the task states it: the rule that rejected the model and why (``rule``, ``error``), the
+    candidates' rejections by rule (``attempt_rejections``), and what only the task's row builder reads (a cut set,
+    poses, points). The fill reads the decision through the properties; only the task's module reads the rest.
+
+    ``status`` is ok unless the runner failed the unit (``failure``); its record is ``model_id``, ``accepted`` and
+    ``own``'s keys as the task stated them (a task that states ``rule: null`` keeps it), the keys the unit files
+    have always had."""
+
+    model_id: str
+    accepted: bool
+    own: Mapping[str, Any] = field(default_factory=dict)
+    status: str = Status.OK.value
+
+    @property
+    def unit_id(self) -> str:
+        return self.model_id
+
+    @property
+    def error(self) -> str:
+        return self.own.get("error") or ""
+
+    @property
+    def rule(self) -> str | None:
+        """The rule that rejected the model (a ``QuestionRejection`` value); None when accepted."""
+        return self.own.get("rule")
+
+    @property
+    def attempt_rejections(self) -> Mapping[str, int]:
+        return self.own.get("attempt_rejections") or {}
+
+    @classmethod
+    def stated(cls, model_id: str, value: Mapping[str, Any], timings: Timings) -> "QuestionResult":
+        """The result a task's check states as ``{"accepted": ..., **its own part}``."""
+        own = dict(value)
+        return cls(model_id=model_id, accepted=bool(own.pop("accepted")), own=own, timings=timings)
+
+    def decision(self) -> "QuestionResult":
+        """What the fill needs of this result (``DECISION``), without the task's own bulk."""
+        return dataclasses.replace(self, own={k: v for k, v in self.own.items() if k in DECISION})
+
+    def record(self) -> dict[str, Any]:
+        status = {} if self.status == Status.OK.value else {"status": self.status}
+        return {"model_id": self.model_id, "accepted": self.accepted, **self.own, **status, "unit_id": self.unit_id}
+
+    @classmethod
+    def from_record(cls, record: Mapping[str, Any]) -> "QuestionResult":
+        own = {k: v for k, v in record.items() if k not in ("model_id", "accepted", "status", "unit_id")}
+        return cls(model_id=record.get("model_id") or record["unit_id"], accepted=bool(record.get("accepted")),
+                   own=own, status=record.get("status") or Status.OK.value)
+
+    @classmethod
+    def failure(cls, unit_id: str, status: Status, error: str) -> "QuestionResult":
+        return cls(model_id=unit_id, accepted=False, own={"error": error}, status=status.value)
+
+
 class QuestionSettings(StageSettings):
     """One task's per-model work: rules, the render section (fixed views only), the fill round and the task's own
     options (``options``, typed by the task: ``settings.own(Options)``).
@@ -67,6 +132,8 @@ class QuestionSettings(StageSettings):
     quota differs), so resume never mixes rounds. ``hashed`` holds the options the fingerprint hashes in place of
     ``options`` (``hashed_options``: the same ones it hashed before each task owned its options).
     """
+
+    RESULT: ClassVar = QuestionResult
 
     task: TaskName
     round: int = 1

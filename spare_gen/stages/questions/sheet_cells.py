@@ -31,14 +31,18 @@ class Cell:
     correct: bool = False
 
 
-def drawing_image(out: Path, rel: str) -> Image.Image:
-    """The drawing at ``rel`` (relative to ``out``) as a CELL x CELL RGB image."""
+def drawing_image(out: Path, rel: str | None) -> Image.Image | None:
+    """The drawing at ``rel`` (relative to ``out``) as a CELL x CELL RGB image; None (a blank cell) for none."""
+    if rel is None:
+        return None
     with Image.open(io.BytesIO(drawing_bytes(out, rel))) as im:
         return im.convert("RGB").resize((CELL, CELL), Image.Resampling.LANCZOS)
 
 
-def points_image(points: list) -> Image.Image:
-    """The point cloud seen from the target pose, as dots."""
+def points_image(points: list | None) -> Image.Image | None:
+    """The point cloud seen from the target pose, as dots; None (a blank cell) for none."""
+    if points is None:
+        return None
     image = Image.new("RGB", (CELL, CELL), (255, 255, 255))
     xy = pose(str(TARGET_POSE)).project(np.asarray(points, dtype=float))
     if len(xy):

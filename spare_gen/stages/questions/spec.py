@@ -21,6 +21,7 @@ from spare_gen.config.schema import QuestionsConfig, TaskName
 from spare_gen.config.tasks import task_options
 from spare_gen.stages.questions.layout import AnswerSide
 from spare_gen.stages.questions.schema import QuestionCommon
+from spare_gen.stages.questions.settings import QuestionResult
 
 
 class TargetKind(str, Enum):
@@ -107,7 +108,7 @@ class TaskSpec:
     check_row: Callable[..., list[str]]  # (ds: LoadedDataset, row) -> one line per violation
     sheet_cells: Callable[..., list]  # (out, row) -> the task's contact-sheet cells after F, R, T
     loader: LoaderKeys
-    run_unit: Callable[..., dict] | None = None  # (unit, QuestionSettings) -> {accepted, rule, ...}; None: accept all
+    run_unit: Callable[..., QuestionResult] | None = None  # (unit, QuestionSettings) -> its result; None: accept all
     unit_inputs: UnitInput | None = None  # what run_unit reads besides the model id
     split_extras: Callable[..., list[dict]] | None = None  # (seed, split, items) -> per-item build_row kwargs
     cut_view_rows: Callable[..., list[dict]] | None = None  # (item) -> rows of questions/cut_views.parquet

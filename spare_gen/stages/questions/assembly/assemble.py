@@ -30,8 +30,9 @@ def row_plan(seed: int, task: TaskName, split: str, items: list[Accepted], n_ans
 
 
 def build_rows(seed: int, task: TaskName, split: str, start: int, items: list[Accepted], answers: list,
-               extras: list[dict]) -> list[dict]:
-    """Rows ``start``, ``start + 1``, ... of one task split from their items, answers and extras (``row_plan``)."""
+               extras: list[dict]) -> list[QuestionCommon]:
+    """Rows ``start``, ``start + 1``, ... of one task split from their items, answers and extras (``row_plan``), as
+    the task's row class: a column ``build_row`` names that the row does not declare is a TypeError here."""
     task = TaskName(task)
     spec = TASK_SPECS[task]
     rows = []
@@ -39,5 +40,5 @@ def build_rows(seed: int, task: TaskName, split: str, start: int, items: list[Ac
         base = QuestionCommon(question_id=f"{task.value}-{split}-{i:05d}", task=task.value, split=split,
                               model_id=item.model_id, n_primitives=item.stratum,
                               seed=derive_seed(seed, "questions", task.value, item.model_id))
-        rows.append({**base.as_dict(), **spec.build_row(seed, item, answer, **extra)})
+        rows.append(spec.row(**{**base.as_dict(), **spec.build_row(seed, item, answer, **extra)}))
     return rows

@@ -20,15 +20,13 @@ from spare_gen.config.schema import TaskName
 from spare_gen.stages.questions.rejections import QuestionRejection
 from spare_gen.stages.questions.row_parts import Accepted
 from spare_gen.stages.questions.select import ModelQueues, QuotaKey
-from spare_gen.stages.questions.settings import QuestionSettings, QuestionUnit
+from spare_gen.stages.questions.settings import QuestionResult, QuestionSettings, QuestionUnit
 from spare_gen.stages.questions.assembly.inputs import WORKER_INPUTS, Inputs, add_unit_inputs
 from spare_gen.stages.questions.tasks import TASK_SPECS
 from spare_gen.runner.contract import RunOptions
-from spare_gen.runner.stage import TIMING_KEYS, run_stage
+from spare_gen.runner.stage import run_stage
 
 MIN_ACCEPTANCE = 0.25  # never over-provision a round by more than 4x
-# what of a unit's result comes back to the client: what the fill decides and counts on, and the timings
-DECISION_KEYS = ("unit_id", "model_id", "status", "error", "accepted", "rule", "attempt_rejections", *TIMING_KEYS)
 
 
 @dataclass
@@ -53,14 +51,15 @@ def _units(task: TaskName, model_ids: list[str], inputs: Inputs, out: Path) -> l
     return units
 
 
-def decision(result: dict) -> dict:
-    """Runs on a worker: the part of a unit's result the fill needs (``DECISION_KEYS``); the split writer reads
-    the whole result from the unit file (``spare_gen.stages.questions.assembly.outputs.write_rows``)."""
-    return {k: result[k] for k in DECISION_KEYS if k in result}
+def decision(result: QuestionResult) -> QuestionResult:
+    """Runs on a worker: what of a unit's result comes back to the client: the fill's decision and the timings
+    (``QuestionResult.decision``); the split writer reads the whole result from the unit file
+    (``spare_gen.stages.questions.assembly.outputs.whole``)."""
+    return result.decision()
 
 
 def run_units(client, model_ids: list[str], inputs: Inputs, settings: QuestionSettings,
-              options: RunOptions = RunOptions(), round_: int = 1) -> dict[str, dict]:
+              options: RunOptions = RunOptions(), round_: int = 1) -> dict[str, QuestionResult]:
     """model_id -> the unit's ``decision``; a task without per-model work (no ``run_unit``) accepts every usable
     model."""
     task = settings.task
@@ -68,7 +67,7 @@ def run_units(client, model_ids: list[str], inputs: Inputs, settings: QuestionSe
     if run_unit is None:
         if options.progress and model_ids:
             print(f"spare-gen: questions {task.value}: {len(model_ids)} models (no per-model work)", file=sys.stderr)
-        return {m: {"model_id": m, "accepted": True} for m in model_ids}
+        return {m: QuestionResult(model_id=m, accepted=True) for m in model_ids}
     if not model_ids:
         return {}
     unit_inputs = TASK_SPECS[task].unit_inputs
@@ -77,7 +76,7 @@ def run_units(client, model_ids: list[str], inputs: Inputs, settings: QuestionSe
                      settings.model_copy(update={"round": round_}), options.model_copy(update={"label": label}),
                      reply=decision,
                      expand=None if unit_inputs is None else WORKER_INPUTS.get(unit_inputs))
-    return {r["model_id"]: r for r in rows}
+    return {r.model_id: r for r in rows}
 
 
 def fill_task(client, settings: QuestionSettings, quotas: dict[QuotaKey, int], first: dict[QuotaKey, list[str]],
@@ -96,16 +95,16 @@ def fill_task(client, settings: QuestionSettings, quotas: dict[QuotaKey, int], f
         batch = [m for k in todo for m in todo[k]]
         results = run_units(client, [m for m in batch if m not in excluded], inputs, settings, options,
                             round_=fill.rounds)
-        results.update({m: {"model_id": m, "accepted": False, "rule": excluded[m].value}
+        results.update({m: QuestionResult(model_id=m, accepted=False, own={"rule": excluded[m].value})
                         for m in batch if m in excluded})
         for key, model_ids in todo.items():
             for mid in model_ids:
                 r = results[mid]
                 fill.processed += 1
-                fill.attempts.update(r.get("attempt_rejections") or {})
-                fill.timings.update(r.get("timings") or {})
-                if not r.get("accepted"):
-                    fill.rejections[r.get("rule") or "unknown"] += 1
+                fill.attempts.update(r.attempt_rejections)
+                fill.timings.update(r.timings.steps_cpu_s or {})
+                if not r.accepted:
+                    fill.rejections[r.rule or "unknown"] += 1
                     continue
                 accepted_total += 1
                 if len(fill.accepted[key]) < quotas[key]:

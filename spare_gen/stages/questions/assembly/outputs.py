@@ -9,7 +9,7 @@ and writes the small tables."""
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pyarrow as pa
@@ -22,16 +22,16 @@ from spare_gen.config.schema import Config, TaskName
 from spare_gen.config.tasks import TASK_OPTIONS
 from spare_gen.stages.questions.layout import SPLITS
 from spare_gen.stages.questions.publish.files import (
-    manifest_rows, publish_answer_files, publish_staged, remove_unlisted, row_paths,
+    manifest_rows, publish_answer_files, publish_staged, remove_unlisted,
 )
 from spare_gen.stages.questions.publish.preview import QUESTIONS_PER_SHEET
 from spare_gen.stages.questions.row_parts import Accepted
 from spare_gen.stages.questions.schema import (
     CUT_VIEWS_NAME, CUT_VIEWS_SCHEMA, FILE_SOURCES_NAME, FILE_SOURCES_SCHEMA, MANIFEST_NAME, MANIFEST_SCHEMA,
-    QUESTIONS_DIR, FileSourceRow, split_path,
+    QUESTIONS_DIR, FileSourceRow, QuestionCommon, split_path,
 )
 from spare_gen.stages.questions.select import needs_by_split, needs_by_stratum
-from spare_gen.stages.questions.settings import stage_name
+from spare_gen.stages.questions.settings import QuestionResult, stage_name
 from spare_gen.stages.questions.assembly.assemble import build_rows, row_plan
 from spare_gen.stages.questions.assembly.fill import TaskFill
 from spare_gen.stages.questions.assembly.inputs import Inputs
@@ -49,8 +49,23 @@ def whole(out: Path, task: TaskName, item: Accepted) -> Accepted:
     per-model work has none), every staged cut file it names published."""
     if TASK_SPECS[task].run_unit is None:
         return item
-    result = publish_staged(out, read_unit_result(out, stage_name(task), item.model_id))
-    return Accepted(item.model_id, item.stratum, result, item.views)
+    result = read_unit_result(out, stage_name(task), item.model_id, QuestionResult)
+    return Accepted(item.model_id, item.stratum, replace(result, own=publish_staged(out, dict(result.own))),
+                    item.views)
+
+
+@dataclass(frozen=True)
+class WrittenQuestion:
+    """What the client keeps of a written question: its answer (None for a generation task), its stratum and the
+    files it names."""
+
+    answer: int | None
+    n_primitives: int | None
+    paths: tuple[str, ...]
+
+    @classmethod
+    def of(cls, row: QuestionCommon) -> "WrittenQuestion":
+        return cls(row.correct_answer(), row.n_primitives, tuple(row.paths()))
 
 
 @dataclass(frozen=True)
@@ -59,8 +74,8 @@ class SplitOutput:
     rows whole (the contact sheet's); every per-question copy (copy -> original); the rows of the cut objects'
     drawings as one Arrow table, so that their polylines never pass through the client as Python objects."""
 
-    questions: list[dict]
-    head: list[dict]
+    questions: list[WrittenQuestion]
+    head: list[QuestionCommon]
     sources: dict[str, str]
     cut_views: pa.Table
 
@@ -70,8 +85,8 @@ class RowsOutput:
     """What one writer of a split's consecutive rows sends on: the rows as a table, and the ``SplitOutput`` parts."""
 
     table: pa.Table
-    questions: list[dict]
-    head: list[dict]
+    questions: list[WrittenQuestion]
+    head: list[QuestionCommon]
     sources: dict[str, str]
     cut_views: pa.Table
 
@@ -94,9 +109,8 @@ def write_rows(out: Path, seed: int, task: TaskName, split: str, start: int, ite
     sources: dict[str, str] = {}
     rows = publish_answer_files(out, task.value, build_rows(seed, task, split, start, items, answers, extras),
                                 spec.content_named_columns, sources)
-    questions = [{"answer": r.get("answer"), "n_primitives": r["n_primitives"], "paths": row_paths(r, task)}
-                 for r in rows]
-    return RowsOutput(rows_to_table(rows, question_schema(task)), questions, rows[:max(0, QUESTIONS_PER_SHEET - start)],
+    return RowsOutput(rows_to_table([r.as_dict() for r in rows], question_schema(task)),
+                      [WrittenQuestion.of(r) for r in rows], rows[:max(0, QUESTIONS_PER_SHEET - start)],
                       sources, rows_to_table(cut_views, CUT_VIEWS_SCHEMA))
 
 
@@ -174,7 +188,7 @@ def write_file_tables(client, out: Path, written: dict[str, dict[str, SplitOutpu
     re-checks rule 3 on them); every file path the questions name (with repeats)."""
     write_parquet(out / QUESTIONS_DIR / FILE_SOURCES_NAME, rows_to_table(
         [FileSourceRow(path=p, source=s).as_dict() for p, s in sorted(sources.items())], FILE_SOURCES_SCHEMA))
-    paths = [p for splits in written.values() for o in splits.values() for q in o.questions for p in q["paths"]]
+    paths = [p for splits in written.values() for o in splits.values() for q in o.questions for p in q.paths]
     distinct, where = sorted(set(paths)), Path(out).resolve()
     chunks = [client.submit(manifest_rows, where, distinct[i:i + MANIFEST_CHUNK], pure=False)
               for i in range(0, len(distinct), MANIFEST_CHUNK)]
@@ -199,9 +213,9 @@ def summary(config: Config, inputs: Inputs, requested, planned, quotas, fills, w
     answers, mix = {}, {}
     for task, splits in written.items():
         n_answers = task_spec(task, config.questions).n_answers
-        answers[task] = {s: [sum(q["answer"] == k for q in o.questions) for k in range(n_answers)]
+        answers[task] = {s: [sum(q.answer == k for q in o.questions) for k in range(n_answers)]
                          for s, o in splits.items()}
-        mix[task] = {s: dict(sorted(Counter(_strata_key(q["n_primitives"]) for q in o.questions).items()))
+        mix[task] = {s: dict(sorted(Counter(_strata_key(q.n_primitives) for q in o.questions).items()))
                      for s, o in splits.items()}
     record = {
         "seed": config.seed,

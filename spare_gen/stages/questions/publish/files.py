@@ -11,21 +11,23 @@ answer order) cannot be read from the file system either.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import os
 import shutil
 from pathlib import Path
-from typing import Iterable
+from typing import Any, Iterable, TypeVar
 
 from spare_gen.atomic import write_bytes
 from spare_gen.filehash import sha256_file
 from spare_gen.store import ownership
 from spare_gen.store.packed import drawing_bytes, packed_bytes
 from spare_gen.stages.questions.schema import (
-    CUTS_DIR, STAGED_CUTS_DIR, ManifestRow, content_name, question_files_dir, settle,
+    CUTS_DIR, STAGED_CUTS_DIR, ManifestRow, QuestionCommon, content_name, question_files_dir, settle,
 )
-from spare_gen.stages.questions.tasks import path_columns
 from spare_gen.runner.stage import is_number_list
+
+Q = TypeVar("Q", bound=QuestionCommon)
 
 
 def copy_to_content_name(out: Path, rel: str, folder: str) -> str:
@@ -40,8 +42,8 @@ def copy_to_content_name(out: Path, rel: str, folder: str) -> str:
     return new_rel
 
 
-def publish_answer_files(out: Path, task: str, rows: list[dict], columns: tuple[str, ...],
-                         sources: dict[str, str]) -> list[dict]:
+def publish_answer_files(out: Path, task: str, rows: list[Q], columns: tuple[str, ...],
+                         sources: dict[str, str]) -> list[Q]:
     """``rows`` with every path in ``columns`` (single paths or lists) replaced by a content-named copy.
 
     ``sources`` (copy -> original) is filled in place.
@@ -57,11 +59,11 @@ def publish_answer_files(out: Path, task: str, rows: list[dict], columns: tuple[
 
     published = []
     for row in rows:
-        row = dict(row)
+        copies: dict[str, Any] = {}
         for col in columns:
-            value = row.get(col)
-            row[col] = [copy(p) for p in value] if isinstance(value, (list, tuple)) else copy(value)
-        published.append(row)
+            value = getattr(row, col)
+            copies[col] = [copy(p) for p in value] if isinstance(value, (list, tuple)) else copy(value)
+        published.append(dataclasses.replace(row, **copies))
     return published
 
 
@@ -73,17 +75,6 @@ def remove_unlisted(out: Path, task: str, keep: set[str]) -> list[str]:
         return []
     return ownership.remove(out, [f"{question_files_dir(task)}/{path.name}" for path in sorted(folder.iterdir())
                                   if f"{question_files_dir(task)}/{path.name}" not in keep])
-
-
-def row_paths(row: dict, task) -> list[str]:
-    """Every file path a question row names, in column order."""
-    paths: list[str] = []
-    for col in path_columns(task):
-        value = row.get(col)
-        if value is None:
-            continue
-        paths.extend(value if isinstance(value, (list, tuple)) else [value])
-    return paths
 
 
 def dataset_sha256(out: Path, rel: str) -> str | None:

@@ -10,7 +10,7 @@ from PIL import Image, ImageDraw
 from spare_gen.atomic import write_bytes
 from spare_gen.config.schema import TaskName
 from spare_gen.stages.questions.layout import SPLITS
-from spare_gen.stages.questions.schema import PREVIEW_DIR
+from spare_gen.stages.questions.schema import PREVIEW_DIR, QuestionCommon
 from spare_gen.stages.questions.sheet_cells import CELL, PAD, Cell, drawing_image
 from spare_gen.stages.questions.tasks import TASK_SPECS
 
@@ -20,8 +20,8 @@ GREEN = (0, 170, 0)
 FRAME = 4
 
 
-def _cells(out: Path, task: TaskName, row: dict) -> list[Cell]:
-    cells = [Cell(caption, drawing_image(out, row[f"{prefix}_png"])) for caption, prefix in
+def _cells(out: Path, task: TaskName, row: QuestionCommon) -> list[Cell]:
+    cells = [Cell(caption, drawing_image(out, row.drawing(prefix, "png"))) for caption, prefix in
              (("F", "front"), ("R", "right"), ("T", "top"))]
     return cells + TASK_SPECS[task].sheet_cells(out, row)
 
@@ -47,18 +47,18 @@ def _paint(cells_by_row: list[tuple[str, list[Cell]]]) -> Image.Image:
     return sheet
 
 
-def contact_sheet(out: Path, task: TaskName, rows: list[dict]) -> bytes | None:
+def contact_sheet(out: Path, task: TaskName, rows: list[QuestionCommon]) -> bytes | None:
     """PNG bytes of the sheet for ``rows`` (the first few are shown); None when there are no rows."""
     shown = rows[:QUESTIONS_PER_SHEET]
     if not shown:
         return None
-    sheet = _paint([(f"{r['question_id']}  model {r['model_id']}", _cells(out, task, r)) for r in shown])
+    sheet = _paint([(f"{r.question_id}  model {r.model_id}", _cells(out, task, r)) for r in shown])
     buf = io.BytesIO()
     sheet.save(buf, format="PNG", optimize=False)
     return buf.getvalue()
 
 
-def write_contact_sheets(out: Path, written: dict[str, dict[str, list[dict]]]) -> list[Path]:
+def write_contact_sheets(out: Path, written: dict[str, dict[str, list[QuestionCommon]]]) -> list[Path]:
     """One sheet per task, from its test split first (then val, then train)."""
     paths = []
     for task, splits in written.items():

@@ -40,7 +40,8 @@ from spare_gen.stages.questions.near_duplicate import duplicate_matrix, pose_dra
 from spare_gen.stages.questions.rejections import QuestionRejection
 from spare_gen.stages.questions.row_parts import Accepted, three_view_fields
 from spare_gen.stages.questions.schema import ISO_PREFIX, QuestionCommon, answer_choice
-from spare_gen.stages.questions.settings import QuestionSettings, QuestionUnit
+from spare_gen.stages.questions.settings import QuestionResult, QuestionSettings, QuestionUnit
+from spare_gen.runner.results import Timings
 from spare_gen.stages.questions.sheet_cells import Cell, drawing_image, pose_cube_image
 from spare_gen.stages.questions.spec import LoaderKeys, PaperRecipes, Spare3dLayout, TaskSpec, UnitInput
 from spare_gen.rng import derive_seed
@@ -58,10 +59,10 @@ def check_isometric_to_pose(views: dict[str, dict], tolerance_px: float, poses: 
             "coinciding": pairs, "choice_poses": list(poses)}
 
 
-def run_unit(unit: QuestionUnit, settings: QuestionSettings) -> dict:
+def run_unit(unit: QuestionUnit, settings: QuestionSettings) -> QuestionResult:
     start = time.monotonic()
     result = check_isometric_to_pose(unit["views"], settings.tolerance_px, settings.own(Options).choice_poses)
-    return {"model_id": unit["model_id"], **result, "seconds": round(time.monotonic() - start, 4)}
+    return QuestionResult.stated(unit["model_id"], result, Timings(child_wall_s=round(time.monotonic() - start, 4)))
 
 
 def three_view_difference(front: np.ndarray, right: np.ndarray, top: np.ndarray) -> int:
@@ -94,7 +95,7 @@ def symmetric_models(config: Config, out: Path, views: dict[str, dict[str, dict]
 
 def build_row(seed: int, item: Accepted, answer: int, **_) -> dict:
     """The poses are the ones the model's unit checked (its result, read whole on the split's writer)."""
-    poses = [int(p) for p in item.result["choice_poses"]]
+    poses = [int(p) for p in item.result.own["choice_poses"]]
     iso = item.views[pose_view(poses[answer])]
     return {**three_view_fields(item.views), "iso_svg": iso["svg"], "iso_png": iso["png"],
             "choice_poses": poses, "answer": answer}
@@ -128,10 +129,10 @@ def check_row(ds: LoadedDataset, row: IsometricToPoseRow) -> list[str]:
     return bad + check_model_three_views(ds, row)
 
 
-def sheet_cells(out: Path, row: dict) -> list[Cell]:
-    return [Cell("input", drawing_image(out, row["iso_png"])),
-            *(Cell(f"choice {i}: pose {p}", pose_cube_image((p,)), correct=i == row["answer"])
-              for i, p in enumerate(row["choice_poses"]))]
+def sheet_cells(out: Path, row: IsometricToPoseRow) -> list[Cell]:
+    return [Cell("input", drawing_image(out, row.iso_png)),
+            *(Cell(f"choice {i}: pose {p}", pose_cube_image((p,)), correct=i == row.answer)
+              for i, p in enumerate(row.choice_poses or []))]
 
 
 def variant(options: Options) -> TaskSpec:

@@ -31,8 +31,8 @@ def check_row(ds: LoadedDataset, row: IsometricViewGenerationRow) -> list[str]:
     return bad + check_model_three_views(ds, row)
 
 
-def sheet_cells(out: Path, row: dict) -> list[Cell]:
-    return [Cell("target (pose 2)", drawing_image(out, row["target_png"]), correct=True)]
+def sheet_cells(out: Path, row: IsometricViewGenerationRow) -> list[Cell]:
+    return [Cell("target (pose 2)", drawing_image(out, row.target_png), correct=True)]
 
 
 @dataclass(frozen=True, kw_only=True)

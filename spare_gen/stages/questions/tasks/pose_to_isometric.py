@@ -25,7 +25,8 @@ from spare_gen.stages.questions.schema import (
     CANDIDATE_COLUMNS, CANDIDATE_PREFIX, POSE_COLUMN, QuestionCommon, answer_choice, candidate_drawings,
 )
 from spare_gen.stages.questions.select import balanced_choice
-from spare_gen.stages.questions.settings import QuestionSettings, QuestionUnit
+from spare_gen.stages.questions.settings import QuestionResult, QuestionSettings, QuestionUnit
+from spare_gen.runner.results import Timings
 from spare_gen.stages.questions.sheet_cells import Cell, drawing_image, pose_cube_image
 from spare_gen.stages.questions.spec import LoaderKeys, PaperRecipes, Spare3dLayout, TaskSpec, UnitInput
 from spare_gen.rng import derive_rng
@@ -61,22 +62,22 @@ def candidate_poses(duplicates: list[list[int]], query: int, rng: np.random.Gene
     return [query] + [ALL_POSES[i] for i in chosen]
 
 
-def run_unit(unit: QuestionUnit, settings: QuestionSettings) -> dict:
+def run_unit(unit: QuestionUnit, settings: QuestionSettings) -> QuestionResult:
     start = time.monotonic()
     result = check_pose_to_isometric(unit["views"], settings.tolerance_px)
-    return {"model_id": unit["model_id"], **result, "seconds": round(time.monotonic() - start, 4)}
+    return QuestionResult.stated(unit["model_id"], result, Timings(child_wall_s=round(time.monotonic() - start, 4)))
 
 
 def split_extras(seed: int, split: str, items: list[Accepted]) -> list[dict]:
     """A query pose per question, balanced over the split among each model's feasible poses."""
-    poses = balanced_choice([it.result["feasible_poses"] for it in items], ALL_POSES,
+    poses = balanced_choice([it.result.own["feasible_poses"] for it in items], ALL_POSES,
                             derive_rng(seed, "questions", TASK.value, split, "poses"))
     return [{"pose": p} for p in poses]
 
 
 def build_row(seed: int, item: Accepted, answer: int, pose: int, **_) -> dict:
     rng = derive_rng(seed, "questions", TASK.value, item.model_id, "candidates")
-    poses = candidate_poses(item.result["duplicates"], pose, rng)
+    poses = candidate_poses(item.result.own["duplicates"], pose, rng)
     arranged = arrange(poses[0], poses[1:], answer, rng)
     return {
         **three_view_fields(item.views),
@@ -101,10 +102,10 @@ def check_row(ds: LoadedDataset, row: PoseToIsometricRow) -> list[str]:
     return bad + check_model_three_views(ds, row)
 
 
-def sheet_cells(out: Path, row: dict) -> list[Cell]:
-    return [Cell(f"input: pose {row['pose']}", pose_cube_image((int(row["pose"]),))),
-            *(Cell(f"choice {i}", drawing_image(out, p), correct=i == row["answer"])
-              for i, p in enumerate(row["candidate_png"]))]
+def sheet_cells(out: Path, row: PoseToIsometricRow) -> list[Cell]:
+    return [Cell(f"input: pose {row.pose}", None if row.pose is None else pose_cube_image((int(row.pose),))),
+            *(Cell(f"choice {i}", drawing_image(out, p), correct=i == row.answer)
+              for i, p in enumerate(row.candidates("png")))]
 
 
 @dataclass(frozen=True, kw_only=True)

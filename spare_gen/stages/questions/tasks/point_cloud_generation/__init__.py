@@ -16,7 +16,7 @@ import numpy as np
 from spare_gen.stages.questions.dataset import LoadedDataset, check_model_three_views, question_id
 from spare_gen.stages.questions.row_parts import Accepted, three_view_fields
 from spare_gen.stages.questions.schema import POINTS_COLUMN, QuestionCommon
-from spare_gen.stages.questions.settings import QuestionSettings, QuestionUnit
+from spare_gen.stages.questions.settings import QuestionResult, QuestionSettings, QuestionUnit
 from spare_gen.stages.questions.sheet_cells import Cell, points_image
 from spare_gen.stages.questions.spec import LoaderKeys, Spare3dLayout, TargetKind, TaskSpec, UnitInput
 from spare_gen.stages.questions.worker import run_in_child
@@ -25,14 +25,14 @@ from spare_gen.rows import column
 TASK = TaskName.POINT_CLOUD_GENERATION
 
 
-def run_unit(unit: QuestionUnit, settings: QuestionSettings) -> dict:
-    return {"model_id": unit["model_id"], **run_in_child(f"{__name__}.child:points_unit", unit, settings)}
+def run_unit(unit: QuestionUnit, settings: QuestionSettings) -> QuestionResult:
+    return run_in_child(f"{__name__}.child:points_unit", unit, settings)
 
 
 def build_row(seed: int, item: Accepted, answer, **_) -> dict:
-    points = item.result["points"]
+    points = item.result.own["points"]
     return {**three_view_fields(item.views), "points": points, "n_points": len(points),
-            "deflection": item.result["deflection"]}
+            "deflection": item.result.own["deflection"]}
 
 
 def check_row(ds: LoadedDataset, row: PointCloudGenerationRow) -> list[str]:
@@ -49,8 +49,8 @@ def check_counts_row(ds: LoadedDataset, row: PointCloudGenerationRow) -> list[st
     return []
 
 
-def sheet_cells(out: Path, row: dict) -> list[Cell]:
-    return [Cell(f"target ({row['n_points']} points)", points_image(row["points"]), correct=True)]
+def sheet_cells(out: Path, row: PointCloudGenerationRow) -> list[Cell]:
+    return [Cell(f"target ({row.n_points} points)", points_image(row.points), correct=True)]
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -20,7 +20,7 @@ from spare_gen.stages.questions.row_parts import Accepted, arrange, three_view_f
 from spare_gen.stages.questions.schema import (
     CANDIDATE_PREFIX, CUT_VIEW_DRAWING, CutViewRow, QuestionCommon, answer_choice, candidate_drawings,
 )
-from spare_gen.stages.questions.settings import QuestionSettings, QuestionUnit
+from spare_gen.stages.questions.settings import QuestionResult, QuestionSettings, QuestionUnit
 from spare_gen.stages.questions.sheet_cells import Cell, drawing_image
 from spare_gen.stages.questions.spec import LoaderKeys, PaperRecipes, Spare3dLayout, TaskSpec, UnitInput
 from spare_gen.stages.questions.tasks.three_view_to_isometric.families import CUTTER_FAMILIES
@@ -29,13 +29,13 @@ from spare_gen.stages.questions.worker import run_in_child
 from spare_gen.rng import derive_rng
 from spare_gen.rows import column
 
-def run_unit(unit: QuestionUnit, settings: QuestionSettings) -> dict:
-    return {"model_id": unit["model_id"], **run_in_child(
-        f"{__name__}.child:cut_set_unit", unit, settings, timeout=settings.timeout_s * CUT_TIMEOUT_FACTOR)}
+def run_unit(unit: QuestionUnit, settings: QuestionSettings) -> QuestionResult:
+    return run_in_child(f"{__name__}.child:cut_set_unit", unit, settings,
+                        timeout=settings.timeout_s * CUT_TIMEOUT_FACTOR)
 
 
 def build_row(seed: int, item: Accepted, answer: int, **_) -> dict:
-    cuts = item.result["cuts"]  # cut 0 is the source of F, R, T and of the correct answer
+    cuts = item.result.own["cuts"]  # cut 0 is the source of F, R, T and of the correct answer
     order = arrange(0, list(range(1, len(cuts))), answer,
                     derive_rng(seed, "questions", TASK.value, item.model_id, "order"))
     arranged = [cuts[k] for k in order]
@@ -54,7 +54,7 @@ def build_row(seed: int, item: Accepted, answer: int, **_) -> dict:
 def cut_view_rows(item: Accepted) -> list[dict]:
     """Vector drawings of the item's cut objects (the validator re-checks rule 3 on them)."""
     return [CutViewRow(model_id=item.model_id, cut=k, view=view, **{f: v.get(f) for f in CUT_VIEW_DRAWING}).as_dict()
-            for k, cut in enumerate(item.result["cuts"]) for view, v in sorted(cut["views"].items())]
+            for k, cut in enumerate(item.result.own["cuts"]) for view, v in sorted(cut["views"].items())]
 
 
 def check_row(ds: LoadedDataset, row: ThreeViewToIsometricRow) -> list[str]:
@@ -75,9 +75,9 @@ def check_row(ds: LoadedDataset, row: ThreeViewToIsometricRow) -> list[str]:
     return bad
 
 
-def sheet_cells(out: Path, row: dict) -> list[Cell]:
-    return [Cell(f"choice {i}", drawing_image(out, p), correct=i == row["answer"])
-            for i, p in enumerate(row["candidate_png"])]
+def sheet_cells(out: Path, row: ThreeViewToIsometricRow) -> list[Cell]:
+    return [Cell(f"choice {i}", drawing_image(out, p), correct=i == row.answer)
+            for i, p in enumerate(row.candidates("png"))]
 
 
 def card_options(options: Options) -> str:
