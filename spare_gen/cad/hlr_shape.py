@@ -199,6 +199,9 @@ class Folds:
 
     ends: np.ndarray  # (m, 2, 3) the edge's two nodes
     normals: np.ndarray  # (m, 2, 3) the (unnormalised) normals of the triangles on its two sides
+    # (k, 3) every node that ends a fold, once per face (``ends`` holds each node once per fold it ends: some 5
+    # times): the same extent in every direction for a fifth of the points
+    nodes: np.ndarray
     # False when BRepMesh left part of a curved face untriangulated (its triangles cover less than MESH_COVERAGE of
     # its area): the silhouettes there are unknown, so no line can be called stray for lying off these folds
     complete: bool = True
@@ -261,4 +264,5 @@ def mesh_folds(shape: TopoDS_Shape) -> Folds:
     order = np.lexsort((sides[:, 1], sides[:, 0]))
     sides, owner = sides[order], owner[order]
     twice = np.flatnonzero((sides[1:] == sides[:-1]).all(axis=1))  # an edge shared by two triangles
-    return Folds(nodes[sides[twice]], np.stack([normals[owner[twice]], normals[owner[twice + 1]]], axis=1), complete)
+    return Folds(nodes[sides[twice]], np.stack([normals[owner[twice]], normals[owner[twice + 1]]], axis=1),
+                 nodes[np.unique(sides[twice])], complete)
