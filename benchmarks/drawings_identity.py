@@ -44,7 +44,9 @@ def model_record(path: Path, render: RenderConfig) -> dict:
     scale = estimated_scale(hlr, render.size, render.margin, rule)
     outline = Outline.of(hlr, scale)
     edges, folds = hlr.outline
-    record = {"edge_points": hlr.edge_points, "model_points": hlr.model_points, "outline_edges": list(edges),
+    # the model points as a set (sorted, each once): the code before held each fold's ends, now each mesh node once
+    record = {"edge_points": hlr.edge_points, "model_points": np.unique(hlr.model_points, axis=0),
+              "outline_edges": list(edges),
               "fold_ends": folds.ends, "fold_normals": folds.normals, "complete": folds.complete,
               "scale": scale, "reference": outline.edges, "views": {},
               "sharp_edge_points": edge_samples(hlr.prepared.base, hlr.tolerance, smooth_edges=False)}

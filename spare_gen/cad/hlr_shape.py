@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
 from itertools import chain, repeat
 
 import numpy as np
@@ -199,9 +200,19 @@ class Folds:
 
     ends: np.ndarray  # (m, 2, 3) the edge's two nodes
     normals: np.ndarray  # (m, 2, 3) the (unnormalised) normals of the triangles on its two sides
-    # False when BRepMesh left part of a curved face untriangulated (its triangles cover less than MESH_COVERAGE of
-    # its area): the silhouettes there are unknown, so no line can be called stray for lying off these folds
-    complete: bool = True
+    # (k, 3) every node that ends a fold, once per face (``ends`` holds each node once per fold it ends: some 5
+    # times): the same extent in every direction for a fifth of the points
+    nodes: np.ndarray
+    # each curved face with its triangles' normals (None: no triangles), in face order, for ``complete``
+    faces: tuple[tuple[TopoDS_Shape, np.ndarray | None], ...] = field(default=(), repr=False, compare=False)
+
+    @cached_property
+    def complete(self) -> bool:
+        """False when BRepMesh left part of a curved face untriangulated (its triangles cover less than MESH_COVERAGE
+        of its area): the silhouettes there are unknown, so no line can be called stray for lying off these folds.
+        Found when first asked, face by face until one is partly bare: each face's area is an integral over its
+        surface (``BRepGProp``), and the stray check asks only about a view it cannot pass at a glance."""
+        return all(_covered(face, normals) for face, normals in self.faces)
 
     def silhouette(self, direction: np.ndarray) -> np.ndarray:
         """(s, 2, 3) the edges on the silhouette seen along ``direction``."""
@@ -252,13 +263,13 @@ def mesh_folds(shape: TopoDS_Shape) -> Folds:
             offset += len(mesh[0])
     nodes, tris = np.concatenate(nodes), np.concatenate(tris)
     normals = np.cross(nodes[tris[:, 1]] - nodes[tris[:, 0]], nodes[tris[:, 2]] - nodes[tris[:, 0]])
-    complete, start = True, 0
-    for face, count in checked:  # face by face, in order, until one is found partly bare
-        complete = complete and _covered(face, normals[start:start + count] if count else None)
-        start += count
+    starts = np.cumsum([0] + [count for _, count in checked]).tolist()
+    faces = tuple((face, normals[start:start + count] if count else None)
+                  for (face, count), start in zip(checked, starts))
     sides = np.sort(tris[:, [0, 1, 1, 2, 2, 0]].reshape(-1, 2), axis=1)  # each triangle's three edges
     owner = np.repeat(np.arange(len(tris)), 3)
     order = np.lexsort((sides[:, 1], sides[:, 0]))
     sides, owner = sides[order], owner[order]
     twice = np.flatnonzero((sides[1:] == sides[:-1]).all(axis=1))  # an edge shared by two triangles
-    return Folds(nodes[sides[twice]], np.stack([normals[owner[twice]], normals[owner[twice + 1]]], axis=1), complete)
+    return Folds(nodes[sides[twice]], np.stack([normals[owner[twice]], normals[owner[twice + 1]]], axis=1),
+                 nodes[np.unique(sides[twice])], faces)

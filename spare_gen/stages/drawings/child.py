@@ -81,11 +81,9 @@ def projected_box(bbox: tuple[float, ...], pose: Pose) -> np.ndarray:
 
 def plausible_lines(lines: ViewLines, box: np.ndarray) -> bool:
     """True if every point lies within ``box`` grown by BOX_MARGIN of its larger side (a sane HLR result)."""
-    points = lines.visible + lines.hidden
-    if not points:
+    if lines.extent is None:
         return True
-    pts = np.concatenate(points)
-    lo, hi = pts.min(axis=0), pts.max(axis=0)  # NaN propagates into both; two reductions, no full-size masks
+    lo, hi = lines.extent  # NaN propagates into both; two reductions, no full-size masks
     if not (np.isfinite(lo).all() and np.isfinite(hi).all()):
         return False
     grow = BOX_MARGIN * float(max(box[1] - box[0])) + 1e-9
@@ -99,11 +97,10 @@ def shortfall(lines: ViewLines, reach: np.ndarray | None) -> float:
     """
     if reach is None:
         return 0.0
-    points = lines.visible + lines.hidden
-    if not points:
+    if lines.extent is None:
         return float(np.max(reach[1] - reach[0]))
-    pts = np.concatenate(points)
-    return float(max(0.0, *(pts.min(axis=0) - reach[0]), *(reach[1] - pts.max(axis=0))))
+    lo, hi = lines.extent
+    return float(max(0.0, *(lo - reach[0]), *(reach[1] - hi)))
 
 
 def box_fill(lines: ViewLines, own_box: np.ndarray, px_per_unit: float) -> np.ndarray:
@@ -111,12 +108,7 @@ def box_fill(lines: ViewLines, own_box: np.ndarray, px_per_unit: float) -> np.nd
     projected), per image axis; 1 on an axis where the box is under BOX_FILL_MIN_PX wide (a face seen edge-on:
     nothing to fall short of)."""
     size = own_box[1] - own_box[0]
-    points = lines.visible + lines.hidden
-    if points:
-        pts = np.concatenate(points)
-        drawn = pts.max(axis=0) - pts.min(axis=0)
-    else:
-        drawn = np.zeros(2)
+    drawn = np.zeros(2) if lines.extent is None else lines.extent[1] - lines.extent[0]
     return np.where(size * px_per_unit < BOX_FILL_MIN_PX, 1.0, drawn / np.maximum(size, 1e-300))
 
 

@@ -84,12 +84,14 @@ class Outline:
         return cKDTree(self.reference(pose))
 
     def _judged(self, lines: ViewLines) -> np.ndarray | None:
-        """The drawn samples, or None where no line can be called stray (nothing drawn, no edges, or a partly
-        meshed curved face: where its silhouettes lie is unknown)."""
+        """The drawn samples, or None where no line can be called stray (nothing drawn, no edges). A partly meshed
+        curved face (``Folds.complete``: where its silhouettes lie is unknown) calls no line stray either; that is
+        asked only of a view not plainly within STRAY_PX, as it costs an area integral per curved face."""
         drawn = densify(lines.visible + lines.hidden, self.spacing)
-        if not len(drawn) or not len(self.edges) or not self.hlr.outline[1].complete:
-            return None
-        return drawn
+        return drawn if len(drawn) and len(self.edges) else None
+
+    def _silhouettes_known(self) -> bool:
+        return self.hlr.outline[1].complete
 
     def _distance_px(self, drawn: np.ndarray, reference: np.ndarray) -> float:
         tree = cKDTree(reference)
@@ -102,7 +104,9 @@ class Outline:
     def stray_px(self, lines: ViewLines, pose: Pose) -> float:
         """Largest distance (canvas px) of the drawn lines from the model's projected edges and silhouettes."""
         drawn = self._judged(lines)
-        return 0.0 if drawn is None else self._distance_px(drawn, self.reference(pose))
+        if drawn is None or not self._silhouettes_known():
+            return 0.0
+        return self._distance_px(drawn, self.reference(pose))
 
     def stray_beyond_px(self, lines: ViewLines, pose: Pose) -> float:
         """``stray_px`` where it may exceed STRAY_PX; 0.0 for a view that is plainly within it.
@@ -116,8 +120,9 @@ class Outline:
         if drawn is None:
             return 0.0
         reference = self.reference(pose)
-        return 0.0 if _plainly_near(drawn, reference, GRID_CELL_PX / self.px_per_unit) else \
-            self._distance_px(drawn, reference)
+        if _plainly_near(drawn, reference, GRID_CELL_PX / self.px_per_unit) or not self._silhouettes_known():
+            return 0.0
+        return self._distance_px(drawn, reference)
 
 
 def _plainly_near(drawn: np.ndarray, reference: np.ndarray, cell: float) -> bool:
