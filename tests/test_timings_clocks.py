@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
-from spare_gen.runner.stage import TIMING_NAMES, read_timings
+from spare_gen.runner.results import Timings
+from spare_gen.runner.stage import read_timings
 from tests.conftest import spare_gen_cli
 
-NAMES = set(TIMING_NAMES.values())
+NAMES = {f.name for f in dataclasses.fields(Timings)}
 TICK_SLACK_S = 0.03  # the child's CPU is read from /proc in clock ticks (10 ms); the steps with process_time
 
 
