@@ -2,9 +2,8 @@
 
 Every stage declares its result as a frozen dataclass on ``Timed`` that holds the stage's row(s) typed (e.g.
 ``ModelResult.row``, a ``ModelRow``: a result that is one table row is a ``RowResult``) and names it on its settings
-(``StageSettings.RESULT``). The runner reads a
-result only through ``UnitResult``: ``unit_id``, ``status``, ``error`` and ``timings``; ``record()`` is what the
-unit file stores and the stage's tables read. On the class, ``from_record`` reads a stored record back and
+(``StageSettings.RESULT``). The runner reads a result only through ``UnitResult``: ``unit_id``, ``status``, ``error``
+and ``timings``; ``record()`` is what the unit file stores and the stage's tables read. On the class, ``from_record`` reads a stored record back and
 ``failure`` makes the stage's result of a unit that made nothing (the machine failed it, or its task raised).
 A record has the keys the result's dict had before these types, so finished outputs keep their ``.units`` bytes
 and resume.
