@@ -16,9 +16,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+import psutil
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
@@ -34,6 +37,7 @@ from spare_gen.config.schema import TaskName  # noqa: E402
 from spare_gen.canvas.poses import fixed_poses  # noqa: E402
 from spare_gen.runner.cluster import open_client  # noqa: E402
 from cpu_account import CpuMeter  # noqa: E402
+from spare_gen.runner.isolation import read_message  # noqa: E402
 from spare_gen.runner.stage import read_timings  # noqa: E402
 
 SLOWEST = 5
@@ -44,6 +48,21 @@ def _slowest(out: Path, stage: str) -> list[tuple[str, float]]:
     rows = read_timings(out, stage)
     times = [(uid, float(t.get("task_wall_s", 0.0))) for uid, t in rows.items()]
     return sorted(times, key=lambda x: -x[1])[:SLOWEST]
+
+
+def child_start_cpu(repeats: int = 3) -> float:
+    """CPU seconds an OCCT child spends starting (Python, spare_gen.cad and OCP imported) before it says it is ready:
+    each Dask worker's first child pays it once, in the first stage that uses OCCT (best of ``repeats``)."""
+    best = float("inf")
+    for _ in range(repeats):
+        proc = subprocess.Popen([sys.executable, "-m", "spare_gen.runner.child"], stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, cwd=REPO)
+        read_message(proc.stdout.fileno())  # "ready"
+        times = psutil.Process(proc.pid).cpu_times()
+        best = min(best, times.user + times.system)
+        proc.stdin.close()
+        proc.wait(timeout=60)
+    return best
 
 
 def _floor_ratio(n: int = 12) -> tuple[float, float]:
@@ -118,6 +137,7 @@ def main() -> None:
         model_phases = _model_phase_cpu(out)
         cut_floor, cut_hlr_bare, cut_hlr_curves = cut_set_floor(out, FLOOR_SAMPLE)
     floor_ms, work_ms = _floor_ratio()
+    start_s = child_start_cpu()
     total = sum(wall.values())
     print(f"spare3d_csg at {f:g} scale: {n_models} models, questions {counts}, {n_workers} workers")
     print("CPU by process kind, measured in this run (getrusage of the client, every worker, their OCCT children):")
@@ -153,6 +173,12 @@ def main() -> None:
         per = s.total / s.units
         print(f"  {stage:24s} floor {1e3 * floor:8.2f} ms/{unit}, stage {1e3 * per:8.2f} ms/{unit}: "
               f"ratio {per / floor:.2f}   ({what})")
+    s, model_floor_s = by_name["models"], floors["models"][0]
+    per = (s.total - n_workers * start_s) / s.units
+    at_scale = 1e3 * 16 * start_s / full_models  # on 16 workers at full scale
+    print(f"  {'models':24s} the same, the start-up of the {n_workers} OCCT children set apart ({start_s:.2f} CPU s "
+          f"each, measured apart; a worker's first child imports OCP once: {at_scale:.2f} ms/model on 16 workers "
+          f"at full scale): {1e3 * per:8.2f} ms/model: ratio {per / model_floor_s:.2f}")
     s = by_name["drawings"]
     print(f"  {'drawings':24s} floor {1e3 * view_curves_floor:8.2f} ms/view with the curve extraction "
           f"(HlrModel.project: exact HLR and the polylines sampled from its curves, as the cut-set child counts HLR): "
