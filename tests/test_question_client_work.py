@@ -20,7 +20,6 @@ from spare_gen.stages.questions.schema import (
     CUT_VIEWS_NAME, CUT_VIEWS_SCHEMA, CUTS_DIR, QUESTIONS_DIR, STAGED_CUTS_DIR, split_path,
 )
 from spare_gen.stages.questions.settings import DECISION, QuestionResult, stage_name
-from spare_gen.stages.questions.assembly.fill import decision
 from spare_gen.stages.questions.assembly.inputs import WORKER_INPUTS, load_inputs, load_polylines
 from spare_gen.stages.questions.tasks import TASK_SPECS, question_settings
 from spare_gen.stages.questions.assembly.outputs import SplitOutput, _cut_views_table, plan_split, whole, write_rows, write_split
@@ -43,7 +42,7 @@ def test_a_question_unit_replies_only_its_decision_a_small_fraction_of_its_resul
         assert used, task
         for mid in used[:5]:
             result = read_unit_result(small_dataset, stage_name(task), mid, QuestionResult)
-            reply = decision(result.timed(child_wall_s=1.0, steps_cpu_s={"cpu": 1.0}))
+            reply = result.timed(child_wall_s=1.0, steps_cpu_s={"cpu": 1.0}).decision()
             assert reply.accepted is True and reply.model_id == mid
             assert set(reply.own) <= set(DECISION) and reply.timings.steps_cpu_s == {"cpu": 1.0}
             assert len(pickle.dumps(reply)) < 1000, reply
@@ -58,7 +57,7 @@ def test_the_split_writer_reads_the_whole_result_and_publishes_the_staged_cut_fi
         stored = read_unit_result(small_dataset, stage_name(task), mid, QuestionResult)
         staged = [c["step"] for c in stored.own["cuts"]]
         assert all(p.startswith(f"{STAGED_CUTS_DIR}/") for p in staged), staged
-        item = whole(small_dataset, task, Accepted(mid, inputs.strata[mid], decision(stored), inputs.views[mid]))
+        item = whole(small_dataset, task, Accepted(mid, inputs.strata[mid], stored.decision(), inputs.views[mid]))
         assert item.model_id == mid and item.views == inputs.views[mid]
         published = [c["step"] for c in item.result.own["cuts"]]
         assert published == [f"{CUTS_DIR}/{p.removeprefix(STAGED_CUTS_DIR + '/')}" for p in staged]
@@ -94,7 +93,7 @@ def test_cut_views_merged_from_the_splits_arrow_tables_are_the_bytes_of_the_sort
 def _split_items(out, inputs, task: TaskName, split: str) -> list[Accepted]:
     """The split's items as the fill hands them to the writers: decisions only, in a shuffled order."""
     mids = pq.read_table(split_path(out, task.value, split), columns=["model_id"])["model_id"].to_pylist()
-    items = [Accepted(m, inputs.strata[m], decision(read_unit_result(out, stage_name(task), m, QuestionResult))
+    items = [Accepted(m, inputs.strata[m], read_unit_result(out, stage_name(task), m, QuestionResult).decision()
                       if TASK_SPECS[task].run_unit else QuestionResult(model_id=m, accepted=True), inputs.views[m])
              for m in mids]
     return random.Random(1).sample(items, len(items))

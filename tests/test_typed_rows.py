@@ -49,7 +49,7 @@ def test_a_typed_row_writes_its_status_as_the_enum_value(tmp_path):
 
 def test_a_model_that_was_not_drawn_has_one_failed_row_per_expected_view():
     model, views = failed_rows("m", Status.CRASHED, "child process died", ["f", "r", "t"])
-    table = rows_to_table([model], DRAWINGS_SCHEMA).to_pylist()[0]
+    table = rows_to_table([model.as_dict()], DRAWINGS_SCHEMA).to_pylist()[0]
     assert table["status"] == "crashed" and table["usable"] is False and table["duplicate"] is False
     assert [(v["view"], v["status"]) for v in views] == [("f", "crashed"), ("r", "crashed"), ("t", "crashed")]
 

@@ -196,7 +196,7 @@ def execute_shard(task: Task, sealed: Sealed, settings: StageSettings, tables: t
             continue
         timings[uid] = result.timings.as_json()
         for t in tables:
-            pieces[t.name].append(rows_to_table([_escaped(row) for row in t.rows(result)], t.schema))
+            pieces[t.name].append(rows_to_table(t.rows(result), t.schema))  # it escapes what a table cannot hold
         record = _escaped(result.record())  # text its index can hold, as its tables do
         entries[uid] = IndexEntry(fingerprints[uid], record.get("status"), record.get("error") or "",
                                   tuple(output_files(record)))
@@ -218,10 +218,10 @@ def execute_shard(task: Task, sealed: Sealed, settings: StageSettings, tables: t
     return ShardOutcome(part, transient)
 
 
-def _escaped(row: dict) -> dict:
-    """A row (or record) with its text as a table can hold it: a file name's undecodable bytes escaped
+def _escaped(record: dict) -> dict:
+    """A result's record with its text as a JSON index can hold it: a file name's undecodable bytes escaped
     (``spare_gen.rows.escaped_text``), ordinary text unchanged."""
-    return {k: escaped_text(v) if isinstance(v, str) else v for k, v in row.items()}
+    return {k: escaped_text(v) if isinstance(v, str) else v for k, v in record.items()}
 
 
 def _plan(groups: list[list[Unit]], fingerprints: dict[str, str], known: dict[str, IndexEntry],

@@ -191,9 +191,7 @@ def run_unit(task: Task, unit: Unit, settings: StageSettings, attempt: int = 0,
                                              f"{type(exc).__name__}: {exc}")
         except Exception as exc:  # the task wrapper itself failed: record, never lose the run
             result = settings.RESULT.failure(uid, Status.FAILED, f"{type(exc).__name__}: {exc}")
-    if result.timings.task_wall_s is None:
-        result = result.timed(task_wall_s=round(time.monotonic() - start, 4))
-    return result
+    return result.timed(task_wall_s=round(time.monotonic() - start, 4))
 
 
 def load_units(expand: Expand, units: list[Unit], settings: StageSettings, out_dir: str) -> Loaded:

@@ -83,11 +83,11 @@ DRAWINGS_SCHEMA = arrow_schema(DrawingRow)
 
 
 def failed_rows(model_id: str, status: Status, error: str, views: list[str],
-                fallback_reason: str = "") -> tuple[dict, list[dict]]:
+                fallback_reason: str = "") -> tuple[DrawingRow, list[dict]]:
     """The rows of a model that was not drawn: its drawings row and one views row per expected view."""
     model = DrawingRow(model_id=model_id, status=status, error=error, fallback_reason=fallback_reason,
                        duplicate=False, usable=False)
-    return model.as_dict(), [failed_view(model_id, v, status, error) for v in views]
+    return model, [failed_view(model_id, v, status, error) for v in views]
 
 
 def failed_view(model_id: str, view: str, status: Status, error: str) -> dict:

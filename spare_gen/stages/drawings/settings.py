@@ -10,7 +10,7 @@ from spare_gen.canvas.poses import FIXED_VIEWS
 from spare_gen.config.schema import Config, RenderConfig
 from spare_gen.runner.contract import StageSettings, Unit
 from spare_gen.runner.isolation import Status
-from spare_gen.runner.results import RowResult
+from spare_gen.runner.results import RowResult, Timings
 from spare_gen.stage_table import DRAWINGS
 from spare_gen.stages.drawings.schema import DrawingRow, failed_rows
 
@@ -32,10 +32,17 @@ class DrawResult(RowResult[DrawingRow]):
         return cls(row=DrawingRow(**record["model"]), views=list(record["views"]))
 
     @classmethod
+    def not_drawn(cls, model_id: str, status: Status, error: str, views: list[str], fallback_reason: str = "",
+                  timings: Timings = Timings()) -> "DrawResult":
+        """A model that was not drawn: its drawings row and one failed views row per expected view, with the
+        reason."""
+        model, rows = failed_rows(model_id, status, error, views, fallback_reason)
+        return cls(row=model, views=rows, timings=timings)
+
+    @classmethod
     def failure(cls, unit_id: str, status: Status, error: str) -> "DrawResult":
         """A model not drawn, with a failed row for each fixed view (the random views' names are the settings')."""
-        model, views = failed_rows(unit_id, status, error, list(FIXED_VIEWS))
-        return cls(row=DrawingRow(**model), views=views)
+        return cls.not_drawn(unit_id, status, error, list(FIXED_VIEWS))
 
 
 class DrawSettings(StageSettings):

@@ -11,11 +11,11 @@ child, a full disk) is not a reason to fall back: it is returned as ``transient`
 
 from __future__ import annotations
 
-from spare_gen.config.schema import HlrMethod
-from spare_gen.canvas.poses import FIXED_VIEWS, RANDOM_VIEW_PREFIX
 from dataclasses import replace
 
-from spare_gen.stages.drawings.schema import DrawingRow, failed_rows
+from spare_gen.config.schema import HlrMethod
+from spare_gen.canvas.poses import FIXED_VIEWS, RANDOM_VIEW_PREFIX
+from spare_gen.stages.drawings.schema import DrawingRow
 from spare_gen.stages.drawings.settings import DrawAttempt, DrawResult, DrawSettings, DrawUnit
 from spare_gen.runner.contract import run_in_child
 from spare_gen.runner.isolation import Outcome, Status
@@ -32,9 +32,8 @@ def view_names(random_views: int) -> list[str]:
 def failed_result(model_id: str, status: Status, error: str, random_views: int, fallback_reason: str = "",
                   seconds: float = 0.0, cpu_seconds: float = 0.0) -> DrawResult:
     """A model that was not drawn: its drawings row and one views row per expected view, with the reason."""
-    model, views = failed_rows(model_id, status, error, view_names(random_views), fallback_reason)
-    return DrawResult(row=DrawingRow(**model), views=views,
-                      timings=Timings(child_wall_s=round(seconds, 4), child_cpu_s=round(cpu_seconds, 4)))
+    return DrawResult.not_drawn(model_id, status, error, view_names(random_views), fallback_reason,
+                                Timings(child_wall_s=round(seconds, 4), child_cpu_s=round(cpu_seconds, 4)))
 
 
 def _attempts(settings: DrawSettings) -> list[tuple[HlrMethod, float, float]]:

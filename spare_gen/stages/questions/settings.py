@@ -106,7 +106,9 @@ class QuestionResult(Timed):
         return cls(model_id=model_id, accepted=bool(own.pop("accepted")), own=own, timings=timings)
 
     def decision(self) -> "QuestionResult":
-        """What the fill needs of this result (``DECISION``), without the task's own bulk."""
+        """What the fill needs of this result (``DECISION``) and its timings, without the task's own bulk: a unit's
+        reply to the client (``run_stage(..., reply=QuestionResult.decision)``, applied on the worker; the split
+        writer reads the whole result from the unit file)."""
         return dataclasses.replace(self, own={k: v for k, v in self.own.items() if k in DECISION})
 
     def record(self) -> dict[str, Any]:

@@ -51,17 +51,10 @@ def _units(task: TaskName, model_ids: list[str], inputs: Inputs, out: Path) -> l
     return units
 
 
-def decision(result: QuestionResult) -> QuestionResult:
-    """Runs on a worker: what of a unit's result comes back to the client: the fill's decision and the timings
-    (``QuestionResult.decision``); the split writer reads the whole result from the unit file
-    (``spare_gen.stages.questions.assembly.outputs.whole``)."""
-    return result.decision()
-
-
 def run_units(client, model_ids: list[str], inputs: Inputs, settings: QuestionSettings,
               options: RunOptions = RunOptions(), round_: int = 1) -> dict[str, QuestionResult]:
-    """model_id -> the unit's ``decision``; a task without per-model work (no ``run_unit``) accepts every usable
-    model."""
+    """model_id -> the unit's ``QuestionResult.decision`` (its decision and timings, without the task's bulk); a
+    task without per-model work (no ``run_unit``) accepts every usable model."""
     task = settings.task
     run_unit = TASK_SPECS[task].run_unit
     if run_unit is None:
@@ -74,7 +67,7 @@ def run_units(client, model_ids: list[str], inputs: Inputs, settings: QuestionSe
     label = f"questions {task.value}" + ("" if round_ == 1 else f" (round {round_}, replacing rejected models)")
     rows = run_stage(client, run_unit, _units(task, model_ids, inputs, Path(settings.out_dir)),
                      settings.model_copy(update={"round": round_}), options.model_copy(update={"label": label}),
-                     reply=decision,
+                     reply=QuestionResult.decision,  # on the worker; the split writer reads the unit file
                      expand=None if unit_inputs is None else WORKER_INPUTS.get(unit_inputs))
     return {r.model_id: r for r in rows}
 
