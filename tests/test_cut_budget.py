@@ -110,7 +110,8 @@ def test_a_crashed_or_killed_copy_is_one_failed_call_and_a_fresh_copy_serves_the
         assert copy.call("crash").status is CallStatus.CRASHED
         assert copy.call(1).value == 2 and copy.pid != first
         burnt = copy.call("burn")
-        assert burnt.status is CallStatus.OVER_BUDGET and burnt.step == "boolean" and burnt.step_cpu_s > 0.3
+        # the step's CPU is read in 10 ms clock ticks: a copy stopped just past its 0.3 s budget can read 0.30
+        assert burnt.status is CallStatus.OVER_BUDGET and burnt.step == "boolean" and burnt.step_cpu_s >= 0.3
         assert copy.call(2).value == 4
         assert copy.cpu_s() >= 0.3
     finally:
