@@ -34,6 +34,8 @@ from spare_gen.stages.questions.tasks import TASK_SPECS
 
 CONFIG = Path(__file__).resolve().parents[1] / "configs" / "spare3d_csg_original.toml"
 NAME = Path(__file__).name
+# spare_gen's CPU network beside the paper's (not in Figure 6: no paper value): `--archs hypotheses`
+CPU_CELLS = ((TaskName.ISOMETRIC_TO_POSE, Formulation.MULTICLASS, Arch.HYPOTHESES),)
 
 
 def epoch_line(name: str, history: dict) -> str:
@@ -47,13 +49,14 @@ def epoch_line(name: str, history: dict) -> str:
 def chosen_cells(patterns: list[str], archs: list[str]) -> list[tuple[TaskName, Formulation, Arch]]:
     """Figure 6 cells matching any ``task[:formulation]`` pattern (``all`` for every one), for the chosen archs."""
     cells = []
-    for r in FIGURE6:
-        if r.arch.value not in archs:
+    known = [(r.task, r.formulation, r.arch) for r in FIGURE6] + list(CPU_CELLS)
+    for task_, formulation_, arch_ in known:
+        if arch_.value not in archs:
             continue
         for pattern in patterns:
             task, _, formulation = pattern.partition(":")
-            if pattern == "all" or (task == r.task.value and formulation in ("", r.formulation.value)):
-                cells.append((r.task, r.formulation, r.arch))
+            if pattern == "all" or (task == task_.value and formulation in ("", formulation_.value)):
+                cells.append((task_, formulation_, arch_))
                 break
     if not cells:
         raise ValueError(f"--cells {' '.join(patterns)}: no Figure 6 cell matches (use all, or task[:formulation] "

@@ -66,7 +66,12 @@ FEATURE_NAMES = (
 def drawing_features(data: bytes, side: int = IMAGE_SIDE) -> np.ndarray:
     """The FEATURE_NAMES of one drawing (its PNG bytes), on its side x side grey raster (darkness = 1 - grey)."""
     with Image.open(io.BytesIO(data)) as im:
-        grey = im.convert("L").resize((side, side), Image.Resampling.BOX)
+        return image_features(im, side)
+
+
+def image_features(image: Image.Image, side: int = IMAGE_SIDE) -> np.ndarray:
+    """The FEATURE_NAMES of one drawing as a Pillow image (its RGB pixels: the same numbers as from its PNG)."""
+    grey = image.convert("L").resize((side, side), Image.Resampling.BOX)
     d = 1.0 - np.asarray(grey, dtype=np.float64) / 255.0
     total = d.sum()
     coords = (np.arange(side) + 0.5) / side
@@ -195,27 +200,32 @@ def grouped_folds(groups: np.ndarray, folds: int, rng: np.random.Generator) -> n
     return fold_of_group[inverse]
 
 
-def predictions(inputs: TaskInputs, x: np.ndarray, answers: np.ndarray, fold: np.ndarray, seed: int) -> np.ndarray:
-    """Out-of-fold choice per question: the highest-scoring candidate, or the most probable class."""
+def fit_predict(x_train: np.ndarray, answers: np.ndarray, x_held: np.ndarray, n_choices: int, seed: int
+                ) -> np.ndarray:
+    """The learner fitted on ``x_train`` (rows of ``design``) and ``answers``, its choice per row of ``x_held``: the
+    highest-scoring candidate, or the most probable class."""
     from sklearn.ensemble import HistGradientBoostingClassifier
 
+    model = HistGradientBoostingClassifier(**LEARNER, random_state=seed)
+    if x_train.ndim == 3:  # candidates: one binary classifier on every (question, candidate) row
+        n, k, width = x_train.shape
+        is_answer = (np.arange(k)[None, :] == answers[:, None]).astype(np.int64)
+        model.fit(x_train.reshape(-1, width), is_answer.ravel())
+        return np.argmax(model.predict_proba(x_held.reshape(-1, width))[:, 1].reshape(-1, k), axis=1)
+    model.fit(x_train, answers)
+    proba = np.zeros((len(x_held), n_choices))
+    proba[:, model.classes_] = model.predict_proba(x_held)
+    return np.argmax(proba, axis=1)
+
+
+def predictions(inputs: TaskInputs, x: np.ndarray, answers: np.ndarray, fold: np.ndarray, seed: int) -> np.ndarray:
+    """Out-of-fold choice per question: the highest-scoring candidate, or the most probable class."""
     pred = np.zeros(len(answers), dtype=np.int64)
     for f in range(int(fold.max()) + 1):
         held, train = fold == f, fold != f
         if not held.any():
             continue
-        model = HistGradientBoostingClassifier(**LEARNER, random_state=seed + f)
-        if x.ndim == 3:  # candidates: one binary classifier on every (question, candidate) row
-            n, k, width = x.shape
-            is_answer = (np.arange(k)[None, :] == answers[:, None]).astype(np.int64)
-            model.fit(x[train].reshape(-1, width), is_answer[train].ravel())
-            score = model.predict_proba(x[held].reshape(-1, width))[:, 1].reshape(-1, k)
-            pred[held] = np.argmax(score, axis=1)
-        else:
-            model.fit(x[train], answers[train])
-            proba = np.zeros((int(held.sum()), inputs.n_choices))
-            proba[:, model.classes_] = model.predict_proba(x[held])
-            pred[held] = np.argmax(proba, axis=1)
+        pred[held] = fit_predict(x[train], answers[train], x[held], inputs.n_choices, seed + f)
     return pred
 
 

@@ -17,11 +17,13 @@ from spare_gen.baseline.options import Arch, Formulation, Protocol, recipe
 from spare_gen.config.schema import TaskName
 from spare_gen.data.human import human_reference
 from spare_gen.data.stats import Accuracy, wilson
-from spare_gen.figures import BLUE, GREEN, GREY, INK, VERMILION
+from spare_gen.figures import BLUE, GREEN, GREY, INK, ORANGE, VERMILION
 from spare_gen.stages.questions.tasks import TASK_SPECS
 
-ARCH_TITLES = {Arch.RESNET50: "ResNet-50", Arch.VGG16: "VGG-16", Arch.BAGNET33: "BagNet-33", Arch.SMALL: "small CNN"}
-ARCH_COLOURS = {Arch.RESNET50: BLUE, Arch.VGG16: VERMILION, Arch.BAGNET33: GREEN, Arch.SMALL: GREY}  # Okabe-Ito
+ARCH_TITLES = {Arch.RESNET50: "ResNet-50", Arch.VGG16: "VGG-16", Arch.BAGNET33: "BagNet-33", Arch.SMALL: "small CNN",
+               Arch.HYPOTHESES: "pose hypotheses"}
+ARCH_COLOURS = {Arch.RESNET50: BLUE, Arch.VGG16: VERMILION, Arch.BAGNET33: GREEN, Arch.SMALL: GREY,
+                Arch.HYPOTHESES: ORANGE}  # Okabe-Ito
 CHANCE = 0.25
 
 
@@ -179,10 +181,10 @@ def chart_figure(cells: list[Cell], title: str) -> Figure:
         ax.yaxis.set_major_formatter(PercentFormatter(1.0, decimals=0, symbol=" %"))
         ax.set_ylabel("test accuracy")
         handles = []
-        for arch in (Arch.RESNET50, Arch.VGG16, Arch.BAGNET33, Arch.SMALL):  # Figure 6's order
+        for arch in (Arch.RESNET50, Arch.VGG16, Arch.BAGNET33, Arch.SMALL, Arch.HYPOTHESES):  # Figure 6's order
             if arch in archs_seen:
                 handles.append(Patch(facecolor=ARCH_COLOURS[arch], label=f"{ARCH_TITLES[arch]}, this run (95 % CI)"))
-        for arch in (Arch.RESNET50, Arch.VGG16, Arch.BAGNET33, Arch.SMALL):
+        for arch in (Arch.RESNET50, Arch.VGG16, Arch.BAGNET33, Arch.SMALL, Arch.HYPOTHESES):
             if arch in archs_seen and any(c.arch is arch and c.paper_test is not None for c in cells):
                 handles.append(Patch(facecolor=_pale_hex(ARCH_COLOURS[arch]), edgecolor=ARCH_COLOURS[arch],
                                      hatch="///", label=f"{ARCH_TITLES[arch]}, SPARE3D paper"))

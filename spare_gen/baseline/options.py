@@ -28,6 +28,9 @@ class Arch(str, Enum):
     VGG16 = "vgg16"
     RESNET50 = "resnet50"
     BAGNET33 = "bagnet33"
+    # isometric_to_pose only: one scorer shared by the four choices, each with F, R, T re-arranged as that pose
+    # would show them (spare_gen.baseline.pose_net); trains on a CPU
+    HYPOTHESES = "hypotheses"
 
 
 class Protocol(str, Enum):
@@ -80,6 +83,11 @@ FORMULATIONS: dict[TaskName, tuple[Formulation, ...]] = {
     task: tuple(Formulation(recipes.formulation) for recipes in spec.figure6)
     for task, spec in TASK_SPECS.items() if spec.figure6}
 SMALL_LR, SMALL_BATCH, SMALL_EPOCHS, SMALL_SIZE = 1e-3, 16, 10, 64  # the small CNN's values (not in the paper)
+# --arch hypotheses: AdamW with a one-cycle schedule peaking at this rate, 12 epochs (test accuracy flat from
+# epoch 10 at 4,000 questions: benchmarks/learning/); fed at the drawings' own 200 px, the network works at 64
+HYPOTHESES_LR, HYPOTHESES_BATCH, HYPOTHESES_EPOCHS = 2e-3, 32, 12
+HYPOTHESES_WEIGHT_DECAY = 1e-4
+HYPOTHESES_TASKS = (TaskName.ISOMETRIC_TO_POSE,)
 
 
 def formulations(task: TaskName) -> tuple[Formulation, ...]:
@@ -94,6 +102,12 @@ def recipe(task: TaskName, formulation: Formulation, arch: Arch) -> Recipe:
                          f"{' or '.join(f.value for f in FORMULATIONS[task])}")
     if arch is Arch.SMALL:
         return Recipe(task, formulation, arch, SMALL_LR, SMALL_BATCH, SMALL_EPOCHS, None, "spare_gen's small CNN")
+    if arch is Arch.HYPOTHESES:
+        if task not in HYPOTHESES_TASKS:
+            raise ValueError(f"--arch hypotheses: {task.value} has no pose choices; it trains "
+                             f"{', '.join(t.value for t in HYPOTHESES_TASKS)} only")
+        return Recipe(task, formulation, arch, HYPOTHESES_LR, HYPOTHESES_BATCH, HYPOTHESES_EPOCHS, None,
+                      "spare_gen's pose-hypotheses network (CPU)")
     return next(r for r in FIGURE6 if (r.task, r.formulation, r.arch) == (task, formulation, arch))
 
 
@@ -106,7 +120,8 @@ class TrainOptions:
     """What ``spare-gen train-baseline`` takes besides the dataset and task; ``None`` means the recipe's value."""
 
     arch: Arch = field(default=Arch.SMALL, metadata=_help(
-        "network: the paper's vgg16, resnet50 or bagnet33 (SPARE3D's first-layer change), or the small CNN"))
+        "network: the paper's vgg16, resnet50 or bagnet33 (SPARE3D's first-layer change), the small CNN, or "
+        "hypotheses (isometric_to_pose on a CPU: F, R, T re-arranged per pose choice, one shared scorer)"))
     formulation: Formulation | None = field(default=None, metadata=_help(
         "binary or metric (candidate tasks), multiclass (isometric_to_pose); default: the task's first"))
     epochs: int | None = field(default=None, metadata=_help("training epochs; default: the recipe's"))
@@ -117,6 +132,8 @@ class TrainOptions:
     seed: int = field(default=0, metadata=_help("seeds initial weights and batch order"))
     max_steps: int = field(default=0, metadata=_help("stop after this many steps (0 = all epochs)"))
     workers: int = field(default=0, metadata=_help("DataLoader worker processes for the one decoding pass"))
+    threads: int = field(default=0, metadata=_help(
+        "torch CPU threads (0: the cores this process may run on); OpenMP waits passively either way"))
     channels: str = field(default="rgb", metadata=_help("rgb or bgr (OpenCV's order, as SPARE3D's loaders)"))
     device: str = field(default="auto", metadata=_help("auto (a GPU if present), cpu, cuda, ..."))
     bf16: bool = field(default=False, metadata=_help("bfloat16 autocast for the forward pass (GPUs)"))
@@ -132,7 +149,7 @@ class TrainOptions:
         """These options with every ``None`` replaced by the recipe's value; checked."""
         formulation = self.formulation or FORMULATIONS[task][0]
         r = recipe(task, formulation, self.arch)
-        size = PAPER_SIZE if self.arch in PAPER_ARCHS else SMALL_SIZE
+        size = PAPER_SIZE if self.arch in (*PAPER_ARCHS, Arch.HYPOTHESES) else SMALL_SIZE
         out = dataclasses.replace(
             self, formulation=formulation, epochs=r.epochs if self.epochs is None else self.epochs,
             batch_size=r.batch_size if self.batch_size is None else self.batch_size,

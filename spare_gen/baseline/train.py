@@ -24,6 +24,7 @@ import copy
 import csv
 import dataclasses
 import io
+import os
 import time
 from pathlib import Path
 from typing import Callable
@@ -37,7 +38,9 @@ from spare_gen import console
 from spare_gen.atomic import write_bytes, write_json, write_text
 from spare_gen.baseline.curve import curve_files
 from spare_gen.baseline.nets import make_model
-from spare_gen.baseline.options import MARGIN, Arch, Formulation, Protocol, TrainOptions
+from spare_gen.baseline.options import HYPOTHESES_WEIGHT_DECAY, MARGIN, Arch, Formulation, Protocol, TrainOptions
+from spare_gen.baseline.pose_net import PoseHypotheses
+from spare_gen.config.tasks.isometric_to_pose import POSE_CHOICE_SETS, PoseChoices
 from spare_gen.config.schema import TaskName
 from spare_gen.data.evaluate import AnswerKey, format_report, multiple_choice_task, score
 from spare_gen.data.feed import N_VIEWS, collate, open_feed
@@ -98,6 +101,7 @@ class Resident:
                     parts.setdefault(key, []).append(batch[key])
         self.n_primitives = [None if n < 0 else int(n) for n in dataset.n_primitives]
         self.n_choices = dataset.n_choices
+        self.choice_poses = choice_poses_of(dataset.dataset_record())
         self.swapped = spare3d_glob_swaps(self.ids) if spare3d_glob and "drawing" in parts else [False] * len(self.ids)
         if any(self.swapped):
             views, drawing = torch.cat(parts["views"]), torch.cat(parts["drawing"])
@@ -107,6 +111,24 @@ class Resident:
 
     def __len__(self) -> int:
         return len(self.ids)
+
+    def subset(self, index: list[int]) -> "Resident":
+        """The questions at ``index`` (in that order), sharing nothing mutable with this split."""
+        return self.joined([self], [index])
+
+    @classmethod
+    def joined(cls, parts: list["Resident"], indices: list[list[int]] | None = None) -> "Resident":
+        """One split of ``parts``' questions one after another (each part's ``indices`` only, when given)."""
+        indices = indices or [list(range(len(p))) for p in parts]
+        out = cls.__new__(cls)
+        out.ids = [p.ids[i] for p, idx in zip(parts, indices) for i in idx]
+        out.n_primitives = [p.n_primitives[i] for p, idx in zip(parts, indices) for i in idx]
+        out.swapped = [p.swapped[i] for p, idx in zip(parts, indices) for i in idx]
+        out.n_choices, out.choice_poses = parts[0].n_choices, parts[0].choice_poses
+        out.tensors = {k: torch.cat([p.tensors[k].index_select(0, torch.tensor(idx, dtype=torch.long,
+                                                                               device=p.tensors[k].device))
+                                     for p, idx in zip(parts, indices)]) for k in parts[0].tensors}
+        return out
 
     def batch(self, index: torch.Tensor, blank_views: bool = False) -> dict[str, torch.Tensor]:
         """The questions at ``index``, images as float32 in [0, 1]; ``blank_views``: F, R, T as blank paper."""
@@ -122,6 +144,19 @@ class Resident:
         order = torch.arange(len(self)) if order is None else order
         for start in range(0, len(self), size):
             yield self.batch(order[start:start + size], blank_views)
+
+
+def choice_poses_of(record: dict) -> tuple[int, ...] | None:
+    """The isometric-to-pose choice poses a dataset record names (``pose_choices``), in answer order; the default
+    set for datasets made before the setting existed."""
+    name = record.get("pose_choices") or PoseChoices.UPPER.value
+    return POSE_CHOICE_SETS[PoseChoices(name)]
+
+
+def cpu_threads(threads: int) -> int:
+    """Torch's intra-op threads for CPU training: ``threads``, or the cores this process may run on."""
+    return threads if threads > 0 else len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else \
+        (os.cpu_count() or 1)
 
 
 def load_splits(out: Path, task: TaskName, options: TrainOptions, device: torch.device) -> dict[str, Resident]:
@@ -146,9 +181,12 @@ def loss_of(formulation: Formulation, logits: torch.Tensor, answer: torch.Tensor
     return F.cross_entropy(logits, answer)
 
 
-def task_model(task: TaskName, options: TrainOptions, n_choices: int) -> nn.Module:
+def task_model(task: TaskName, options: TrainOptions, n_choices: int,
+               choice_poses: tuple[int, ...] | None = None) -> nn.Module:
     """The head the task's spec asks for (the query pose joins the candidates' features when the task has one), over
-    as many choices as the dataset's questions offer."""
+    as many choices as the dataset's questions offer; ``--arch hypotheses`` over the dataset's ``choice_poses``."""
+    if options.arch is Arch.HYPOTHESES:
+        return PoseHypotheses(choice_poses or POSE_CHOICE_SETS[PoseChoices.UPPER])
     return make_model(options.formulation, options.arch, with_pose=TASK_SPECS[task].loader.pose is not None,
                       n_choices=n_choices)
 
@@ -211,13 +249,15 @@ def train(out: str | Path, task: TaskName | str, options: TrainOptions, *, dest:
     options = options.resolved(task)
     dest = Path(dest) if dest else out / BASELINES_DIR / task.value
     device = pick_device(options.device)
+    if device.type == "cpu":
+        torch.set_num_threads(cpu_threads(options.threads))
     torch.manual_seed(derive_seed(options.seed, "baseline", task.value, "init"))
     started = time.perf_counter()
     data = data or load_splits(out, task, options, device)
     if len(data["train"]) == 0:
         raise ValueError(f"{out}: {task.value} has no train questions")
     history = _new_history(task, options, device, data, decode_seconds=time.perf_counter() - started)
-    model = _model_on(device, task_model(task, options, data["train"].n_choices))
+    model = _model_on(device, task_model(task, options, data["train"].n_choices, data["train"].choice_poses))
     _fit(model, data, options, device, history, progress, on_epoch, deadline)
     return _write_results(model, task, data, options, device, dest, history)
 
@@ -245,10 +285,10 @@ def _fit(model: nn.Module, data: dict[str, Resident], options: TrainOptions, dev
     """The epochs: train, score val and test, keep the best-val weights (loaded into ``model`` at the end)."""
     task = history["task"]
     shuffle = torch.Generator().manual_seed(derive_seed(options.seed, "baseline", task, "shuffle"))
-    optimiser = torch.optim.Adam(model.parameters(), lr=options.lr)
     total = options.epochs * -(-len(data["train"]) // options.batch_size)
     if options.max_steps:
         total = min(total, options.max_steps)
+    optimiser, schedule = optimiser_for(model, options, total)
     best_state, best_val, best_epoch = copy.deepcopy(model.state_dict()), -1.0, 0
     bar = console.progress(total, f"train {task} {options.arch.value}", "step", enabled=progress)
     step, seen_total = 0, 0
@@ -259,8 +299,8 @@ def _fit(model: nn.Module, data: dict[str, Resident], options: TrainOptions, dev
             break
         tick = time.perf_counter()
         order = torch.randperm(len(data["train"]), generator=shuffle)
-        losses, correct, seen, step = _train_epoch(model, optimiser, data["train"], order, options, device, bar,
-                                                   epoch, step, total)
+        losses, correct, seen, step = _train_epoch(model, optimiser, schedule, data["train"], order, options,
+                                                   device, bar, epoch, step, total)
         history["train_seconds"] += time.perf_counter() - tick
         seen_total += seen
         if not losses:
@@ -278,7 +318,17 @@ def _fit(model: nn.Module, data: dict[str, Resident], options: TrainOptions, dev
     history["best_epoch"] = best_epoch
 
 
-def _train_epoch(model: nn.Module, optimiser: torch.optim.Optimizer, train: Resident, order: torch.Tensor,
+def optimiser_for(model: nn.Module, options: TrainOptions, total_steps: int):
+    """(optimiser, schedule or None): Adam at the recipe's rate, as SPARE3D's trainers; ``hypotheses``: AdamW with a
+    one-cycle schedule over the run's steps."""
+    if options.arch is Arch.HYPOTHESES:
+        optimiser = torch.optim.AdamW(model.parameters(), lr=options.lr, weight_decay=HYPOTHESES_WEIGHT_DECAY)
+        return optimiser, torch.optim.lr_scheduler.OneCycleLR(optimiser, max_lr=options.lr,
+                                                              total_steps=max(total_steps, 1))
+    return torch.optim.Adam(model.parameters(), lr=options.lr), None
+
+
+def _train_epoch(model: nn.Module, optimiser: torch.optim.Optimizer, schedule, train: Resident, order: torch.Tensor,
                  options: TrainOptions, device: torch.device, bar, epoch: int, step: int, total: int
                  ) -> tuple[list[float], int, int, int]:
     """One pass over the train split in ``order``, stopping at ``total`` steps: (losses, correct, seen, step)."""
@@ -293,6 +343,8 @@ def _train_epoch(model: nn.Module, optimiser: torch.optim.Optimizer, train: Resi
         optimiser.zero_grad()
         loss.backward()
         optimiser.step()
+        if schedule is not None and step + 1 < total:
+            schedule.step()
         step += 1
         losses.append(loss.item())
         correct += int((logits.argmax(dim=1) == batch["answer"]).sum())
@@ -337,8 +389,8 @@ def _write_results(model: nn.Module, task: TaskName, data: dict[str, Resident], 
 
 
 def describe(arch: Arch) -> str:
-    return {Arch.SMALL: "small CNN", Arch.VGG16: "VGG-16", Arch.RESNET50: "ResNet-50",
-            Arch.BAGNET33: "BagNet-33"}[arch]
+    return {Arch.SMALL: "small CNN", Arch.HYPOTHESES: "pose hypotheses", Arch.VGG16: "VGG-16",
+            Arch.RESNET50: "ResNet-50", Arch.BAGNET33: "BagNet-33"}[arch]
 
 
 def device_name(device: torch.device) -> str:

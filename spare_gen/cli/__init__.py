@@ -42,6 +42,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "audit": ("audit", "question-blind bias probes per task; writes the result into the dataset card"),
     "export-spare3d": ("export_spare3d", "write a dataset in the folder layout the published SPARE3D loaders read"),
     "train-baseline": ("train_baseline", "train SPARE3D's VGG-16, ResNet-50, BagNet-33 or a small CNN; predict test"),
+    "learning-curve": ("learning_curve", "accuracy against training-set size: a network, its blank twin, the probe"),
     "export": ("export", "one task split as a compressed .npz of fixed-size arrays"),
     "cache": ("cache", "decode a task's splits once into the training feed's uint8 cache (needs torch)"),
     "show": ("show", "write an HTML page of sample questions (drawings, pose cube, answer toggle)"),
@@ -50,7 +51,7 @@ DESCRIPTION = "Regenerate SPARE3D-style datasets and corrupted-wireframe pools; 
 EXIT_BAD_INPUT = 2
 # commands whose first argument is a folder they read: a missing one is bad input (exit 2), before any work
 READS_FOLDER = ("validate", "metric-report", "rank", "annotate", "quiz", "simulate-raters", "learn-metric", "evaluate",
-                "evaluate-poses", "audit", "export-spare3d", "train-baseline", "export", "cache", "show")
+                "evaluate-poses", "audit", "export-spare3d", "train-baseline", "learning-curve", "export", "cache", "show")
 # optional dependencies a command may need, and the extra that installs each
 EXTRAS = {"torch": "torch", "transformers": "torch", "dask_jobqueue": "cluster"}
 
