@@ -48,7 +48,8 @@ def model_id_for(path: Path, root: Path) -> str:
 
 
 def _walk(root: Path, wanted: set[str]) -> tuple[list[Path], list[tuple[Path, Status, str]]]:
-    """CAD paths under ``root`` (file links included) and the folder entries that could not be walked.
+    """CAD paths under ``root`` (file links included, and folders named like CAD files, which ``discover`` makes
+    failed rows: every entry with a CAD suffix is a row) and the folder entries that could not be walked.
 
     Walks with ``os.scandir`` so that nothing in the folder can stop the listing: an unreadable folder, a
     link loop or a folder reached twice through links becomes an entry of the second list,
@@ -91,10 +92,11 @@ def _walk(root: Path, wanted: set[str]) -> tuple[list[Path], list[tuple[Path, St
                 is_dir = entry.is_dir()  # follows links
             except OSError:  # a link loop (ELOOP) or a vanished target: looked at as a file below
                 is_dir = False
+            if path.suffix.lower() in wanted:  # a folder named like a CAD file is a row too (failed: a folder)
+                paths.append(path)
             if not is_dir:
-                if path.suffix.lower() in wanted:
-                    paths.append(path)
-            elif entry.is_symlink():
+                continue
+            if entry.is_symlink():
                 linked.append(path)
             else:
                 try:
@@ -168,7 +170,15 @@ def _not_a_file(path: Path) -> tuple[int, str]:
     kind = ("a named pipe (FIFO)" if stat.S_ISFIFO(st.st_mode) else "a device file"
             if stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode) else "a socket" if stat.S_ISSOCK(st.st_mode)
             else "a folder" if stat.S_ISDIR(st.st_mode) else "not a regular file")
-    return 0, f"{path.name}: {kind}, not a regular file; not read"
+    target = link_target(path)
+    link = f" (a symbolic link to {target!r})" if target else ""
+    return 0, f"{path.name}: {kind}{link}, not a regular file; not read"
+
+
+def link_target(path: str | Path) -> str:
+    """What a symbolic link reaches, links resolved (``/etc/passwd`` for ``x.step -> /etc/passwd``); "" for a path
+    that is no link. A link's row keeps the link's own name, and its error names this target."""
+    return real_path(Path(path)) if os.path.islink(path) else ""
 
 
 def _link_chain(path: Path, steps: int = 4) -> str:
