@@ -134,13 +134,25 @@ def list_entries(root: str | Path, suffixes: list[str],
         if not lf.is_file():
             raise FileNotFoundError(f"models.files.list_file: file {str(lf)!r} does not exist")
         base = Path(root) if root else lf.parent
+        try:
+            data = lf.read_bytes()
+        except OSError as exc:
+            raise FileNotFoundError(f"models.files.list_file: file {str(lf)!r} cannot be read "
+                                    f"({exc.strerror or exc})") from None
         # a listed name need not be UTF-8 (the bytes of a file name, as os.fsdecode reads them): it becomes a row
-        text = lf.read_bytes().decode("utf-8", "surrogateescape")
+        text = data.decode("utf-8", "surrogateescape")
         lines = [ln.strip() for ln in text.splitlines() if ln.strip() and not ln.startswith("#")]
         return base, sorted(p if p.is_absolute() else base / p for p in map(Path, lines)), []
     root = Path(root)
-    if not root.is_dir():
-        raise FileNotFoundError(f"models.files.root: folder {str(root)!r} does not exist")
+    try:  # a subfolder that cannot be read is a row; the root itself lists nothing at all
+        if not stat.S_ISDIR(os.stat(root).st_mode):
+            raise FileNotFoundError
+        os.scandir(root).close()
+    except (FileNotFoundError, NotADirectoryError):
+        raise FileNotFoundError(f"models.files.root: folder {str(root)!r} does not exist") from None
+    except OSError as exc:
+        raise FileNotFoundError(f"models.files.root: folder {str(root)!r} cannot be listed "
+                                f"({exc.strerror or exc})") from None
     return (root, *_walk(root, {s.lower() for s in suffixes}))
 
 
