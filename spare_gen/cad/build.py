@@ -181,7 +181,7 @@ def loose_edges(shape: TopoDS_Shape) -> list[TopoDS_Shape]:
     if not _explore(shape, TopAbs_EDGE, TopAbs_FACE) and not _has_unbounding_orientation(shape):
         return []  # the fast answer for shapes whose every edge lies in a face and bounds it
     bounding, held = _edges_in_faces(shape)
-    on_face, bare = IndexedShapeMap(), {}
+    on_face, bare = IndexedShapeMap(), dict[TopoDS_Shape, TopoDS_Shape]()
     for edge, face in held:
         if bounding.Contains(edge) or on_face.Contains(edge):
             continue

@@ -86,12 +86,14 @@ def check_tables_readable(out: Path) -> None:
                 from None
 
 
-def _at(data: dict, key: str):
+def _at(data: dict, key: str) -> object:
+    """The value at a dotted key of a config record (None where it has none)."""
+    value: object = data
     for part in key.split("."):
-        if not isinstance(data, dict):
+        if not isinstance(value, dict):
             return None
-        data = data.get(part)
-    return data
+        value = value.get(part)
+    return value
 
 
 def changed_stages(config: Config, out: Path, names: tuple[str, ...], record: dict) -> list[str]:
