@@ -11,7 +11,10 @@ Each entry is plain data:
   Summary`` (``names``: the stages this run was asked for), imported only when the stage runs;
 - ``enabled_by``: the config switches (dotted fields) that must all be true for the stage to run;
 - ``follows``: a step run whenever that stage runs, not named on its own in ``--stages`` (the bias audit follows
-  the questions).
+  the questions);
+- ``needs``: the stages whose outputs it is made from (a rerun that changes those must remake it too);
+- ``decided_by``: the config sections (dotted keys of ``dataset.json``'s config) that decide its output, besides
+  the ones that decide every stage's (``DECIDE_EVERY_STAGE``).
 
 Adding a stage is one entry here and its implementation. This module imports nothing of spare_gen's and nothing
 heavy, so the command line's help and the dataset plumbing read it without loading a driver.
@@ -31,6 +34,8 @@ class Stage:
     folder: str = ""
     enabled_by: tuple[str, ...] = ()
     follows: str = ""
+    needs: tuple[str, ...] = ()
+    decided_by: tuple[str, ...] = ()
 
     def enabled(self, config) -> bool:
         """Whether ``config`` (a ``spare_gen.config.schema.Config``) switches this stage on."""
@@ -49,15 +54,19 @@ def _setting(config, field: str):
     return value
 
 
-MODELS = Stage("models", "CSG or imported CAD models", "spare_gen.jobs.stages:run_models", folder="models")
+MODELS = Stage("models", "CSG or imported CAD models", "spare_gen.jobs.stages:run_models", folder="models",
+               decided_by=("models",))
 DRAWINGS = Stage("drawings", "three-view and isometric drawings", "spare_gen.jobs.stages:run_drawings",
-                 folder="drawings", enabled_by=("render.enabled",))
+                 folder="drawings", enabled_by=("render.enabled",), needs=("models",), decided_by=("render",))
 QUESTIONS = Stage("questions", "every task's question sets", "spare_gen.jobs.stages:run_questions",
-                  folder="questions", enabled_by=("render.enabled", "questions.enabled"))
+                  folder="questions", enabled_by=("render.enabled", "questions.enabled"), needs=("models", "drawings"),
+                  decided_by=("render", "questions"))
 AUDIT = Stage("audit", "the bias audit of the questions", "spare_gen.jobs.stages:run_audit",
               enabled_by=QUESTIONS.enabled_by, follows=QUESTIONS.name)
 POOL = Stage("pool", "the corrupted-wireframe pool", "spare_gen.jobs.stages:run_pool", folder="pool",
-             enabled_by=("pool.enabled",))
+             enabled_by=("pool.enabled",), needs=("models",), decided_by=("pool",))
+# config sections that decide every stage's output: the seed, the runner's budgets, test hooks
+DECIDE_EVERY_STAGE = ("seed", "runner", "debug")
 
 STAGES = (MODELS, DRAWINGS, QUESTIONS, AUDIT, POOL)
 STAGE_NAMES = tuple(s.name for s in STAGES if not s.follows)  # what --stages accepts

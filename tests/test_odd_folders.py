@@ -32,7 +32,8 @@ def public_tmp():
 
 def _odd_folder(base: Path, real_cad: Path) -> Path:
     """Valid files from shared/cad beside a link loop, a dangling link, a FIFO, a device, links reaching
-    files and folders twice, a link to a folder outside, and a folder no ordinary user can read."""
+    files and folders twice, a link to a folder outside, a folder named like a CAD file, a link to a file outside
+    that is no CAD file, and a folder no ordinary user can read."""
     folder = base / "cad"
     (folder / "sub").mkdir(parents=True)
     (base / "outside").mkdir()
@@ -48,6 +49,8 @@ def _odd_folder(base: Path, real_cad: Path) -> Path:
     (folder / "again-sub").symlink_to("sub")
     (folder / "self").symlink_to(".")
     (folder / "outside").symlink_to("../outside")
+    (folder / "dir.step").mkdir()  # a folder named like a CAD file (issue 50)
+    (folder / "x.step").symlink_to("/etc/passwd")  # a link to a file that is no CAD file, outside the folder
     (folder / "locked").mkdir()
     shutil.copy(real_cad / "red_cube_blue_cylinder.step", folder / "locked" / "hidden.step")
     (folder / "locked").chmod(0)
@@ -75,19 +78,25 @@ def test_a_folder_of_odd_entries_beside_valid_files_gives_one_row_each_and_exit_
         "b": ("failed", "b.step: symbolic link loop (b.step -> a.step -> b.step), cannot be read"),
         "dangling": ("failed", "dangling.step: dangling symbolic link to 'nowhere.step' (the target does not exist)"),
         "pipe": ("failed", "pipe.step: a named pipe (FIFO), not a regular file; not read"),
-        "zero": ("failed", "zero.step: a device file, not a regular file; not read"),
+        "zero": ("failed", "zero.step: a device file (a symbolic link to '/dev/zero'), not a regular file; not read"),
+        "dir": ("failed", "dir.step: a folder, not a regular file; not read"),
+        # the link's own name on its row, the file it reaches named in its error
+        "x": ("failed", "CadReadError: x.step: not a STEP file (no ISO-10303-21 header in the first 8192 bytes); "
+                        "x.step is a symbolic link to '/etc/passwd'"),
         "again-io1": ("skipped", "again-io1.step: the same file as io1-ug-214 (reached through a link), kept once"),
         "again-sub": ("skipped", "again-sub: link to the folder sub, whose files are listed there"),
         "self": ("skipped", "self: link to the root folder, whose files are listed there"),
     }
     for mid, (status, error) in expected.items():
         assert (rows[mid]["status"], rows[mid]["error"]) == (status, error)
+    assert rows["x"]["source_path"] == str(folder / "x.step") and rows["dir"]["source_path"] == str(folder / "dir.step")
+    assert rows["again-io1"]["source_path"] == str(folder / "again-io1.step")
     if os.geteuid() == 0:  # root reads the locked folder: its file is a row like any other (next test: nobody)
         assert rows["locked__hidden"]["status"] == "ok"
-        assert "models: failed 5, ok 4, skipped 3" in proc.stderr
+        assert "models: failed 7, ok 4, skipped 3" in proc.stderr
     else:
         assert rows["locked"]["status"] == "failed" and "folder cannot be read" in rows["locked"]["error"]
-        assert "models: failed 6, ok 3, skipped 3" in proc.stderr
+        assert "models: failed 8, ok 3, skipped 3" in proc.stderr
     assert len(rows) == 3 + len(expected) + 1
     assert all("\n" not in (r["error"] or "") for r in rows.values())
 
@@ -175,3 +184,20 @@ def test_a_list_file_naming_a_file_whose_name_is_not_utf8_lists_it(tmp_path, rea
     assert sorted(units) == ["caf", "d___sheet"]
     assert all(u["sha256"] and not u.get("error") for u in units.values())
     assert os.fsencode(units["caf"]["source_path"]).endswith(b"/caf\xe9.step")
+
+
+def test_folders_named_like_cad_files_are_failed_rows_and_the_files_inside_them_are_still_listed(tmp_path, real_cad):
+    folder = tmp_path / "cad"
+    (folder / "nested.step").mkdir(parents=True)
+    shutil.copy(real_cad / VALID[0], folder / "nested.step" / VALID[0])
+    (tmp_path / "elsewhere.stp").mkdir()
+    (folder / "linked.stp").symlink_to(tmp_path / "elsewhere.stp")  # a link to a folder named like a CAD file
+    cfg = load_config(None, ['models.source="files"', f'models.files.root="{folder}"'])
+    units = {u["model_id"]: u for u in model_units(cfg)}
+    assert units["nested"]["error"] == "nested.step: a folder, not a regular file; not read"
+    assert units["linked"]["error"] == (f"linked.stp: a folder (a symbolic link to '{tmp_path / 'elsewhere.stp'}'), "
+                                        "not a regular file; not read")
+    assert units["linked"]["source_path"] == str(folder / "linked.stp")
+    inner = units["nested.step__io1-ug-214"]
+    assert "error" not in inner and inner["sha256"] and inner["source_path"] == str(folder / "nested.step" / VALID[0])
+    assert len(units) == 3

@@ -52,22 +52,19 @@ def test_a_users_files_in_the_output_folder_survive_runs_and_shrinking_reruns_an
     assert sorted(line.split()[1] for line in proc.stdout.splitlines() if line.startswith("stray:")) == \
         sorted(USER_FILES)
 
-    # fewer models, the models stage alone: its own files of csg_000001 go (listed), its drawings stay, since
-    # views.parquet (a later stage's table) still names them
+    # fewer models, the models stage alone: refused before any work (csg_000001's drawings were made from the model
+    # it would remove, issue 50), nothing removed
     second_model = _model_files(out, "csg_000001")
-    models_of_second = {rel for rel in second_model if rel.startswith("models/")}
-    drawings_of_second = second_model - models_of_second
-    assert len(models_of_second) == 2 and len(drawings_of_second) == 22
-    second = _run(out, 1, "models", tmp_path)
-    assert f"removed {len(models_of_second)} file(s) spare_gen wrote that no table names any more" in second.stderr
-    assert sorted(json.loads((out / "run.json").read_text())["removed"]) == sorted(models_of_second)
-    assert all((out / rel).is_file() for rel in drawings_of_second)
-    assert not any((out / rel).exists() for rel in models_of_second)
+    assert len(second_model) == 2 + 22
+    refused = spare_gen_cli("run", "--out", str(out), "--set", "models.csg.count=1", "--stages", "models", *QUIET,
+                            cwd=tmp_path)
+    assert refused.returncode == 2 and refused.stderr.strip().endswith("rerun it too: --stages models,drawings")
+    assert all((out / rel).is_file() for rel in second_model)
 
-    # the drawings stage too: now nothing names them, and they go, every one listed
+    # with the drawings stage too: now nothing names csg_000001's files, and they go, every one listed
     third = _run(out, 1, "models,drawings", tmp_path)
-    assert f"removed {len(drawings_of_second)} file(s)" in third.stderr
-    assert sorted(json.loads((out / "run.json").read_text())["removed"]) == sorted(drawings_of_second)
+    assert f"removed {len(second_model)} file(s)" in third.stderr
+    assert sorted(json.loads((out / "run.json").read_text())["removed"]) == sorted(second_model)
     assert not (out / "drawings" / "csg_000001").exists()
     assert all((out / rel).read_text() == text for rel, text in USER_FILES.items())
     assert f"3 file(s) in {out} are not spare_gen's: kept" in third.stderr

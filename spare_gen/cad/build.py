@@ -6,7 +6,6 @@ import math
 from typing import Any, Callable, Mapping, Sequence
 
 from OCP.BRepAlgoAPI import BRepAlgoAPI_Common, BRepAlgoAPI_Cut, BRepAlgoAPI_Fuse
-from OCP.BRepBuilderAPI import BRepBuilderAPI_Transform
 from OCP.BRepPrimAPI import (
     BRepPrimAPI_MakeBox,
     BRepPrimAPI_MakeCone,
@@ -15,20 +14,24 @@ from OCP.BRepPrimAPI import (
     BRepPrimAPI_MakeTorus,
 )
 from OCP.gp import gp_Ax1, gp_Ax2, gp_Dir, gp_Pnt, gp_Trsf, gp_Vec
-from OCP.BRep import BRep_Builder
+from OCP.BRep import BRep_Builder, BRep_Tool
+from OCP.BRepAdaptor import BRepAdaptor_Curve
+from OCP.BRepBuilderAPI import BRepBuilderAPI_MakeVertex, BRepBuilderAPI_Transform
+from OCP.BRepExtrema import BRepExtrema_DistShapeShape
+from OCP.BRepTools import BRepTools_ReShape
+from OCP.Precision import Precision
 from OCP.TopAbs import (
-    TopAbs_COMPOUND,
     TopAbs_EDGE,
     TopAbs_FACE,
+    TopAbs_FORWARD,
+    TopAbs_REVERSED,
     TopAbs_SOLID,
     TopAbs_ShapeEnum,
-    TopAbs_VERTEX,
-    TopAbs_WIRE,
 )
-from OCP.TopExp import TopExp, TopExp_Explorer
-from OCP.TopoDS import TopoDS_Compound, TopoDS_Iterator, TopoDS_Shape
+from OCP.TopExp import TopExp_Explorer
+from OCP.TopoDS import TopoDS_Compound, TopoDS_Shape
 
-from spare_gen.cad.compat import EdgeFaceMap
+from spare_gen.cad.compat import IndexedShapeMap, indexed_subshapes, to_edge, to_face
 from spare_gen.cad.props import volume
 from spare_gen.config.schema import ROTATION_AXES, Primitive
 
@@ -124,40 +127,110 @@ def loose_parts(shape: TopoDS_Shape) -> list[TopoDS_Shape]:
     return _explore(shape, TopAbs_FACE, TopAbs_SOLID) + _explore(shape, TopAbs_EDGE, TopAbs_FACE)
 
 
+# an edge held in one of these orientations by a face bounds it; one held INTERNAL or EXTERNAL bounds nothing
+BOUNDING_ORIENTATIONS = (TopAbs_FORWARD, TopAbs_REVERSED)
+ON_FACE_SAMPLES = 9  # points along an edge a face holds INTERNAL or EXTERNAL, each checked to lie on that face
+# how far a sample may lie from the face, in multiples of the edge's and face's tolerances together
+ON_FACE_TOLERANCES = 2.0
+
+
+def _edges_in_faces(shape: TopoDS_Shape) -> tuple[IndexedShapeMap, list[tuple[TopoDS_Shape, TopoDS_Shape]]]:
+    """(the distinct edges of ``shape`` that bound a face, (edge, face) for each edge a face holds INTERNAL or
+    EXTERNAL). Orientations are composed through the face's wires, the face itself taken FORWARD, so a face stored
+    INTERNAL in a solid still counts its boundary."""
+    bounding, held = IndexedShapeMap(), []
+    for face in indexed_subshapes(shape, TopAbs_FACE):
+        exp = TopExp_Explorer(face.Oriented(TopAbs_FORWARD), TopAbs_EDGE)
+        while exp.More():
+            edge = exp.Current()
+            if edge.Orientation() in BOUNDING_ORIENTATIONS:
+                bounding.Add(edge)
+            else:
+                held.append((edge, face))
+            exp.Next()
+    return bounding, held
+
+
+def lies_on_face(edge: TopoDS_Shape, face: TopoDS_Shape) -> bool:
+    """Whether ``edge`` lies on ``face`` (ON_FACE_SAMPLES points along it, each within the two shapes' tolerances
+    of the bounded face): a line on the face, such as OCCT's booleans keep INTERNAL where two primitives touch.
+    ``face`` must not hold ``edge`` itself (the distance to a face counts its edges: it would be 0)."""
+    edge, face = to_edge(edge), to_face(face)
+    if BRep_Tool.Degenerated_s(edge):
+        return True
+    tolerance = ON_FACE_TOLERANCES * (BRep_Tool.Tolerance_s(edge) + BRep_Tool.Tolerance_s(face)) \
+        + Precision.Confusion_s()
+    curve = BRepAdaptor_Curve(edge)
+    first, last = curve.FirstParameter(), curve.LastParameter()
+    for i in range(ON_FACE_SAMPLES):
+        point = BRepBuilderAPI_MakeVertex(curve.Value(first + (last - first) * i / (ON_FACE_SAMPLES - 1))).Vertex()
+        distance = BRepExtrema_DistShapeShape(point, face)
+        if not distance.IsDone() or distance.Value() > tolerance:
+            return False
+    return True
+
+
+def loose_edges(shape: TopoDS_Shape) -> list[TopoDS_Shape]:
+    """The distinct edges of ``shape`` that bound no face and lie on none (datum axes, construction lines, wires of a
+    file), wherever they are stored: free in a compound, held directly by a solid (in a compsolid or not), or held
+    INTERNAL or EXTERNAL by a face they leave (bounding no other face).
+
+    An edge a face holds INTERNAL or EXTERNAL and that lies on that face is a line on the face, not loose: OCCT's
+    booleans keep one where two primitives touch (4 of the default config's 240 CSG models hold such lines), and it
+    is drawn as OCCT's hidden-line removal draws it, as the original SPARE3D drawings did."""
+    if not _explore(shape, TopAbs_EDGE, TopAbs_FACE) and not _has_unbounding_orientation(shape):
+        return []  # the fast answer for shapes whose every edge lies in a face and bounds it
+    bounding, held = _edges_in_faces(shape)
+    on_face, bare = IndexedShapeMap(), dict[TopoDS_Shape, TopoDS_Shape]()
+    for edge, face in held:
+        if bounding.Contains(edge) or on_face.Contains(edge):
+            continue
+        key = next((k for k in bare if k.IsSame(face)), None)
+        if key is None:  # the face without the edges it holds INTERNAL or EXTERNAL: what the edge must lie on
+            key, reshape = face, BRepTools_ReShape()
+            for other, holder in held:
+                if holder.IsSame(face):
+                    reshape.Remove(other)
+            bare[key] = reshape.Apply(face)
+        if lies_on_face(edge, bare[key]):
+            on_face.Add(edge)
+    return [edge for edge in indexed_subshapes(shape, TopAbs_EDGE)
+            if not bounding.Contains(edge) and not on_face.Contains(edge)]
+
+
+def _has_unbounding_orientation(shape: TopoDS_Shape) -> bool:
+    """Whether some edge of ``shape`` is held INTERNAL or EXTERNAL (orientations composed from ``shape`` down)."""
+    exp = TopExp_Explorer(shape, TopAbs_EDGE)
+    while exp.More():
+        if exp.Current().Orientation() not in BOUNDING_ORIENTATIONS:
+            return True
+        exp.Next()
+    return False
+
+
 def loose_edge_count(shape: TopoDS_Shape) -> int:
-    """How many distinct edges of ``shape`` bound no face (datum axes, construction lines, wires of a file)."""
-    if not _explore(shape, TopAbs_EDGE, TopAbs_FACE):  # the fast answer for shapes made of faces only
-        return 0
-    faces_of = EdgeFaceMap()
-    TopExp.MapShapesAndUniqueAncestors_s(shape, TopAbs_EDGE, TopAbs_FACE, faces_of)
-    return sum(faces_of.FindFromIndex(i).Extent() == 0 for i in range(1, faces_of.Extent() + 1))
-
-
-def _faces_only(shape: TopoDS_Shape) -> TopoDS_Shape | None:
-    """``shape`` without the wires, edges and vertices that lie outside its faces (None if nothing else is left)."""
-    kind = shape.ShapeType()
-    if kind in (TopAbs_WIRE, TopAbs_EDGE, TopAbs_VERTEX):
-        return None
-    if kind != TopAbs_COMPOUND:
-        return shape  # a solid, compsolid, shell or face: every edge in it bounds a face
-    children, it = [], TopoDS_Iterator(shape)
-    while it.More():
-        children.append(_faces_only(it.Value()))
-        it.Next()
-    kept = [c for c in children if c is not None]
-    return compound(kept) if kept else None
+    """How many distinct edges of ``shape`` bound no face (``loose_edges``)."""
+    return len(loose_edges(shape))
 
 
 def without_loose_edges(shape: TopoDS_Shape) -> tuple[TopoDS_Shape, int]:
-    """``shape`` without its loose edges (edges that bound no face), and how many there were.
+    """``shape`` without its loose edges (``loose_edges``: edges that bound no face, wherever they are stored), and
+    how many there were.
 
-    The shape itself when it has none; a shape that is nothing but edges is returned as it is (nothing else to draw).
+    The shape itself when it has none; a shape that is nothing but loose edges is returned as it is (nothing else to
+    draw). Faces, shells and solids that held a loose edge are rebuilt without it (``BRepTools_ReShape``), every
+    other sub-shape is shared with ``shape``.
     """
-    count = loose_edge_count(shape)
-    if not count:
+    loose = loose_edges(shape)
+    if not loose:
         return shape, 0
-    kept = _faces_only(shape)
-    return (shape if kept is None else kept), count
+    reshape = BRepTools_ReShape()
+    for edge in loose:
+        reshape.Remove(edge)
+    kept = reshape.Apply(shape)
+    if kept.IsNull() or not TopExp_Explorer(kept, TopAbs_FACE).More():
+        return shape, len(loose)
+    return kept, len(loose)
 
 
 def compound(parts: list[TopoDS_Shape]) -> TopoDS_Compound:

@@ -26,8 +26,8 @@ from OCP.TopExp import TopExp, TopExp_Explorer
 from OCP.TopLoc import TopLoc_Location
 from OCP.TopoDS import TopoDS_Shape
 
-from spare_gen.cad.build import fuse_all, without_loose_edges
-from spare_gen.cad.compat import EdgeFaceMap, indexed_subshapes, to_edge, to_face
+from spare_gen.cad.build import fuse_all, loose_edges, without_loose_edges
+from spare_gen.cad.compat import EdgeFaceMap, IndexedShapeMap, indexed_subshapes, to_edge, to_face
 from spare_gen.cad.sampling import sample_curves
 
 # Faces meeting at an edge within this angle (radians) count as tangent (G1) when encoding regularity.
@@ -99,8 +99,9 @@ def prepare_shape(shape: TopoDS_Shape, split_seams: bool = True, loose_edges: bo
     """Leave out loose edges (unless ``loose_edges``), fuse overlapping solids, encode edge continuity, and split
     risky closed faces for exact HLR.
 
-    Loose edges (edges that bound no face: datum axes, construction lines as Pro/E and CATIA exports hold) are no
-    part of the solid a drawing shows; kept, they are drawn where visible and frame the drawing. With continuity
+    Loose edges (edges that bound no face: datum axes, construction lines as Pro/E and CATIA exports hold, free in a
+    compound, held INTERNAL or EXTERNAL by a solid or a face; ``build.loose_edges``) are no part of the solid a
+    drawing shows; kept, they are drawn where visible and frame the drawing. With continuity
     encoded, HLR tells seams and splits inside one smooth surface (RgN, not drawn) from tangent edges (Rg1, drawn)
     and creases (sharp, drawn).
     """
@@ -145,7 +146,7 @@ def _is_smooth(edge, faces: list) -> bool:
 @dataclass(frozen=True)
 class EdgeLines:
     """Every non-degenerate edge of a shape as a (k, 3) polyline within the curve tolerance (in the order of
-    TopExp's edge map), with its classes: ``loose`` (it bounds no face), ``smooth`` (between tangent faces)."""
+    TopExp's edge map), with its classes: ``loose`` (it bounds no face, ``build.loose_edges``), ``smooth`` (between tangent faces)."""
 
     polylines: list[np.ndarray]
     loose: list[bool]
@@ -163,13 +164,16 @@ def classified_edge_polylines(shape: TopoDS_Shape, tolerance: float) -> EdgeLine
     caller that wants some class of them (the extent check, the stray check's outline)."""
     faces_of = EdgeFaceMap()
     TopExp.MapShapesAndUniqueAncestors_s(shape, TopAbs_EDGE, TopAbs_FACE, faces_of)
+    unbounded = IndexedShapeMap()  # edges a face holds INTERNAL or EXTERNAL, bounding none (loose too)
+    for edge in loose_edges(shape):
+        unbounded.Add(edge)
     curves, loose, smooth = [], [], []
     for i in range(1, faces_of.Extent() + 1):
         edge = to_edge(faces_of.FindKey(i))
         if BRep_Tool.Degenerated_s(edge):
             continue
         faces = faces_of.FindFromIndex(i)
-        loose.append(faces.Extent() == 0)
+        loose.append(faces.Extent() == 0 or unbounded.Contains(edge))
         # two faces at most matter: First/Last (iterating an OCP list of shapes costs ~0.3 ms)
         smooth.append(faces.Extent() == 2 and _is_smooth(edge, [to_face(faces.First()), to_face(faces.Last())]))
         curve = BRepAdaptor_Curve(edge)

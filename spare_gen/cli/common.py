@@ -13,6 +13,7 @@ from spare_gen.config import ConfigError, load_config
 from spare_gen.console import EXIT_INTERRUPTED
 from spare_gen.config.schema import ClusterKind, Config
 from spare_gen.config.loader import DEFAULT_CONFIG_FILE
+from spare_gen.store.preflight import check_output_path
 
 EXIT_BAD_INPUT = 2
 EXIT_MACHINE = 75  # EX_TEMPFAIL: the machine failed (disk full, killed processes); rerun to finish
@@ -67,8 +68,8 @@ def resolve_config(args: argparse.Namespace) -> Config:
     """The config the options name, with --out/--scheduler/--workers/--cluster/--no-progress applied as overrides."""
     path = args.config if args.config is not None else DEFAULT_CONFIG_FILE
     overrides = list(args.overrides)
-    if args.out is not None:
-        overrides.append(f"out={json.dumps(args.out)}")
+    if args.out is not None:  # a plain path, taken as given (never re-quoted): checked before anything else
+        check_output_path(args.out)
     if args.scheduler:
         overrides += [f"runner.scheduler={json.dumps(args.scheduler)}", f"runner.cluster={ClusterKind.SCHEDULER.value}"]
     if args.cluster:
@@ -79,7 +80,7 @@ def resolve_config(args: argparse.Namespace) -> Config:
         overrides.append("runner.progress=false")
     if getattr(args, "predictions", None):  # spare-gen pool --predictions DIR
         overrides.append(f"pool.predictions={json.dumps(args.predictions)}")
-    return load_config(path, overrides)
+    return load_config(path, overrides, out=args.out)
 
 
 DEFAULT_CONFIG_LABEL = "configs/default.toml"  # what the README calls it; the package ships the same bytes

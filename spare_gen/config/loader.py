@@ -176,8 +176,11 @@ def format_error(err: ValidationError, source: str, overrides: list[str] | None 
     return f"config error in {source}: {msg}{more}"
 
 
-def load_config(path: str | Path | None = None, overrides: list[str] | None = None) -> Config:
-    """Read ``path`` (or the built-in defaults when None), apply overrides, validate; raise ConfigError."""
+def load_config(path: str | Path | None = None, overrides: list[str] | None = None, out: str | None = None) -> Config:
+    """Read ``path`` (or the built-in defaults when None), apply overrides, validate; raise ConfigError.
+
+    ``out`` (``--out DIR``): the output folder exactly as given, set after the overrides and never parsed as TOML
+    (a re-quoted name could come back as another)."""
     source = str(path) if path else "defaults"
     data: dict = {}
     if path is not None:
@@ -198,6 +201,8 @@ def load_config(path: str | Path | None = None, overrides: list[str] | None = No
             raise ConfigError(f"config error in {source}: {_digits_error(exc)}") from None
     for assignment in overrides or []:
         apply_override(data, assignment)
+    if out is not None:
+        data["out"] = out
     try:
         # strict, through JSON: a string is not an int (render.size = "256" is an error, not 256); TOML dates
         # become strings, which only a string key takes

@@ -1,8 +1,9 @@
 """The main job: regenerate a dataset (models, drawings, question sets, and the corrupted pool if enabled).
 
 ``spare-gen run`` runs the enabled stages in order; ``spare-gen pool`` is the same job with the models and
-pool stages. Before any work the output folder must be a folder that can be meant (not empty, not the root, no
-control character), writable and not in use by another run (a lock held for the whole run). After the stages,
+pool stages. Before any work everything the config names is checked (``spare_gen.jobs.preflight``, as ``spare-gen
+config`` checks it), and the output folder must be writable and not in use by another run (a lock held for the whole
+run). After the stages,
 files spare_gen wrote that no table references any more (left by a run with other settings) are removed and listed
 (all of them in run.json); a file it did not write (``spare_gen.store.ownership``) is kept and listed once.
 dataset.json records every table's hash, and the hash of every other file the run wrote, for ``spare-gen validate``.
@@ -24,11 +25,11 @@ from spare_gen.store import ownership
 from spare_gen.store.inventory import RUN_FILE, foreign, owned, remove_unreferenced
 from spare_gen.store.manifest import complete_for, now, stage_summaries, write_manifest, write_run_record
 from spare_gen.stages.models.driver import models_unchanged
-from spare_gen.stages.questions.assembly.plan import check_counts
-from spare_gen.store.preflight import check_output_folder, check_output_path, output_lock
+from spare_gen.jobs.preflight import preflight, run_names
+from spare_gen.store.preflight import check_output_folder, output_lock
 from spare_gen.runner.cluster import open_cluster
 from spare_gen.runner.stage import MachineFailure
-from spare_gen.stage_table import POOL, POOL_STAGES, QUESTIONS, STAGE_NAMES, pool_models_only, wanted
+from spare_gen.stage_table import POOL_STAGES, STAGE_NAMES, pool_models_only, wanted
 
 __all__ = ["POOL_STAGES", "STAGE_NAMES", "nothing_to_do", "run"]
 
@@ -45,13 +46,8 @@ def run(config: Config, *, stages: tuple[str, ...] = STAGE_NAMES, announce: str 
     ``announce`` (e.g. the config it uses) is printed first once the run starts: after the checks that stop it
     with one line (predictions folder, output folder, scheduler). ``client``: a Dask client the caller owns (a
     notebook's, a benchmark's) to run on instead of the configured cluster; it stays open after the run."""
-    check_output_path(config.out)  # an empty out (the current folder), the root: one line, before anything
+    preflight(config, stages)  # everything the config names, as `spare-gen config` checks it: one line, nothing written
     out = Path(config.out)
-    if QUESTIONS.name in _names(config, stages):  # counts no run could meet: one line (exit 2), nothing touched
-        check_counts(config)
-    if POOL.name in stages and config.pool.enabled and config.pool.predictions \
-            and not Path(config.pool.predictions).is_dir():  # before any work
-        raise FileNotFoundError(f"pool.predictions: folder {config.pool.predictions!r} does not exist")
     if nothing_to_do(config, out, stages):
         if announce:
             print(announce, file=sys.stderr)
@@ -143,7 +139,7 @@ def nothing_to_do(config: Config, out: Path, stages: tuple[str, ...]) -> bool:
 
 def _names(config: Config, stages: tuple[str, ...]) -> tuple[str, ...]:
     """The requested stages the config enables (``_run_stages`` runs exactly these, and the steps that follow them)."""
-    return tuple(s.name for s in wanted(config, stages) if not s.follows)
+    return run_names(config, stages)
 
 
 def _run_stages(client, config: Config, out: Path, stages: tuple[str, ...], summaries: dict,

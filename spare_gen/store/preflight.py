@@ -9,6 +9,7 @@ import os
 import shutil
 import socket
 import tempfile
+import unicodedata
 from pathlib import Path
 from typing import Iterator
 
@@ -21,13 +22,20 @@ class UnusableOutput(ValueError):
 
 def check_output_path(out: str) -> None:
     """Refuse an output folder that cannot be meant: empty (it would be the current folder), the file system's
-    root, or a name with a control character (a pasted newline, an escape); UnusableOutput, before any work."""
+    root, a name with a control character (Unicode category Cc: a pasted newline, an escape, a C1 character such as
+    U+0085) or with a byte that is not UTF-8 (the command line's undecodable bytes, which ``os.fsdecode`` turns into
+    surrogates such as ``\\udcff``); UnusableOutput, before any work."""
     text = os.fspath(out)
     if not text.strip():
         raise UnusableOutput(f"output folder {text!r}: empty; name a folder (out = \"...\" or --out DIR)")
-    bad = next((c for c in text if ord(c) < 32 or ord(c) == 127), None)
+    bad = next((c for c in text if unicodedata.category(c) == "Cc"), None)
     if bad is not None:
-        raise UnusableOutput(f"output folder {text!r}: contains the control character {bad!r}")
+        raise UnusableOutput(f"output folder {ascii(text)}: contains the control character {ascii(bad)}")
+    odd = next((c for c in text if unicodedata.category(c) == "Cs"), None)
+    if odd is not None:
+        byte = f" (byte 0x{ord(odd) - 0xDC00:02x})" if 0xDC80 <= ord(odd) <= 0xDCFF else ""
+        raise UnusableOutput(f"output folder {ascii(text)}: not UTF-8 text: holds an undecodable byte{byte}; name a "
+                             "folder in UTF-8")
     if Path(text).resolve() == Path(Path(text).resolve().anchor):
         raise UnusableOutput(f"output folder {text!r}: is the file system's root; name a folder inside it")
 

@@ -21,6 +21,7 @@ from spare_gen.cad.props import is_valid, solids_and_volume
 from spare_gen.filehash import sha256_file
 from spare_gen.config.schema import Footprint, RoofType
 from spare_gen.stages.models.csg import primitives_volume, random_program
+from spare_gen.stages.models.files import link_target
 from spare_gen.stages.models.houses import convex_parts, random_house
 from spare_gen.stages.models.quality import assess
 from spare_gen.stages.models.settings import ModelSettings, ModelUnit
@@ -179,6 +180,16 @@ def load_file_model(unit: ModelUnit, settings: ModelSettings, rng: np.random.Gen
     ``quality_reason``. What cannot be repaired (faces still without edges, a box of zero size where OCCT's loose
     box is not) fails the file with one line: models.parquet never records a box or volume the shape contradicts.
     """
+    try:
+        return _load_file(unit, settings)
+    except cad.CadReadError as exc:
+        target = link_target(unit["source_path"])  # a link's row keeps its own name, its error names the target
+        if not target:
+            raise
+        raise cad.CadReadError(f"{exc}; {Path(unit['source_path']).name} is a symbolic link to {target!r}") from None
+
+
+def _load_file(unit: ModelUnit, settings: ModelSettings) -> dict:
     model_id, path = unit["model_id"], unit["source_path"]
     name = Path(path).name
     shape = cad.read_shape(path)

@@ -39,7 +39,7 @@ def model_units(config: Config) -> list[ModelUnit]:
     units: list[ModelUnit] = []
     for it in discover(files.root, files.suffixes, files.max_mb, files.limit, files.list_file):
         unit: ModelUnit = {"unit_id": it.model_id, "model_id": it.model_id, "source": "file",
-                           "source_path": it.real_path, "sha256": it.sha256, "skip_reason": it.skip_reason}
+                           "source_path": str(it.path.absolute()), "sha256": it.sha256, "skip_reason": it.skip_reason}
         if it.error:  # a link loop, a FIFO, an unreadable folder...: a failed row, no child started
             unit["error"] = it.error
         units.append(unit)

@@ -48,7 +48,8 @@ def model_id_for(path: Path, root: Path) -> str:
 
 
 def _walk(root: Path, wanted: set[str]) -> tuple[list[Path], list[tuple[Path, Status, str]]]:
-    """CAD paths under ``root`` (file links included) and the folder entries that could not be walked.
+    """CAD paths under ``root`` (file links included, and folders named like CAD files, which ``discover`` makes
+    failed rows: every entry with a CAD suffix is a row) and the folder entries that could not be walked.
 
     Walks with ``os.scandir`` so that nothing in the folder can stop the listing: an unreadable folder, a
     link loop or a folder reached twice through links becomes an entry of the second list,
@@ -91,10 +92,11 @@ def _walk(root: Path, wanted: set[str]) -> tuple[list[Path], list[tuple[Path, St
                 is_dir = entry.is_dir()  # follows links
             except OSError:  # a link loop (ELOOP) or a vanished target: looked at as a file below
                 is_dir = False
+            if path.suffix.lower() in wanted:  # a folder named like a CAD file is a row too (failed: a folder)
+                paths.append(path)
             if not is_dir:
-                if path.suffix.lower() in wanted:
-                    paths.append(path)
-            elif entry.is_symlink():
+                continue
+            if entry.is_symlink():
                 linked.append(path)
             else:
                 try:
@@ -132,13 +134,25 @@ def list_entries(root: str | Path, suffixes: list[str],
         if not lf.is_file():
             raise FileNotFoundError(f"models.files.list_file: file {str(lf)!r} does not exist")
         base = Path(root) if root else lf.parent
+        try:
+            data = lf.read_bytes()
+        except OSError as exc:
+            raise FileNotFoundError(f"models.files.list_file: file {str(lf)!r} cannot be read "
+                                    f"({exc.strerror or exc})") from None
         # a listed name need not be UTF-8 (the bytes of a file name, as os.fsdecode reads them): it becomes a row
-        text = lf.read_bytes().decode("utf-8", "surrogateescape")
+        text = data.decode("utf-8", "surrogateescape")
         lines = [ln.strip() for ln in text.splitlines() if ln.strip() and not ln.startswith("#")]
         return base, sorted(p if p.is_absolute() else base / p for p in map(Path, lines)), []
     root = Path(root)
-    if not root.is_dir():
-        raise FileNotFoundError(f"models.files.root: folder {str(root)!r} does not exist")
+    try:  # a subfolder that cannot be read is a row; the root itself lists nothing at all
+        if not stat.S_ISDIR(os.stat(root).st_mode):
+            raise FileNotFoundError
+        os.scandir(root).close()
+    except (FileNotFoundError, NotADirectoryError):
+        raise FileNotFoundError(f"models.files.root: folder {str(root)!r} does not exist") from None
+    except OSError as exc:
+        raise FileNotFoundError(f"models.files.root: folder {str(root)!r} cannot be listed "
+                                f"({exc.strerror or exc})") from None
     return (root, *_walk(root, {s.lower() for s in suffixes}))
 
 
@@ -168,7 +182,15 @@ def _not_a_file(path: Path) -> tuple[int, str]:
     kind = ("a named pipe (FIFO)" if stat.S_ISFIFO(st.st_mode) else "a device file"
             if stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode) else "a socket" if stat.S_ISSOCK(st.st_mode)
             else "a folder" if stat.S_ISDIR(st.st_mode) else "not a regular file")
-    return 0, f"{path.name}: {kind}, not a regular file; not read"
+    target = link_target(path)
+    link = f" (a symbolic link to {target!r})" if target else ""
+    return 0, f"{path.name}: {kind}{link}, not a regular file; not read"
+
+
+def link_target(path: str | Path) -> str:
+    """What a symbolic link reaches, links resolved (``/etc/passwd`` for ``x.step -> /etc/passwd``); "" for a path
+    that is no link. A link's row keeps the link's own name, and its error names this target."""
+    return real_path(Path(path)) if os.path.islink(path) else ""
 
 
 def _link_chain(path: Path, steps: int = 4) -> str:

@@ -40,8 +40,8 @@ class ModelSettings(StageSettings):
 class ModelUnit(Unit):
     """One model to make or load: its id and source (``csg``, ``houses`` or ``file``), then the source's own keys: a
     CSG model's ``index`` and ``n_primitives``; a house's ``index``, ``footprint`` and ``roof``; a file's
-    ``source_path`` (links resolved), ``sha256`` and ``skip_reason``, and ``error`` where listing its folder found
-    that it cannot be a model."""
+    ``source_path`` (as listed, made absolute: a link keeps its own name), ``sha256`` and ``skip_reason``, and
+    ``error`` where listing its folder found that it cannot be a model."""
 
     model_id: str
     source: str
