@@ -136,4 +136,5 @@ def test_a_command_that_needs_torch_says_so_in_one_line_when_it_runs_without_tor
                            "pose_to_isometric"], cwd=tmp_path, capture_output=True, text=True, timeout=120,
                           env=without_torch_env())
     assert done.returncode == 2
-    assert done.stderr == f"spare-gen {command}: needs the optional dependency 'torch': pip install 'spare-gen[torch]'\n"
+    assert done.stderr == (f"spare-gen {command}: needs the optional dependency 'torch': "
+                           'pip install -e ".[torch]" (in the repository)\n')

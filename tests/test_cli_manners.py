@@ -206,12 +206,12 @@ def test_metric_report_shows_progress_per_wireframe_a_short_summary_and_what_it_
     assert proc.returncode == 0, proc.stderr
     md, table = tmp_path / "reports" / "metric_properties.md", tmp_path / "reports" / "metric_properties.parquet"
     assert md.is_file() and table.is_file()
-    assert "metric-report: testing 3 wireframes (0 extracted)" in proc.stderr
+    assert "spare-gen metric-report: testing 3 wireframes (0 extracted)" in proc.stderr
     assert "3/3" in proc.stderr and "wireframe" in proc.stderr.rsplit("metric-report: testing", 1)[1]  # the bar
     lines = proc.stdout.splitlines()
     assert len(lines) == 2 and "| Test |" not in proc.stdout  # a summary, not the Markdown table
-    assert lines[0].startswith("metric-report: 3 wireframes (0 extracted), tests passed per metric: ")
-    assert lines[1] == f"metric-report: wrote {md} and {table}"
+    assert lines[0].startswith("spare-gen metric-report: 3 wireframes (0 extracted), tests passed per metric: ")
+    assert lines[1] == f"spare-gen metric-report: wrote {md} and {table}"
 
 
 def test_every_option_has_help_and_shows_its_default():
