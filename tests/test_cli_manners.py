@@ -275,6 +275,21 @@ def test_progress_is_a_bar_on_a_terminal_and_plain_lines_without_carriage_return
     os.close(leader)
 
 
+def test_a_plain_progress_says_a_line_every_period_also_while_no_unit_ends():
+    from spare_gen.console import PlainProgress
+
+    read_end, write_end = os.pipe()
+    with os.fdopen(write_end, "w") as pipe:
+        bar = PlainProgress(11, "drawings", "unit", file=pipe, every_s=1)
+        time.sleep(3.5)  # a stage whose units all end in its last seconds
+        bar.update(11)
+        bar.close()
+    lines = os.read(read_end, 10_000).decode().splitlines()
+    os.close(read_end)
+    waiting = [line for line in lines if line.startswith("spare-gen: drawings: 0/11 units (")]
+    assert len(waiting) >= 2 and lines[-1].startswith("spare-gen: drawings: 11/11 units ("), lines
+
+
 def test_every_progress_bar_goes_through_the_console_so_logs_get_plain_lines_with_their_postfix():
     """A tqdm bar made anywhere else would write carriage returns into a pipe (metric-report, export-spare3d and
     train-baseline did); the plain lines carry what a bar shows after its count (a training step's epoch and loss)."""

@@ -329,10 +329,7 @@ def _say_estimate(bar, step_s: float, epoch_steps: int, total: int) -> None:
     line = (f"spare-gen: {bar.desc}: about {_duration(step_s)} a step: an epoch ({epoch_steps} steps) about "
             f"{_duration(step_s * epoch_steps)}, all {total} steps about {_duration(step_s * total)}, plus scoring "
             f"val and test after each epoch (Ctrl-C stops it)")
-    if hasattr(bar, "write"):  # a tqdm bar: the line above it, the bar kept whole
-        bar.write(line, file=sys.stderr)
-    else:
-        print(line, file=sys.stderr, flush=True)
+    bar.write(line, file=sys.stderr)  # on a terminal above the bar, which stays whole
 
 
 def _record_epoch(history: dict, losses: list[float], step: int, train_acc: float, val_acc: float,
