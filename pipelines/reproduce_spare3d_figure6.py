@@ -3,7 +3,9 @@
     python pipelines/reproduce_spare3d_figure6.py --out outputs/figure6              # generate, then train all cells
     python pipelines/reproduce_spare3d_figure6.py --dataset outputs/spare3d_csg --cells isometric_to_pose --bf16
     python pipelines/reproduce_spare3d_figure6.py --dataset outputs/default --device cpu \
-        --size 36 --epochs 2 --questions 8 --batch-size 8                             # every cell in about a minute
+        --size 36 --epochs 2 --questions 8 --batch-size 8     # every cell, tiny: 7 min of CPU, 18 min on 2 busy cores
+    python pipelines/reproduce_spare3d_figure6.py --dataset outputs/default --device cpu --cells isometric_to_pose \
+        --archs resnet50 --no-blank --size 36 --epochs 1 --questions 8 --batch-size 8   # one cell: a quick try
 
 Without ``--dataset`` it first generates the data with ``--config`` (default ``configs/spare3d_csg_original.toml``,
 the original's choices; ``--set`` overrides any key) into ``--out``. Then it trains the chosen Figure 6 cells with
@@ -14,7 +16,8 @@ each cell's run under ``DATASET/figure6/`` (or ``--dest``), the table and JSON r
 splits are decoded once, on the GPU when there is one. ``--dataset`` may also be a folder of exported caches
 (``spare-gen cache --export``), which trains with no PNG and no dataset. ``--protocol spare3d`` evaluates as SPARE3D's
 trainers did (the best epoch's test accuracy; the isometric drawing as R where their glob picks it). Each epoch
-prints one line; a Ctrl-C ends the run with one line and exit code 130.
+prints one line; a Ctrl-C (or a SIGINT, however the script was started) ends the run within seconds with one line
+and exit code 130. Needs the torch extra: without it, one line and exit code 2.
 """
 
 from __future__ import annotations
@@ -44,6 +47,17 @@ def epoch_line(name: str, history: dict) -> str:
     pct = {k: 100 * history[f"{k}_accuracy"][-1] for k in ("train", "val", "test")}
     return (f"{NAME}: {name}: epoch {done}/{total}: loss {history['epoch_loss'][-1]:.3f}, train {pct['train']:.1f} %, "
             f"val {pct['val']:.1f} %, test {pct['test']:.1f} % ({history['epoch_seconds'][-1]:.1f} s)")
+
+
+def compared_with(cell, history: dict) -> str:
+    """What a cell's test accuracy stands beside: the paper's cell, or, for a run with F, R, T blank (the paper has
+    none), the same cell with the views and chance."""
+    if cell.paper_test is not None:
+        return f"paper {cell.paper_test:.1f} %"
+    chance = f"chance {100 * history['test']['chance']:.0f} %"
+    if cell.blank_views:
+        return f"no paper cell: compare with {cell.task.value}-{cell.formulation.value}-{cell.arch.value} and {chance}"
+    return f"no paper cell; {chance}"
 
 
 def chosen_cells(patterns: list[str], archs: list[str]) -> list[tuple[TaskName, Formulation, Arch]]:
@@ -101,10 +115,11 @@ def main() -> int:
     args = parser.parse_args()
 
     cells = chosen_cells(args.cells, args.archs)
+    # torch before any work: a machine without it hears so at once, not after the generation
+    from spare_gen.baseline.train import load_splits, pick_device, train
     out = Path(args.dataset) if args.dataset else generate(Path(args.config), Path(args.out), args.overrides)
     if not out.is_dir():
         raise FileNotFoundError(f"{out}: no such dataset folder")
-    from spare_gen.baseline.train import load_splits, pick_device, train  # torch only from here
 
     dest = Path(args.dest) if args.dest else out / "figure6"
     device = pick_device(args.device)
@@ -129,7 +144,8 @@ def main() -> int:
         cell = cell_of(history)
         results.append(cell)
         records.append(cell_record(cell, history))
-        print(f"{NAME}: {name}: test {100 * cell.test.value:.1f} % at epoch {cell.epoch} (paper {cell.paper_test}), "
+        print(f"{NAME}: {name}: test {100 * cell.test.value:.1f} % at epoch {cell.epoch} "
+              f"({compared_with(cell, history)}), "
               f"{cell.samples_per_second:.3g} questions/s on {cell.device}", flush=True)
         table = markdown(results)  # after each cell: what finished survives a stopped run
         write_text(dest / "figure6.md", f"# SPARE3D Figure 6 on `{out}`\n\n{table}")

@@ -2,7 +2,7 @@
 
     python pipelines/train_and_evaluate_baseline.py outputs/default --task isometric_to_pose --epochs 20
 
-Needs the ``torch`` extra (``pip install 'spare-gen[torch]'``). Writes ``OUT/baselines/TASK/`` (model,
+Needs the ``torch`` extra (``pip install -e ".[torch]"`` in the repository). Writes ``OUT/baselines/TASK/`` (model,
 learning curve, test predictions) and prints the accuracy with its 95% interval beside chance and the
 SPARE3D human results.
 """

@@ -127,8 +127,10 @@ def run_command(command: Callable[[], int]) -> int:
 
 class PlainProgress:
     """Progress for a pipe or a log file: ``spare-gen: <what>: <n>/<total> <unit>s (<s> s)`` at most every
-    PLAIN_EVERY_S seconds and once at the end, never a carriage return; nothing when ``enabled`` is false. The part
-    of tqdm's interface the commands use (``update``, ``set_postfix``, ``close``)."""
+    PLAIN_EVERY_S seconds and once at the end, never a carriage return; nothing when ``enabled`` is false. A line
+    comes every PLAIN_EVERY_S seconds also while no unit ends (a stage whose units finish in one batch): a log is
+    never silent that long. The part of tqdm's interface the commands use (``update``, ``set_postfix``, ``write``,
+    ``close``)."""
 
     def __init__(self, total: int, desc: str, unit: str, initial: int = 0, file: TextIO | None = None,
                  enabled: bool = True, every_s: float = PLAIN_EVERY_S):
@@ -137,6 +139,15 @@ class PlainProgress:
         self.started = self.said = time.monotonic()
         self.said_n = initial
         self.postfix = ""
+        self._closed, self._lock = threading.Event(), threading.Lock()
+        if enabled:
+            threading.Thread(target=self._heartbeat, name=f"progress {desc}", daemon=True).start()
+
+    def _heartbeat(self) -> None:
+        """While open: a line whenever ``every_s`` (at least a second) passed without one."""
+        while not self._closed.wait(max(1.0, self.said + self.every_s - time.monotonic())):
+            if self.every_s >= 1 and time.monotonic() - self.said >= self.every_s:
+                self._say()
 
     def update(self, n: int = 1) -> None:
         self.n += n
@@ -147,16 +158,22 @@ class PlainProgress:
         """Shown after the count on the next line said (e.g. a training step's epoch and loss)."""
         self.postfix = ", ".join(f"{k}={v}" for k, v in values.items())
 
+    def write(self, line: str, file: TextIO | None = None) -> None:
+        """A line of its own (as a terminal's bar writes one above itself)."""
+        print(line, file=file or self.file or sys.stderr, flush=True)
+
     def close(self) -> None:
+        self._closed.set()
         if self.n != self.said_n:
             self._say()
 
     def _say(self) -> None:
-        self.said, self.said_n = time.monotonic(), self.n
-        if self.enabled:
-            postfix = f", {self.postfix}" if self.postfix else ""
-            print(f"spare-gen: {self.desc}: {self.n}/{self.total} {self.unit}s ({self.said - self.started:.0f} s"
-                  f"{postfix})", file=self.file or sys.stderr, flush=True)
+        with self._lock:
+            self.said, self.said_n = time.monotonic(), self.n
+            if self.enabled:
+                postfix = f", {self.postfix}" if self.postfix else ""
+                print(f"spare-gen: {self.desc}: {self.n}/{self.total} {self.unit}s ({self.said - self.started:.0f} s"
+                      f"{postfix})", file=self.file or sys.stderr, flush=True)
 
 
 def progress(total: int, desc: str, unit: str, enabled: bool = True, initial: int = 0, file: TextIO | None = None):

@@ -206,12 +206,12 @@ def test_metric_report_shows_progress_per_wireframe_a_short_summary_and_what_it_
     assert proc.returncode == 0, proc.stderr
     md, table = tmp_path / "reports" / "metric_properties.md", tmp_path / "reports" / "metric_properties.parquet"
     assert md.is_file() and table.is_file()
-    assert "metric-report: testing 3 wireframes (0 extracted)" in proc.stderr
+    assert "spare-gen metric-report: testing 3 wireframes (0 extracted)" in proc.stderr
     assert "3/3" in proc.stderr and "wireframe" in proc.stderr.rsplit("metric-report: testing", 1)[1]  # the bar
     lines = proc.stdout.splitlines()
     assert len(lines) == 2 and "| Test |" not in proc.stdout  # a summary, not the Markdown table
-    assert lines[0].startswith("metric-report: 3 wireframes (0 extracted), tests passed per metric: ")
-    assert lines[1] == f"metric-report: wrote {md} and {table}"
+    assert lines[0].startswith("spare-gen metric-report: 3 wireframes (0 extracted), tests passed per metric: ")
+    assert lines[1] == f"spare-gen metric-report: wrote {md} and {table}"
 
 
 def test_every_option_has_help_and_shows_its_default():
@@ -273,6 +273,21 @@ def test_progress_is_a_bar_on_a_terminal_and_plain_lines_without_carriage_return
         bar.close()
     assert b"\r" in os.read(leader, 10_000)
     os.close(leader)
+
+
+def test_a_plain_progress_says_a_line_every_period_also_while_no_unit_ends():
+    from spare_gen.console import PlainProgress
+
+    read_end, write_end = os.pipe()
+    with os.fdopen(write_end, "w") as pipe:
+        bar = PlainProgress(11, "drawings", "unit", file=pipe, every_s=1)
+        time.sleep(3.5)  # a stage whose units all end in its last seconds
+        bar.update(11)
+        bar.close()
+    lines = os.read(read_end, 10_000).decode().splitlines()
+    os.close(read_end)
+    waiting = [line for line in lines if line.startswith("spare-gen: drawings: 0/11 units (")]
+    assert len(waiting) >= 2 and lines[-1].startswith("spare-gen: drawings: 11/11 units ("), lines
 
 
 def test_every_progress_bar_goes_through_the_console_so_logs_get_plain_lines_with_their_postfix():

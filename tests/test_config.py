@@ -41,7 +41,7 @@ def test_bad_value_names_key_and_allowed_values(override, words):
 
 
 def test_shipped_configs_are_valid():
-    for name in ("default", "spare3d_csg", "spare3d_csg_original", "spare3d_i2p_small", "abc"):
+    for name in ("try", "default", "spare3d_csg", "spare3d_csg_original", "spare3d_i2p_small", "abc"):
         cfg = load_config(REPO / "configs" / f"{name}.toml")
         assert cfg.render.size == 200
     paper = load_config(REPO / "configs" / "spare3d_csg.toml")

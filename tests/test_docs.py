@@ -241,10 +241,19 @@ def test_the_run_log_check_flags_each_kind_of_trace_it_looks_for():
 def test_the_readme_is_short_and_keeps_the_two_commands_of_ci():
     readme = (REPO / "README.md").read_text()
     assert len(readme.splitlines()) <= 150
-    ci_command = (REPO / ".ci" / "run").read_text().strip().splitlines()[-1]
-    assert ci_command in readme
+    assert "\nbash .ci/run\n" in readme
     assert "python3 -m venv .venv && .venv/bin/pip install -e . && .venv/bin/spare-gen run" in readme
     assert "../shared" not in readme
+
+
+def test_the_readme_names_every_system_package_its_test_command_installs_and_ci_run_ends_in_the_suite():
+    ci = (REPO / ".ci" / "run").read_text()
+    installed = {word for line in ci.splitlines() if line.strip().startswith("apt_install ")
+                 for word in line.split()[1:]}
+    assert installed == {"libcairo2", "chromium", "chromium-driver", "slurm-wlm"}
+    readme = " ".join((REPO / "README.md").read_text().split())
+    assert all(f"`{package}`" in readme for package in installed)
+    assert ci.strip().splitlines()[-1].endswith("-m pytest -q -p no:cacheprovider -n 2 --dist loadfile tests")
 
 
 def test_a_page_that_needs_opencascade_fails_the_build_so_the_real_one_does_not(tmp_path):

@@ -155,7 +155,7 @@ def test_without_torch_or_transformers_learn_metric_names_the_extra_and_exits_2(
     monkeypatch.setitem(sys.modules, "transformers", None)  # what Python does for a package that is not installed
     assert main(["learn-metric", str(pool), str(answers), "--features", "image", "--backbone", im.RANDOM_SMALL]) == 2
     err = capsys.readouterr().err
-    assert "pip install 'spare-gen[torch]'" in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+    assert 'pip install -e ".[torch]"' in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
 
 
 def test_folds_keep_models_and_methods_disjoint_and_test_every_within_group_judgement_once(pool):

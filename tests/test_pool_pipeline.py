@@ -219,3 +219,24 @@ def test_a_metric_added_to_the_registry_reruns_the_variants_of_an_earlier_pool(t
     assert settings.metrics == METRIC_COLUMNS
     earlier = settings.model_copy(update={"metrics": METRIC_COLUMNS[:-1]})
     assert earlier.fingerprint() != settings.fingerprint()
+
+
+def test_the_corruption_sheets_labels_are_sized_to_its_cells():
+    import io
+
+    from PIL import Image
+
+    from spare_gen.rating.pictures import contact_sheet
+
+    def blank(width: int) -> bytes:
+        buffer = io.BytesIO()
+        Image.new("RGB", (width, width // 2), "white").save(buffer, format="PNG")
+        return buffer.getvalue()
+
+    def label_ink_rows(width: int) -> int:  # rows of the first cell's label strip that hold text
+        sheet = contact_sheet({("deform", "low"): blank(width)}, ["deform"], ["low"], "model: variants")
+        pixels = np.asarray(Image.open(io.BytesIO(sheet)).convert("L"))
+        strip = pixels[:pixels.shape[0] - width // 2, : width // 2]
+        return int((strip < 128).any(axis=1).sum())
+
+    assert label_ink_rows(768) >= 2 * label_ink_rows(256) >= 2 * 12  # the pool's cells get text that reads at 768 px

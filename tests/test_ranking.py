@@ -331,3 +331,12 @@ def test_ranking_png_draws_bars_in_kind_colours_with_length_by_win_rate():
     add, deform = counts.get(KIND_COLOURS["add"], 0), counts.get(KIND_COLOURS["deform"], 0)
     assert KIND_COLOURS["remove"] not in counts and deform > 0
     assert add / deform == pytest.approx(3.0, rel=0.03)  # same bar height, lengths 0.75 : 0.25
+
+
+def test_a_missing_answers_folder_is_named_a_folder_with_how_answers_come_and_a_missing_csv_a_file(tmp_path):
+    from spare_gen.rating.pairs import answer_files
+
+    with pytest.raises(FileNotFoundError, match=r"^answers folder '.*annotations' does not exist: raters add theirs"):
+        answer_files(tmp_path / "annotations")
+    with pytest.raises(FileNotFoundError, match=r"^answers file '.*alice\.csv' does not exist$"):
+        answer_files(tmp_path / "alice.csv")

@@ -149,7 +149,7 @@ def test_the_regenerate_and_train_journeys_run_as_written_in_order_on_a_fresh_fo
     for name in OWN_CAD_FILES:
         shutil.copy(REAL_CAD / name, own_cad / name)
     regenerate, train = journey("Regenerate a dataset"), journey("Train and evaluate baselines")
-    assert [c[1] for c in regenerate] == ["run", "run", "run", "validate", "audit", "show", "quiz"], regenerate
+    assert [c[1] for c in regenerate] == ["run", "run", "run", "run", "validate", "audit", "show", "quiz"], regenerate
     assert [c[1] for c in train] == ["train-baseline", "train-baseline", "pipelines/reproduce_spare3d_figure6.py",
                                      "evaluate", "export-spare3d", "export"], train
     for args in regenerate + train:
@@ -161,7 +161,7 @@ def test_the_regenerate_and_train_journeys_run_as_written_in_order_on_a_fresh_fo
         print(f"{time.monotonic() - start:6.1f} s  {shlex.join(args)}")
         assert done.returncode == 0, f"{shlex.join(args)}:\n{done.stdout[-2000:]}\n{done.stderr[-3000:]}"
     out = tmp_path / "outputs"
-    for dataset in ("default", "spare3d_csg", "abc"):
+    for dataset in ("try", "default", "spare3d_csg", "abc"):
         assert (out / dataset / "dataset.json").is_file(), dataset
     assert (out / "default" / "reports" / "audit.json").is_file()
     assert (out / "default" / "baselines" / "isometric_to_pose" / "predictions_test.csv").is_file()

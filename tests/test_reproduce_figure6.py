@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
 import sys
 
@@ -38,6 +39,9 @@ def test_the_figure6_pipeline_trains_tiny_cells_and_writes_table_and_chart(tmp_p
                                          "isometric_to_pose/multiclass/bagnet33/blank-views"]
     assert [r["paper_test"] for r in rows] == [71.9, 26.5, None]
     assert all(r["test"]["total"] == 4 and r["device"] == "cpu" and r["samples_per_second"] > 0 for r in rows)
+    assert "paper None" not in done.stdout and "(paper 71.9 %)" in done.stdout
+    assert ("isometric_to_pose-multiclass-bagnet33-blank: test " in done.stdout and "(no paper cell: compare with "
+            "isometric_to_pose-multiclass-bagnet33 and chance 25 %)" in done.stdout)
     table = (dest / "figure6.md").read_text()
     assert "| Isometric to Pose | multiclass | BagNet-33 | blank |" in table and "71.9 %" in table
     assert table.split("| Isometric to Pose")[1] in done.stdout  # printed as written
@@ -58,3 +62,32 @@ def test_without_a_dataset_a_missing_config_is_one_line_exit_2(tmp_path):
     assert done.stderr.strip().splitlines() == [
         f"reproduce_spare3d_figure6.py: {tmp_path / 'none.toml'}: no such config (pass --config, or --dataset "
         f"for existing data)"]
+
+
+def test_without_torch_the_script_says_so_in_one_line_and_exits_2(python_without_torch, tmp_path):
+    from tests.conftest import without_torch_env
+
+    done = subprocess.run([str(python_without_torch), str(SCRIPT), "--dataset", str(tmp_path)], cwd=REPO,
+                          capture_output=True, text=True, timeout=300, env=without_torch_env())
+    assert done.returncode == 2
+    assert done.stderr.splitlines() == ["reproduce_spare3d_figure6.py: needs the optional dependency 'torch': "
+                                        'pip install -e ".[torch]" (in the repository)']
+
+
+def test_a_sigint_ends_the_script_with_one_line_and_exit_130_even_when_started_with_sigint_ignored(tmp_path):
+    from synthetic_dataset import make_dataset
+
+    data = make_dataset(tmp_path / "data", split_sizes={"train": 4, "val": 2, "test": 2})
+    ignoring = lambda: signal.signal(signal.SIGINT, signal.SIG_IGN)  # noqa: E731 (as `cmd &` in a script starts it)
+    proc = subprocess.Popen([sys.executable, str(SCRIPT), "--dataset", str(data), "--dest", str(tmp_path / "fig"),
+                             "--cells", "isometric_to_pose", "--archs", "resnet50", "--no-blank", "--size", "36",
+                             "--epochs", "1000", "--batch-size", "2", "--device", "cpu"],
+                            cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=ignoring)
+    try:
+        first = proc.stdout.readline()  # the first epoch's line: training is under way
+        assert ": epoch 1/1000: " in first, proc.stderr.read() if proc.poll() is not None else first
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=120)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130 and err.splitlines() == ["reproduce_spare3d_figure6.py: interrupted"], err

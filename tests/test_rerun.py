@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
+from importlib.metadata import version
 from pathlib import Path
 
 from drawings_shapes import HOLED_BOX, render_config, write_model
-from spare_gen.jobs.regenerate import STAGE_NAMES, nothing_to_do
+from spare_gen.jobs.regenerate import STAGE_NAMES, nothing_to_do, work_reason
 from spare_gen.config import load_config
 from spare_gen.config.schema import TaskName
 from spare_gen.stages.drawings.child import draw_model
@@ -79,6 +81,30 @@ def test_a_run_of_some_stages_with_other_settings_leaves_the_rest_to_do(small_da
     proc = spare_gen_cli("run", "--config", str(REPO / "configs" / "default.toml"), "--out", str(out),
                          "--no-progress", "--stages", "models", *other, cwd=tmp_path)
     assert proc.returncode == 0 and "nothing to do" not in proc.stderr, proc.stderr
+    assert (f"spare-gen: {out}: settings changed: render.size 200 -> 128: recomputing what that changes, reusing the "
+            f"rest") in proc.stderr.splitlines()
     config = load_config(REPO / "configs" / "default.toml", [f'out="{out}"', "render.size=128"])
     assert nothing_to_do(config, out, ("models",))
     assert not nothing_to_do(config, out, STAGE_NAMES)  # the drawings on record are of render.size = 200
+
+
+def test_what_a_rerun_would_recompute_for_is_named_and_another_dask_alone_is_no_reason(small_dataset, tmp_path):
+    out = tmp_path / "default"
+    shutil.copytree(small_dataset, out, symlinks=True)
+    config = load_config(REPO / "configs" / "default.toml", [f'out="{out}"'])
+    assert work_reason(config, out, STAGE_NAMES) is None
+    manifest = out / "dataset.json"
+    record = json.loads(manifest.read_text())
+
+    def made_with(**versions: str) -> None:  # the record of a run made with these versions
+        manifest.write_text(json.dumps({**record, "versions": {**record["versions"], **versions}}))
+
+    made_with(dask="2020.1.0", distributed="2020.1.0")  # they schedule the work, the bytes are the same
+    assert work_reason(config, out, STAGE_NAMES) is None
+    made_with(numpy="1.0.0", dask="2020.1.0")
+    assert work_reason(config, out, STAGE_NAMES) == f"numpy 1.0.0 -> {version('numpy')}"
+    made_with()
+    fewer = load_config(REPO / "configs" / "default.toml", [f'out="{out}"', "models.csg.count=200", "seed=3"])
+    assert work_reason(fewer, out, STAGE_NAMES) == "settings changed: models.csg.count 240 -> 200, seed 0 -> 3"
+    (out / "README.md").unlink()
+    assert work_reason(config, out, STAGE_NAMES) == "1 file(s) it wrote are missing (e.g. README.md)"

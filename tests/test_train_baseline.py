@@ -59,3 +59,17 @@ def test_generation_task_or_bad_option_is_one_line_exit_2(small_dataset, tmp_pat
         lines = r.stderr.strip().splitlines()
         assert len(lines) == 1 and message in lines[0] and "Traceback" not in r.stderr
     assert not (tmp_path / "x").exists()
+
+
+def test_after_its_first_steps_a_run_says_what_a_step_an_epoch_and_the_run_take_and_lists_every_curve_file(tmp_path):
+    from spare_gen.baseline.train import ESTIMATE_AFTER
+    from synthetic_dataset import make_dataset
+
+    out = make_dataset(tmp_path / "out", split_sizes={"train": 2 * (1 + ESTIMATE_AFTER), "val": 2, "test": 2})
+    r = spare_gen_cli("train-baseline", str(out), "--task", "isometric_to_pose", "--epochs", "2", "--size", "16",
+                      "--batch-size", "2", "--dest", str(tmp_path / "b"), timeout=600)
+    assert r.returncode == 0, r.stderr
+    [estimate] = [line for line in r.stderr.splitlines() if " a step: " in line]
+    assert estimate.startswith("spare-gen: train isometric_to_pose small: about ")
+    assert f"an epoch ({1 + ESTIMATE_AFTER} steps) about " in estimate and f"all {2 * (1 + ESTIMATE_AFTER)} steps" in estimate
+    assert "curve.png (and its .svg and .pdf)" in r.stdout.splitlines()[-1]

@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from spare_gen.annotate.settings import Settings
 from spare_gen.atomic import write_json
 from spare_gen.rng import derive_rng
 from spare_gen.webapp.store import check_name
@@ -27,15 +28,6 @@ ANSWERS_DIR = "annotations"
 PLANS_DIR = ".plans"
 PAIRS_FILE = "pairs.parquet"
 MIN_REPEAT_GAP = 5  # a repeat comes back at least this many pairs after its first showing, when there is room
-
-
-@dataclass(frozen=True)
-class Settings:
-    """What shapes a plan; stored with it."""
-
-    sanity: int = 40  # sanity pairs per rater (fewer when the pool has fewer)
-    repeat_fraction: float = 0.05  # share of the pairs shown a second time
-    break_every: int = 350  # a break prompt after every this many answers (0: never)
 
 
 @dataclass(frozen=True)

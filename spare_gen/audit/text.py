@@ -40,11 +40,17 @@ def format_report(report: AuditReport) -> str:
 
 
 def summary(report: AuditReport) -> str:
-    """One line: how many probes ran within chance, which are flagged, which were not audited."""
+    """One line: how many probes ran and how many of those are within chance, which are flagged, which were not
+    audited."""
     n = len(report.results)
     flagged, missing = report.flagged, report.not_audited
-    within = n - len(flagged) - len(missing)
-    parts = [f"{within} of {n} question-blind probes within chance"]
+    within, ran = n - len(flagged) - len(missing), n - len(missing)
+    if not ran:
+        parts = [f"none of the {n} question-blind probes could run (too little data)"]
+    elif missing:
+        parts = [f"{ran} of {n} question-blind probes ran, {within} of them within chance"]
+    else:
+        parts = [f"{within} of {n} question-blind probes within chance"]
     if flagged:
         parts.append(f"NOT within chance: {', '.join(flagged)}")
     if missing:

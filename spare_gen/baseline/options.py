@@ -19,8 +19,9 @@ import typing
 from dataclasses import dataclass, field
 from enum import Enum
 
+from functools import cache
+
 from spare_gen.config.schema import TaskName
-from spare_gen.stages.questions.tasks import TASK_SPECS
 
 
 class Arch(str, Enum):
@@ -73,15 +74,30 @@ class Recipe:
         return f"{self.task.value}/{self.formulation.value}/{self.arch.value}"
 
 
-# Figure 6's cells, as each task declares them on its spec (``TaskSpec.figure6``): one recipe per (task, formulation,
-# architecture); a task's formulations in its spec's order, the first its default.
-FIGURE6: tuple[Recipe, ...] = tuple(
-    Recipe(task, Formulation(recipes.formulation), Arch(arch), lr, batch, epochs, paper, recipes.source)
-    for task, spec in TASK_SPECS.items() for recipes in spec.figure6
-    for arch, (lr, batch, epochs, paper) in recipes.cells.items())
-FORMULATIONS: dict[TaskName, tuple[Formulation, ...]] = {
-    task: tuple(Formulation(recipes.formulation) for recipes in spec.figure6)
-    for task, spec in TASK_SPECS.items() if spec.figure6}
+@cache
+def _figure6() -> tuple[tuple[Recipe, ...], dict[TaskName, tuple[Formulation, ...]]]:
+    """Figure 6's cells, as each task declares them on its spec (``TaskSpec.figure6``): one recipe per (task,
+    formulation, architecture); and each task's formulations in its spec's order, the first its default. Read on first
+    use (``FIGURE6``, ``FORMULATIONS``): the task registry loads the tables' libraries, which ``--help`` does without."""
+    from spare_gen.stages.questions.tasks import TASK_SPECS
+    figure6 = tuple(
+        Recipe(task, Formulation(recipes.formulation), Arch(arch), lr, batch, epochs, paper, recipes.source)
+        for task, spec in TASK_SPECS.items() for recipes in spec.figure6
+        for arch, (lr, batch, epochs, paper) in recipes.cells.items())
+    formulations_ = {task: tuple(Formulation(recipes.formulation) for recipes in spec.figure6)
+                     for task, spec in TASK_SPECS.items() if spec.figure6}
+    return figure6, formulations_
+
+
+def __getattr__(name: str) -> object:
+    """``FIGURE6`` (every cell's recipe) and ``FORMULATIONS`` (task -> its formulations), built on first use."""
+    if name == "FIGURE6":
+        return _figure6()[0]
+    if name == "FORMULATIONS":
+        return _figure6()[1]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 SMALL_LR, SMALL_BATCH, SMALL_EPOCHS, SMALL_SIZE = 1e-3, 16, 10, 64  # the small CNN's values (not in the paper)
 # --arch hypotheses: AdamW with a one-cycle schedule peaking at this rate, 12 epochs (test accuracy flat from
 # epoch 10 at 4,000 questions: benchmarks/learning/); fed at the drawings' own 200 px, the network works at 64
@@ -92,14 +108,14 @@ HYPOTHESES_TASKS = (TaskName.ISOMETRIC_TO_POSE,)
 
 def formulations(task: TaskName) -> tuple[Formulation, ...]:
     """The formulations the paper trains ``task`` with; the first is the default."""
-    return FORMULATIONS[task]
+    return _figure6()[1][task]
 
 
 def recipe(task: TaskName, formulation: Formulation, arch: Arch) -> Recipe:
     """The Figure 6 cell (task, formulation, arch), or the small CNN's values for ``small``."""
-    if formulation not in FORMULATIONS[task]:
+    if formulation not in formulations(task):
         raise ValueError(f"--formulation {formulation.value}: {task.value} is trained as "
-                         f"{' or '.join(f.value for f in FORMULATIONS[task])}")
+                         f"{' or '.join(f.value for f in formulations(task))}")
     if arch is Arch.SMALL:
         return Recipe(task, formulation, arch, SMALL_LR, SMALL_BATCH, SMALL_EPOCHS, None, "spare_gen's small CNN")
     if arch is Arch.HYPOTHESES:
@@ -108,7 +124,7 @@ def recipe(task: TaskName, formulation: Formulation, arch: Arch) -> Recipe:
                              f"{', '.join(t.value for t in HYPOTHESES_TASKS)} only")
         return Recipe(task, formulation, arch, HYPOTHESES_LR, HYPOTHESES_BATCH, HYPOTHESES_EPOCHS, None,
                       "spare_gen's pose-hypotheses network (CPU)")
-    return next(r for r in FIGURE6 if (r.task, r.formulation, r.arch) == (task, formulation, arch))
+    return next(r for r in _figure6()[0] if (r.task, r.formulation, r.arch) == (task, formulation, arch))
 
 
 def _help(text: str) -> dict:
@@ -147,7 +163,7 @@ class TrainOptions:
 
     def resolved(self, task: TaskName) -> "TrainOptions":
         """These options with every ``None`` replaced by the recipe's value; checked."""
-        formulation = self.formulation or FORMULATIONS[task][0]
+        formulation = self.formulation or formulations(task)[0]
         r = recipe(task, formulation, self.arch)
         size = PAPER_SIZE if self.arch in (*PAPER_ARCHS, Arch.HYPOTHESES) else SMALL_SIZE
         out = dataclasses.replace(

@@ -25,6 +25,7 @@ import csv
 import dataclasses
 import io
 import os
+import sys
 import time
 from pathlib import Path
 from typing import Callable
@@ -57,6 +58,7 @@ WEIGHTS_NAME = "model.pt"
 IMAGE_KEYS = ("views", "candidates", "drawing")
 MODEL_KEYS = (*IMAGE_KEYS, "pose", "answer")  # what a batch hands a model and its loss
 DECODE_BATCH = 64
+ESTIMATE_AFTER = 3  # steps after the first (its warm-up set apart) that time the estimate of an epoch
 BLANK = 255  # a blank drawing is paper with no ink: white in every channel
 # ai4ce/SPARE3D Code/Isometric_to_pose/Dataloader.py reads R as glob.glob(folder + "/*r.png")[0]. In a question folder
 # (<q>_f.png, <q>_r.png, <q>_t.png, answer.png) that pattern matches <q>_r.png and answer.png, and glob lists them in
@@ -292,6 +294,7 @@ def _fit(model: nn.Module, data: dict[str, Resident], options: TrainOptions, dev
     best_state, best_val, best_epoch = copy.deepcopy(model.state_dict()), -1.0, 0
     bar = console.progress(total, f"train {task} {options.arch.value}", "step", enabled=progress)
     step, seen_total = 0, 0
+    _stoppable(model)
     for epoch in range(options.epochs):
         if deadline is not None and history["epoch_seconds"] and \
                 time.monotonic() + history["epoch_seconds"][-1] > deadline:
@@ -328,12 +331,21 @@ def optimiser_for(model: nn.Module, options: TrainOptions, total_steps: int):
     return torch.optim.Adam(model.parameters(), lr=options.lr), None
 
 
+def _stoppable(model: nn.Module) -> None:
+    """A no-op hook on every parameter's gradient, so that a Ctrl-C lands inside a backward pass (Python runs between
+    two layers' gradients) instead of after it: one VGG-16 step on a CPU takes minutes."""
+    for p in model.parameters():
+        if p.requires_grad:
+            p.register_hook(lambda grad: None)
+
+
 def _train_epoch(model: nn.Module, optimiser: torch.optim.Optimizer, schedule, train: Resident, order: torch.Tensor,
                  options: TrainOptions, device: torch.device, bar, epoch: int, step: int, total: int
                  ) -> tuple[list[float], int, int, int]:
     """One pass over the train split in ``order``, stopping at ``total`` steps: (losses, correct, seen, step)."""
     model.train()
     losses, correct, seen = [], 0, 0
+    timed_from = None
     for batch in train.batches(options.batch_size, order, options.blank_views):
         if step >= total:
             break
@@ -351,7 +363,25 @@ def _train_epoch(model: nn.Module, optimiser: torch.optim.Optimizer, schedule, t
         seen += len(batch["answer"])
         bar.update(1)
         bar.set_postfix(epoch=epoch + 1, loss=f"{losses[-1]:.3f}")
+        if epoch == 0 and len(losses) == 1:
+            timed_from = time.perf_counter()  # the first step's warm-up is not a typical step
+        elif epoch == 0 and len(losses) == 1 + ESTIMATE_AFTER and getattr(bar, "enabled", True):
+            _say_estimate(bar, (time.perf_counter() - timed_from) / ESTIMATE_AFTER,
+                          -(-len(train) // options.batch_size), total)
     return losses, correct, seen, step
+
+
+def _duration(seconds: float) -> str:
+    return f"{seconds:.2g} s" if seconds < 10 else f"{seconds:.0f} s" if seconds < 120 else f"{seconds / 60:.0f} min" if seconds < 7200 else \
+        f"{seconds / 3600:.1f} h"
+
+
+def _say_estimate(bar, step_s: float, epoch_steps: int, total: int) -> None:
+    """One line, after the first steps: the time a step takes, an epoch's and the whole run's training."""
+    line = (f"spare-gen: {bar.desc}: about {_duration(step_s)} a step: an epoch ({epoch_steps} steps) about "
+            f"{_duration(step_s * epoch_steps)}, all {total} steps about {_duration(step_s * total)}, plus scoring "
+            f"val and test after each epoch (Ctrl-C stops it)")
+    bar.write(line, file=sys.stderr)  # on a terminal above the bar, which stays whole
 
 
 def _record_epoch(history: dict, losses: list[float], step: int, train_acc: float, val_acc: float,
@@ -400,6 +430,7 @@ def device_name(device: torch.device) -> str:
 def main(out: Path, task: str, options: TrainOptions, dest: Path | None = None, progress: bool = True) -> int:
     history = train(out, task, options, dest=dest, progress=progress)
     print(history["report_text"])
-    print(f"spare-gen: baseline written to {history['dest']} ({PREDICTIONS_NAME}, {CURVE_NAME}, {HISTORY_NAME}, "
+    curves = f"{CURVE_NAME} (and its .svg and .pdf)"
+    print(f"spare-gen: baseline written to {history['dest']} ({PREDICTIONS_NAME}, {curves}, {HISTORY_NAME}, "
           f"{WEIGHTS_NAME}); {history['samples_per_second']:.3g} questions/s on {history['device']}")
     return 0

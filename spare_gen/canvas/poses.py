@@ -13,11 +13,7 @@ from functools import cached_property, lru_cache
 
 import numpy as np
 
-FIXED_VIEWS = ("f", "r", "t", "1", "2", "3", "4", "5", "6", "7", "8")
-VIEWS = FIXED_VIEWS
-THREE_VIEWS = ("f", "r", "t")
-ISOMETRIC_VIEWS = FIXED_VIEWS[3:]
-RANDOM_VIEW_PREFIX = "rand_"
+from spare_gen.canvas.views import FIXED_VIEWS, ISOMETRIC_VIEWS, RANDOM_VIEW_PREFIX, THREE_VIEWS, VIEWS  # noqa: F401
 
 # name: (N towards the viewer, Vx image right), both before normalisation.
 POSE_TABLE: dict[str, tuple[tuple[float, float, float], tuple[float, float, float]]] = {

@@ -23,6 +23,7 @@ import importlib  # noqa: E402
 from types import ModuleType  # noqa: E402
 
 from spare_gen import __version__  # noqa: E402
+from spare_gen.cli.common import missing_extra  # noqa: E402
 from spare_gen.config import ConfigError  # noqa: E402
 
 # command name -> (module in spare_gen.cli and spare_gen.cli.options, one-line help for `spare-gen --help`)
@@ -51,9 +52,8 @@ DESCRIPTION = "Regenerate SPARE3D-style datasets and corrupted-wireframe pools; 
 EXIT_BAD_INPUT = 2
 # commands whose first argument is a folder they read: a missing one is bad input (exit 2), before any work
 READS_FOLDER = ("validate", "metric-report", "rank", "annotate", "quiz", "simulate-raters", "learn-metric", "evaluate",
-                "evaluate-poses", "audit", "export-spare3d", "train-baseline", "learning-curve", "export", "cache", "show")
-# optional dependencies a command may need, and the extra that installs each
-EXTRAS = {"torch": "torch", "transformers": "torch", "dask_jobqueue": "cluster"}
+                "evaluate-poses", "audit", "export-spare3d", "train-baseline", "learning-curve", "export", "cache",
+                "show")
 
 
 def command_module(name: str) -> ModuleType:
@@ -103,11 +103,10 @@ def _parse(parser: argparse.ArgumentParser, name: str | None, argv: list[str]) -
 
 def _missing_extra(name: str | None, exc: ModuleNotFoundError) -> int | None:
     """Exit code 2 and one line naming the extra to install, when ``exc`` is an optional dependency's absence."""
-    extra = EXTRAS.get((exc.name or "").split(".")[0])
-    if extra is None:
+    line = missing_extra(exc)
+    if line is None:
         return None
-    print(f"spare-gen {name}: needs the optional dependency {exc.name!r}: pip install 'spare-gen[{extra}]'",
-          file=sys.stderr)
+    print(f"spare-gen {name}: {line}", file=sys.stderr)
     return EXIT_BAD_INPUT
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import errno
 import json
+import signal
 import sys
 from pathlib import Path
 from typing import Callable
@@ -16,6 +17,8 @@ from spare_gen.config.loader import DEFAULT_CONFIG_FILE
 from spare_gen.store.preflight import check_output_path
 
 EXIT_BAD_INPUT = 2
+# optional dependencies a command may need, and the extra that installs each (as the README installs: from the clone)
+EXTRAS = {"torch": "torch", "transformers": "torch", "dask_jobqueue": "cluster"}
 EXIT_MACHINE = 75  # EX_TEMPFAIL: the machine failed (disk full, killed processes); rerun to finish
 # OSErrors of the machine, not of the input: a write of the main process that meets one is a machine failure
 MACHINE_ERRNOS = (errno.ENOSPC, errno.EDQUOT, errno.EIO, errno.EROFS)
@@ -93,13 +96,29 @@ def config_line(args: argparse.Namespace) -> str:
     return f"spare-gen: config: built-in defaults ({DEFAULT_CONFIG_LABEL}: {DEFAULT_CONFIG_FILE})"
 
 
+def missing_extra(exc: ModuleNotFoundError) -> str | None:
+    """The line that names the extra to install, when ``exc`` is an optional dependency's absence; else None."""
+    extra = EXTRAS.get((exc.name or "").split(".")[0])
+    if extra is None:
+        return None
+    return f'needs the optional dependency {exc.name!r}: pip install -e ".[{extra}]" (in the repository)'
+
+
 def script_main(main: Callable[[], int]) -> None:
-    """Run a ``pipelines/`` script: bad input (a config error, too few models, a missing folder) is one line naming
-    it and exit code 2, as for the commands; a Ctrl-C is one line and exit code 130."""
+    """Run a ``pipelines/`` script: bad input (a config error, too few models, a missing folder) or a missing extra
+    (torch) is one line naming it and exit code 2, as for the commands; a Ctrl-C is one line and exit code 130, even
+    when the script was started with SIGINT ignored (``cmd &`` in a script)."""
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         code = main()
     except (ConfigError, ValueError, FileNotFoundError) as exc:
         print(f"{Path(sys.argv[0]).name}: {exc}", file=sys.stderr)
+        code = EXIT_BAD_INPUT
+    except ModuleNotFoundError as exc:
+        line = missing_extra(exc)
+        if line is None:
+            raise
+        print(f"{Path(sys.argv[0]).name}: {line}", file=sys.stderr)
         code = EXIT_BAD_INPUT
     except KeyboardInterrupt:
         print(f"{Path(sys.argv[0]).name}: interrupted", file=sys.stderr)

@@ -32,12 +32,8 @@ from typing import Iterable
 import numpy as np
 
 from spare_gen.atomic import with_tmp_path
+from spare_gen.data.cacheformat import CHUNK_BYTES, FORMAT_VERSION, MAGIC, SUFFIX, XZ_PRESET  # noqa: F401
 
-MAGIC = b"spare_gen feed cache\n"
-FORMAT_VERSION = 1  # bump when the layout changes; a reader refuses other versions
-SUFFIX = ".sgcache.xz"
-CHUNK_BYTES = 32 << 20  # raw image bytes per xz stream: big enough for xz's matches, small enough to decode in parallel
-XZ_PRESET = 9
 _LENGTH = struct.Struct("<Q")
 
 

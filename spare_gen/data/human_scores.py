@@ -19,12 +19,12 @@ import csv
 import io
 import statistics
 from collections import Counter, defaultdict
-from enum import StrEnum
 from pathlib import Path
 
 from spare_gen.atomic import write_text
 from spare_gen.data.evaluate import MULTIPLE_CHOICE, SHOWN_IDS
 from spare_gen.data.human import human_reference
+from spare_gen.data.human_protocol import PHASES, PROTOCOLS, Phase, Protocol  # noqa: F401 (also read from here)
 from spare_gen.data.stats import CONFIDENCE, wilson
 from spare_gen.data.tables import load_split
 from spare_gen.stages.questions.schema import split_path
@@ -32,22 +32,6 @@ from spare_gen.store.inventory import REPORTS_DIR
 
 ANSWER_COLUMNS = ("person_id", "protocol", "phase", "position", "task", "split", "question_id", "choice",
                   "timed_out", "response_ms", "time_limit_s", "shown_at", "answered_at")
-
-
-class Protocol(StrEnum):
-    """SPARE3D's two ways of measuring people (see :mod:`spare_gen.quiz.plan`)."""
-
-    UNTRAINED = "untrained"
-    TRAINED = "trained"
-
-
-class Phase(StrEnum):
-    TRAINING = "training"
-    TEST = "test"
-
-
-PROTOCOLS = tuple(p.value for p in Protocol)
-PHASES = tuple(p.value for p in Phase)
 HUMANS_REPORT = "humans.json"
 HUMAN_ANSWERS = "human_answers.csv"
 PAPER_KEY = {"untrained": "untrained_average", "trained": "trained_max"}  # what the paper reports per protocol

@@ -16,11 +16,12 @@ import numpy as np
 from spare_gen.atomic import with_tmp_path
 from spare_gen.data.loaders import iter_questions
 from spare_gen.data.tables import THREE_VIEW_PREFIXES
+from spare_gen.jobs.defaults import EXPORT_SIZE
 from spare_gen.stages.questions.layout import task_name
 from spare_gen.stages.questions.spec import TargetKind
 from spare_gen.stages.questions.tasks import TASK_SPECS
 
-DEFAULT_SIZE = 64
+DEFAULT_SIZE = EXPORT_SIZE
 EXPORTS_DIR = "exports"
 
 

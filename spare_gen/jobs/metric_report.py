@@ -143,12 +143,12 @@ def _long_table(cases: pd.DataFrame, low: pd.DataFrame, high: pd.DataFrame, pape
 def _test(out_dir: Path, ids, wireframes, models: int, seed: int, client, paper_compat: bool, progress: bool):
     """Top the wireframes up to ``models`` from the models table, then run every test on the client."""
     if progress and models > len(wireframes):
-        print(f"metric-report: extracting up to {models - len(wireframes)} more wireframes from the models",
+        print(f"spare-gen metric-report: extracting up to {models - len(wireframes)} more wireframes from the models",
               file=sys.stderr)
     more_ids, more = extra_wireframes(out_dir, ids, models - len(wireframes), client)
     ids, wireframes = ids + more_ids, wireframes + more
     if progress:
-        print(f"metric-report: testing {len(wireframes)} wireframes ({len(more)} extracted)", file=sys.stderr)
+        print(f"spare-gen metric-report: testing {len(wireframes)} wireframes ({len(more)} extracted)", file=sys.stderr)
     cases = property_cases(wireframes, seed=seed, model_ids=ids, client=client, paper_compat=paper_compat,
                            progress=progress)
     return ids, wireframes, len(more), cases
@@ -201,9 +201,9 @@ def run(
     result = _result(rates, excluded, len(wireframes), n_extracted, unsettled, md_path, pq_path, paper_compat)
     if not quiet:  # a short summary; the table is in the files
         counts = ", ".join(f"{m} {n}/{result['n_tests']}" for m, n in result["pass_counts"].items())
-        print(f"metric-report: {len(wireframes)} wireframes ({n_extracted} extracted), tests passed per metric: "
+        print(f"spare-gen metric-report: {len(wireframes)} wireframes ({n_extracted} extracted), tests passed per metric: "
               f"{counts}; {unsettled} of {n_cells} verdicts not settled")
-        print(f"metric-report: wrote {md_path} and {pq_path}")
+        print(f"spare-gen metric-report: wrote {md_path} and {pq_path}")
     return result
 
 

@@ -23,7 +23,8 @@ from spare_gen.card.compose import write_card
 from spare_gen.config.schema import Config
 from spare_gen.store import ownership
 from spare_gen.store.inventory import RUN_FILE, foreign, owned, remove_unreferenced
-from spare_gen.store.manifest import complete_for, now, stage_summaries, write_manifest, write_run_record
+from spare_gen.store.manifest import now, read_manifest, stage_summaries, why_incomplete, write_manifest, \
+    write_run_record
 from spare_gen.stages.models.driver import models_unchanged
 from spare_gen.jobs.preflight import preflight, run_names
 from spare_gen.store.preflight import check_output_folder, output_lock
@@ -48,18 +49,21 @@ def run(config: Config, *, stages: tuple[str, ...] = STAGE_NAMES, announce: str 
     notebook's, a benchmark's) to run on instead of the configured cluster; it stays open after the run."""
     preflight(config, stages)  # everything the config names, as `spare-gen config` checks it: one line, nothing written
     out = Path(config.out)
-    if nothing_to_do(config, out, stages):
+    reason = work_reason(config, out, stages)
+    if reason is None:
         if announce:
             print(announce, file=sys.stderr)
         say(f"nothing to do: {out} is complete for this config")
         return stage_summaries(out)
     created = not out.exists()
     check_output_folder(out)
+    said = f"{out}: {reason}: recomputing what that changes, reusing the rest" if read_manifest(out) else ""
     with output_lock(out):  # a second run into ``out`` stops here with one line (exit 2)
-        return _run_locked(config, out, stages, announce, client, created)
+        return _run_locked(config, out, stages, announce, client, created, said)
 
 
-def _run_locked(config: Config, out: Path, stages: tuple[str, ...], announce: str, client, created: bool) -> dict:
+def _run_locked(config: Config, out: Path, stages: tuple[str, ...], announce: str, client, created: bool,
+                reason: str = "") -> dict:
     started, t0 = now(), time.monotonic()
     try:
         if client is None:
@@ -73,6 +77,8 @@ def _run_locked(config: Config, out: Path, stages: tuple[str, ...], announce: st
         if created:  # nothing was written: leave no empty folder behind
             shutil.rmtree(out, ignore_errors=True)
         raise
+    if reason:  # an earlier run's output: what changed since, before any stage recomputes
+        say(reason)
     summaries = stage_summaries(out)  # keep what earlier runs recorded for stages not run now
     write_manifest(out, config, summaries, complete=False)
     write_run_record(out, config, started, None, None, "running", stages=_names(config, stages))
@@ -127,14 +133,23 @@ def _record_run(out: Path, config: Config, started: str, seconds: float, outcome
 
 
 def nothing_to_do(config: Config, out: Path, stages: tuple[str, ...]) -> bool:
-    """A complete output of this config, tables and files intact, inputs unchanged: no stage would do work.
+    """A complete output of this config, tables and files intact, inputs unchanged: no stage would do work."""
+    return work_reason(config, out, stages) is None
+
+
+def work_reason(config: Config, out: Path, stages: tuple[str, ...]) -> str | None:
+    """Why a run of ``stages`` into ``out`` has work to do (what changed since the last run), or None: nothing.
 
     Test hooks and a predictions folder (inputs whose content is not recorded) always run the stages.
     """
-    if any(v for v in config.debug.model_dump().values() if isinstance(v, list)) or config.pool.predictions:
-        return False
-    return complete_for(out, config, _names(config, stages)) and models_unchanged(config, out,
-                                                                                  pool_models_only(config, stages))
+    if any(v for v in config.debug.model_dump().values() if isinstance(v, list)):
+        return "test hooks are set"
+    if config.pool.predictions:
+        return f"pool.predictions {config.pool.predictions} is read again"
+    reason = why_incomplete(out, config, _names(config, stages))
+    if reason is None and not models_unchanged(config, out, pool_models_only(config, stages)):
+        reason = "the input models changed"
+    return reason
 
 
 def _names(config: Config, stages: tuple[str, ...]) -> tuple[str, ...]:

@@ -17,42 +17,20 @@ on first use and read back afterwards (its settings win over the server's).
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from spare_gen.atomic import write_json
 from spare_gen.config.schema import TaskName
 from spare_gen.data.human_scores import Phase, Protocol
 from spare_gen.quiz.bank import TEST_SPLIT, TRAIN_SPLIT, Bank
+from spare_gen.quiz.settings import PAPER_QUESTIONS, Settings  # noqa: F401 (also read from here)
 from spare_gen.rng import derive_rng
 from spare_gen.webapp.store import check_name
 
 QUIZ_DIR = "quiz"
 PLANS_DIR = "plans"
 ANSWERS_DIR = "answers"
-
-
-PAPER_QUESTIONS = {Protocol.UNTRAINED: 4, Protocol.TRAINED: 100}  # SPARE3D's test questions per task
-
-
-@dataclass(frozen=True)
-class Settings:
-    """What shapes a plan; stored with it. ``questions`` 0: the protocol's paper value (``PAPER_QUESTIONS``)."""
-
-    protocol: Protocol = Protocol.UNTRAINED
-    questions: int = 0  # test questions per task (fewer when the test split has fewer)
-    training_questions: int = 20  # trained: training questions per task, at most
-    training_minutes: float = 30.0  # trained: training time in all, an equal share per task (quiz.session)
-    time_limit_s: float = 60.0  # trained: seconds per test question (an answer after it counts as wrong)
-
-    def resolved(self) -> "Settings":
-        """These settings with ``questions`` set (the protocol's paper value for 0)."""
-        return replace(self, protocol=Protocol(self.protocol),
-                       questions=self.questions or PAPER_QUESTIONS[Protocol(self.protocol)])
-
-    @property
-    def trained(self) -> bool:
-        return Protocol(self.protocol) is Protocol.TRAINED
 
 
 @dataclass(frozen=True)

@@ -18,13 +18,13 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from spare_gen.quiz.bank import Bank, Question
 from spare_gen.quiz.plan import Settings, plan_path, read_plan
+from spare_gen.quiz.settings import People  # noqa: F401 (also read from here)
 from spare_gen.quiz.session import Quiz
 from spare_gen.rng import derive_rng
 from spare_gen.webapp.store import check_name
@@ -32,20 +32,6 @@ from spare_gen.webapp.store import check_name
 START = 1767225600.0  # 2026-01-01T00:00:00Z: the simulated clock's start (a person i starts i hours later)
 FEEDBACK_S = 2.0  # a simulated person reads the training feedback this long
 SIGMA = 0.5  # spread of the log-normal answer times
-
-
-@dataclass(frozen=True)
-class People:
-    """Who is simulated: ``count`` people named ``<prefix>-000``..., right with ``accuracy``, ``seconds`` a question."""
-
-    count: int = 20
-    accuracy: float = 0.8
-    seconds: float = 20.0
-    seed: int = 0
-    prefix: str = "sim"
-
-    def names(self) -> list[str]:
-        return [check_name(f"{self.prefix}-{i:03d}", "person") for i in range(self.count)]
 
 
 def check_people(people: People) -> People:

@@ -293,8 +293,9 @@ def answer_files(path: str | os.PathLike) -> list[Path]:
             raise FileNotFoundError(f"answers folder {str(path)!r} has no *.csv files yet: {NO_ANSWERS_YET}")
         return files
     if not path.is_file():
-        hint = f": {NO_ANSWERS_YET}" if not path.suffix else ""  # a folder named for answers that nobody wrote yet
-        raise FileNotFoundError(f"answers file {str(path)!r} does not exist{hint}")
+        if not path.suffix:  # a folder named for answers that nobody wrote yet
+            raise FileNotFoundError(f"answers folder {str(path)!r} does not exist: {NO_ANSWERS_YET}")
+        raise FileNotFoundError(f"answers file {str(path)!r} does not exist")
     return [path]
 
 

@@ -354,25 +354,28 @@ def visible_difference_px(gt: Wireframe, corruption: Wireframe, cameras: Sequenc
 
 # --------------------------------------------------------------------------------------- contact sheet
 
-SHEET_LABEL_PX = 18  # height of the label strip above each cell and of the header row
+SHEET_TEXT_SHARE = 1 / 28  # the labels' text height as a share of a cell's width (27 px on the pool's 768 px cells)
+SHEET_TEXT_MIN_PX = 12
 
 
 def contact_sheet(cells: dict[tuple[str, str], bytes], rows: Sequence[str], cols: Sequence[str], title: str) -> bytes:
-    """A labelled grid of PNG cells (``cells[(row, col)]``, missing cells left blank) as PNG bytes."""
+    """A labelled grid of PNG cells (``cells[(row, col)]``, missing cells left blank) as PNG bytes; the title and
+    labels are sized to the cells, so they read at the size the sheet is looked at."""
     from PIL import Image, ImageDraw, ImageFont
 
     images = {key: Image.open(io.BytesIO(data)).convert("RGB") for key, data in cells.items()}
     cell_w = max((im.size[0] for im in images.values()), default=64)
     cell_h = max((im.size[1] for im in images.values()), default=64)
-    head, label = SHEET_LABEL_PX, SHEET_LABEL_PX
+    text = max(SHEET_TEXT_MIN_PX, round(cell_w * SHEET_TEXT_SHARE))
+    head, label = round(1.5 * text) + 8, text + 8  # the header row (the title) and the strip above each cell
     sheet = Image.new("RGB", (len(cols) * cell_w, head + len(rows) * (cell_h + label)), "white")
     draw = ImageDraw.Draw(sheet)
-    font = ImageFont.load_default()
-    draw.text((4, 3), title, fill=(0, 0, 0), font=font)
+    font = ImageFont.load_default(size=text)  # Pillow's own TrueType face: the same glyphs on every machine
+    draw.text((6, 4), title, fill=(0, 0, 0), font=ImageFont.load_default(size=round(1.4 * text)))
     for r, row in enumerate(rows):
         for c, col in enumerate(cols):
             x, y = c * cell_w, head + r * (cell_h + label)
-            draw.text((x + 4, y + 3), f"{row} / {col}", fill=(0, 0, 0), font=font)
+            draw.text((x + 6, y + 3), f"{row} / {col}", fill=(0, 0, 0), font=font)
             if (row, col) in images:
                 sheet.paste(images[(row, col)].resize((cell_w, cell_h)), (x, y + label))
             draw.rectangle([x, y, x + cell_w - 1, y + label + cell_h - 1], outline=(190, 190, 190))

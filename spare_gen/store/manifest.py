@@ -21,7 +21,7 @@ from spare_gen.config.schema import Config
 from spare_gen.filehash import sha256_file
 from spare_gen.store.inventory import MANIFEST_FILE, RUN_FILE, referenced_files, table_hashes, unrecorded_hashes
 from spare_gen.store.packed import packed_paths
-from spare_gen.versions import package_versions
+from spare_gen.versions import package_versions, version_changes
 
 # Config keys that say where and how a run happened, not what it produced.
 RUN_ONLY_KEYS = ("out",)
@@ -62,27 +62,55 @@ def stage_summaries(out: Path) -> dict:
     return dict(read_manifest(out).get("stages", {}))
 
 
-def complete_for(out: Path, config: Config, stages: tuple[str, ...]) -> bool:
-    """True if the last run into ``out`` completed ``stages`` with ``config``: the same output-deciding config
-    and package versions, its tables unchanged since, and every file they name present.
+SHOWN_CHANGES = 3  # changed settings named in the line that says why a run recomputes
 
-    (Inputs outside ``out``, such as CAD files, are the caller's to compare.)
-    """
+
+def why_incomplete(out: Path, config: Config, stages: tuple[str, ...]) -> str | None:
+    """Why the last run into ``out`` did not complete ``stages`` with ``config``, in a few words (what changed since:
+    a package version, a setting, a table, a file; or how the last run ended), or None when it did: the same
+    output-deciding config and package versions (``spare_gen.versions.output_versions``: dask's is not one), its
+    tables unchanged since, and every file they name present. (Inputs outside ``out``, such as CAD files, are the
+    caller's to compare.)"""
     record = read_manifest(out)
     try:
         last = json.loads((Path(out) / RUN_FILE).read_text())
     except (OSError, json.JSONDecodeError):
-        return False
-    if not record.get("complete") or record.get("config") != dataset_config(config) \
-            or record.get("versions") != package_versions() or last.get("outcome") != "complete" \
-            or not set(stages) <= set(last.get("stages", ())):  # summaries may be older runs': the run's own list
-        return False
-    if record.get("tables") != table_hashes(Path(out)):
-        return False
-    if not all((Path(out) / rel).is_file() for rel in record.get("files", {})):  # e.g. a deleted card
-        return False
+        return "no run has finished into it yet"
+    if last.get("outcome") != "complete" or not record.get("complete"):
+        return f"its last run did not finish ({last.get('outcome', 'no outcome recorded')})"
+    changed = version_changes(record.get("versions", {}), package_versions())
+    if changed:
+        return ", ".join(changed)
+    settings = _changed_settings(record.get("config", {}), dataset_config(config))
+    if settings:
+        more = f" and {len(settings) - SHOWN_CHANGES} more" if len(settings) > SHOWN_CHANGES else ""
+        return "settings changed: " + ", ".join(settings[:SHOWN_CHANGES]) + more
+    missing_stages = [s for s in stages if s not in last.get("stages", ())]  # summaries may be older runs'
+    if missing_stages:
+        return f"its last run did not run {', '.join(missing_stages)}"
+    tables, current = record.get("tables", {}), table_hashes(Path(out))
+    edited = sorted(k for k in set(tables) | set(current) if tables.get(k) != current.get(k))
+    if edited:
+        return f"a table changed since the last run ({', '.join(edited[:SHOWN_CHANGES])})"
+    gone = [rel for rel in record.get("files", {}) if not (Path(out) / rel).is_file()]  # e.g. a deleted card
     packed = packed_paths(Path(out))
-    return all(rel in packed or (Path(out) / rel).is_file() for rel in referenced_files(Path(out)))
+    gone += [rel for rel in referenced_files(Path(out)) if rel not in packed and not (Path(out) / rel).is_file()]
+    if gone:
+        return f"{len(gone)} file(s) it wrote are missing (e.g. {gone[0]})"
+    return None
+
+
+def _changed_settings(before: dict, now: dict, prefix: str = "") -> list[str]:
+    """``key old -> new`` for every dotted config key whose value differs (a key only one side has: ``none``)."""
+    out = []
+    for key in sorted(set(before) | set(now)):
+        a, b = before.get(key), now.get(key)
+        if isinstance(a, dict) and isinstance(b, dict):
+            out += _changed_settings(a, b, f"{prefix}{key}.")
+        elif a != b:
+            out.append(f"{prefix}{key} {json.dumps(a) if key in before else 'none'} -> "
+                       f"{json.dumps(b) if key in now else 'none'}")
+    return out
 
 
 def write_manifest(out: Path, config: Config, stages: dict, complete: bool,

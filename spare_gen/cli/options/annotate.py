@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import argparse
 
-from spare_gen.annotate.plan import Settings
+from spare_gen.annotate.settings import Settings
 from spare_gen.rating.answers_format import ANSWERS_FORMAT
 
 DESCRIPTION = (
@@ -17,7 +17,7 @@ DESCRIPTION = (
     "pairs; every answer is appended and fsync'ed at once, and a rater who comes back continues where they\n"
     "stopped. Rank the answers with `spare-gen rank OUT OUT/annotations`."
 )
-DEFAULTS = Settings()  # the rater plan's defaults, declared once in spare_gen.annotate.plan
+DEFAULTS = Settings()  # the rater plan's defaults, declared once in spare_gen.annotate.settings
 EPILOG = ANSWERS_FORMAT + "\n\n" + """input: OUT is a pool folder written by `spare-gen run` or `spare-gen pool` (pairs.parquet,
 corruptions.parquet, wireframes.parquet), e.g.
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 
 from spare_gen.cli.common import DATASET_INPUT
-from spare_gen.data.cachefile import SUFFIX, XZ_PRESET
+from spare_gen.data.cacheformat import SUFFIX, XZ_PRESET
 from spare_gen.stages.questions.layout import SPLITS
 
 EPILOG = DATASET_INPUT + f"""

@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 
 from spare_gen.cli.common import DATASET_INPUT
-from spare_gen.data.evaluate import MULTIPLE_CHOICE
 from spare_gen.stages.questions.layout import DEFAULT_SPLIT
 
 EPILOG = DATASET_INPUT + """
@@ -34,7 +33,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("out", help="a dataset folder written by `spare-gen run`")
     p.add_argument("predictions", help="CSV question_id,answer; or people's answers (a folder such as OUT/quiz)")
     p.add_argument("--task", default=None,
-                   help=f"the task the predictions answer: {', '.join(t.value for t in MULTIPLE_CHOICE)} "
-                        "(not for people's answers)")
+                   help="the multiple-choice task the predictions answer, e.g. isometric_to_pose (another task is "
+                        "refused with the list; not for people's answers)")
     p.add_argument("--split", default=DEFAULT_SPLIT, help=f"train, val or test (default {DEFAULT_SPLIT})")
     p.add_argument("--lenient", action="store_true", help="count unknown/missing/invalid predictions as wrong (warn)")

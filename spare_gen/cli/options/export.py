@@ -9,7 +9,7 @@ import argparse
 
 from spare_gen.cli.common import DATASET_INPUT
 from spare_gen.config.schema import TaskName
-from spare_gen.jobs.export_npz import DEFAULT_SIZE
+from spare_gen.jobs.defaults import EXPORT_SIZE as DEFAULT_SIZE
 from spare_gen.stages.questions.layout import DEFAULT_SPLIT
 
 EPILOG = DATASET_INPUT + """

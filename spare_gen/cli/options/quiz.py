@@ -8,8 +8,8 @@ from __future__ import annotations
 import argparse
 
 from spare_gen.cli.common import DATASET_INPUT
-from spare_gen.quiz.plan import Protocol, Settings
-from spare_gen.quiz.simulate import People
+from spare_gen.data.human_protocol import Protocol
+from spare_gen.quiz.settings import People, Settings
 
 DESCRIPTION = (
     "Serve a local page where people answer a dataset's multiple-choice questions (3-View to Isometric, Isometric\n"
@@ -19,7 +19,7 @@ DESCRIPTION = (
     "(SPARE3D: 100). Each person (URL &person=NAME) gets their own order; every answer is appended and fsync'ed\n"
     "at once, and a person who comes back continues where they stopped. Score with `spare-gen evaluate OUT OUT/quiz`."
 )
-DEFAULTS = Settings()  # the plan's defaults, declared once in spare_gen.quiz.plan
+DEFAULTS = Settings()  # the plan's defaults, declared once in spare_gen.quiz.settings
 SIMULATED = People()
 EPILOG = DATASET_INPUT + """
 

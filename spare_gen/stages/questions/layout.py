@@ -5,7 +5,7 @@ from __future__ import annotations
 from enum import Enum
 
 from spare_gen.config.schema import TaskName
-from spare_gen.canvas.poses import ISOMETRIC_VIEWS, THREE_VIEWS
+from spare_gen.canvas.views import ISOMETRIC_VIEWS, THREE_VIEWS
 
 SPLITS = ("train", "val", "test")
 DEFAULT_SPLIT = "test"  # the split every command reads unless told (export, evaluate, show)
