@@ -48,6 +48,9 @@ def browser():
         options.add_argument(arg)
     driver = webdriver.Chrome(service=Service(executable_path=str(CHROMEDRIVER)), options=options)
     driver.set_page_load_timeout(60)
+    # the page itself at 1280 x 900 (a window of that size has less: its bars take some)
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                           {"width": 1280, "height": 900, "deviceScaleFactor": 1, "mobile": False})
     yield driver
     driver.quit()
 

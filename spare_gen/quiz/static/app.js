@@ -46,6 +46,7 @@
     $("bar-fill").style.width = (100 * s.answered / Math.max(1, s.total)).toFixed(1) + "%";
     document.body.dataset.position = s.done ? "done" : String(s.position);
     if (s.done) { $("progress").textContent = `all ${s.total} questions answered`; return; }
+    if (!s.item) { $("progress").textContent = ""; return; }  // before consent: no plan yet
     const item = s.item, title = config.tasks[item.task].title;
     $("progress").textContent = `${item.phase === "training" ? "Training" : "Test"}: ${title}, question ${item.in_block} of ${item.block_size}`;
   }
