@@ -46,11 +46,12 @@ class PaperPeople:
     key: str  # HumanReference's field
     n: int  # answers behind the value (untrained: at least this many)
     what: str
+    summary: str  # one word for the chart's legend
 
 
 PAPER_PEOPLE = {
-    "untrained": PaperPeople("untrained_average", 400, "average of 100+ people, 4 questions each (n >= 400)"),
-    "trained": PaperPeople("trained_max", 100, "best of 5 trained people, 100 questions each"),
+    "untrained": PaperPeople("untrained_average", 400, "average of 100+ people, 4 questions each", "average"),
+    "trained": PaperPeople("trained_max", 100, "best of 5 trained people, 100 questions each", "best"),
 }
 
 
@@ -303,7 +304,7 @@ def chart_figure(cells: list[Cell], title: str, people: list[PeopleRow] = ()) ->
         tasks = list(dict.fromkeys(key[0] for key in groups))
         groups = dict(sorted(groups.items(), key=lambda kv: (tasks.index(kv[0][0]), kv[0][1] is None)))
     with figures.style():
-        fig = figures.new_figure(max(6.0, 1.6 + 2.1 * len(groups)), 4.2)
+        fig = figures.new_figure(max(6.0, 1.6 + 2.1 * len(groups)), 4.6 if people else 4.2)
         ax = fig.subplots()
         fig.suptitle(title, fontsize=10, x=0.01, ha="left")
         archs_seen: list[Arch] = []
@@ -365,24 +366,25 @@ def chart_figure(cells: list[Cell], title: str, people: list[PeopleRow] = ()) ->
                 handles.append(Patch(facecolor=colour, label=f"people, {protocol}: this dataset (95 % CI)"))
             if any(r.paper for r in mine):
                 handles.append(Patch(facecolor=_pale_hex(colour), edgecolor=colour, hatch="///",
-                                     label=f"people, {protocol}: {PAPER_PEOPLE[protocol].key.split('_')[1]} "
-                                           "(paper, 95 % CI)"))
+                                     label=f"people, {protocol}: {PAPER_PEOPLE[protocol].summary} (paper, 95 % CI)"))
         ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.06, 1.0), fontsize=7.5)
-        if people:
-            fig.text(0.01, 0.005, chart_note(cells, people), fontsize=6.5, color=GREY, ha="left", va="bottom",
-                     wrap=True)
+        if people:  # under the axes, laid out with them
+            fig.supxlabel(chart_note(cells, people), x=0.01, ha="left", fontsize=6.5, color=GREY, linespacing=1.4)
     return fig
 
 
 def chart_note(cells: list[Cell], people: list[PeopleRow]) -> str:
     """The n of every bar, under the chart."""
     nets = sorted({c.test.total for c in cells})
-    ours = "; ".join(f"{TASK_SPECS[r.task].spare3d.title} {r.protocol} {r.ours.total} answers of {r.people}"
-                     for r in people if r.ours)
-    return ("n: " + (f"this run's networks {', '.join(map(str, nets))} test questions a bar; " if nets else "")
-            + f"the paper's networks {PAPER_NETWORK_N}; the paper's people: untrained >= "
-            f"{PAPER_PEOPLE['untrained'].n} answers (average), trained {PAPER_PEOPLE['trained'].n} (best person); "
-            + (f"this dataset's people: {ours}" if ours else "this dataset's people: not measured"))
+    lines = ["n: " + (f"this run's networks, test questions a bar: {', '.join(map(str, nets))}; " if nets else "")
+             + f"the paper's networks {PAPER_NETWORK_N} test questions a task; the paper's people: untrained at "
+             f"least {PAPER_PEOPLE['untrained'].n} answers (average), trained {PAPER_PEOPLE['trained'].n} (best "
+             "person)"]
+    for task in dict.fromkeys(r.task for r in people):
+        mine = [f"{r.protocol} {r.ours.total} answers of {r.people} {'person' if r.people == 1 else 'people'}"
+                for r in people if r.task is task and r.ours]
+        lines.append(f"this dataset's people, {TASK_SPECS[task].spare3d.title}: {', '.join(mine) or 'not measured'}")
+    return "\n".join(lines)
 
 
 def chart_files(cells: list[Cell], title: str, people: list[PeopleRow] = ()) -> dict[str, bytes]:
