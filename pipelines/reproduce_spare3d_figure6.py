@@ -9,7 +9,8 @@ Without ``--dataset`` it first generates the data with ``--config`` (default ``c
 the original's choices; ``--set`` overrides any key) into ``--out``. Then it trains the chosen Figure 6 cells with
 their recipes (``spare-gen train-baseline``'s), a classes task also with F, R and T blanked (blank paper, no
 ink), and writes ``figure6.md`` (one table: the networks and people, this dataset's and the paper's, people's from
-``DATASET/reports/humans.json`` when it exists, see `spare-gen quiz`), ``figure6.png`` (bar chart; ``.svg`` and ``.pdf`` beside it), ``figure6.json`` and
+``DATASET/reports/humans.json`` when it exists, see `spare-gen quiz`), ``figure6.png`` (bar chart; ``.svg`` and
+``.pdf`` beside it), ``figure6.json`` and
 each cell's run under ``DATASET/figure6/`` (or ``--dest``), the table and JSON rewritten after each cell. Each task's
 splits are decoded once, on the GPU when there is one. ``--dataset`` may also be a folder of exported caches
 (``spare-gen cache --export``), which trains with no PNG and no dataset. ``--protocol spare3d`` evaluates as SPARE3D's
@@ -132,7 +133,7 @@ def main() -> int:
         table = markdown(results)  # after each cell: what finished survives a stopped run
         write_text(dest / "figure6.md", f"# SPARE3D Figure 6 on `{out}`\n\n{table}")
         write_json(dest / "figure6.json", records)
-    people = people_rows(read_humans(out), [c.task for c in results])  # `spare-gen evaluate OUT OUT/quiz`'s, the paper's
+    people = people_rows(read_humans(out), [c.task for c in results])  # `spare-gen evaluate`'s and the paper's
     table = markdown(results, people)
     write_text(dest / "figure6.md", f"# SPARE3D Figure 6 on `{out}`\n\n{table}")
     write_json(dest / "figure6.json", records + [people_record(r) for r in people])

@@ -269,9 +269,18 @@ def test_evaluate_scores_people_with_wilson_intervals_equal_to_scipys(dataset):
     assert (f"| Pose to Isometric | - | people, untrained (9 people, best " in figure6
             and f"**{100 * ours.value:.1f} % [{100 * ours.low:.1f}, {100 * ours.high:.1f}]** | 9 |" in figure6)
     assert "| 58.6 % [53.7, 63.3], n 400: average of 100+ people" in figure6  # the paper's, at its n
-    assert "| 3-View to Isometric | - | people, trained (3 people" in figure6 and "94.0 % [87.5, 97.2], n 100" in figure6
+    assert "| 3-View to Isometric | - | people, trained (3 people" in figure6
+    assert "94.0 % [87.5, 97.2], n 100" in figure6
     card = (dataset / "README.md").read_text()
     assert "## Human performance" in card and figure6.strip() in card  # the card holds the same table
+
+    withdrawn = spare_gen_cli("quiz", str(dataset), "--withdraw", "trainee-001", timeout=300)
+    assert withdrawn.returncode == 0, withdrawn.stderr
+    assert "withdrew 'trainee-001': removed 3 file(s), 12 answer(s)" in withdrawn.stdout  # plan, answers, showing
+    assert "scoring" in withdrawn.stdout and "person trainee-001" not in withdrawn.stdout
+    rescored = json.loads((dataset / "reports" / "humans.json").read_text())
+    assert rescored["n_answers"] == report["n_answers"] - 12 and "trainee-001" not in json.dumps(rescored)
+    assert "trainee-001" not in (dataset / "reports" / "human_answers.csv").read_text()
 
     path = answers_path(dataset, "untrained", "sim-000")
     path.write_text(path.read_text() + path.read_text().splitlines()[1] + "\n")  # the same answer twice

@@ -367,7 +367,8 @@ def test_consent_is_recorded_a_decline_stores_nothing_orders_are_counterbalanced
     assert result.returncode == 0, result.stderr
     assert "withdrew 'a01': removed 4 file(s), 1 answer(s)" in result.stdout  # plan, answers, consent, showing
     assert str(answers_path(dataset, "untrained", "a01")) in result.stdout
-    assert not answers_path(dataset, "untrained", "a01").exists() and not plan_path(dataset, "untrained", "a01").exists()
+    assert not answers_path(dataset, "untrained", "a01").exists()
+    assert not plan_path(dataset, "untrained", "a01").exists()
     assert not consent_path(dataset, "untrained", "a01").exists() and answers_path(dataset, "untrained", "a02").exists()
     again = spare_gen_cli("quiz", str(dataset), "--withdraw", "a01", timeout=300)
     assert again.returncode == 0 and "nothing of 'a01'" in again.stdout

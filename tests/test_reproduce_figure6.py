@@ -104,4 +104,5 @@ def test_a_figure6_run_with_simulated_people_puts_them_beside_the_networks_in_ta
         pixels = np.asarray(im).reshape(-1, 3)
     colour = np.array([int(PEOPLE_COLOURS["untrained"][i:i + 2], 16) for i in (1, 3, 5)])
     assert (np.abs(pixels - colour).sum(axis=1) == 0).sum() > 500  # this dataset's people are drawn
-    assert "this dataset's people, Isometric to Pose: untrained 6 answers of 6 people" in (dest / "figure6.svg").read_text()
+    svg = (dest / "figure6.svg").read_text()
+    assert "this dataset's people, Isometric to Pose: untrained 6 answers of 6 people" in svg

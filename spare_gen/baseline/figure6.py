@@ -173,7 +173,8 @@ def cell_of(history: dict) -> Cell:
 def cell_record(cell: Cell, history: dict) -> dict:
     """A cell as a row of figure6.json: the table's numbers, the chosen epoch and every epoch's accuracies."""
     paper = paper_accuracy(cell.paper_test / 100, PAPER_NETWORK_N) if cell.paper_test is not None else None
-    return {"kind": "network", "cell": cell.label, "protocol": cell.protocol.value, "epoch": cell.epoch, "train": cell.train.to_dict(),
+    return {"kind": "network", "cell": cell.label, "protocol": cell.protocol.value, "epoch": cell.epoch,
+            "train": cell.train.to_dict(),
             "test": cell.test.to_dict(), "paper_test": cell.paper_test,
             "paper": paper.to_dict() if paper else None, "samples_per_second": cell.samples_per_second,
             "device": cell.device, "epochs": cell.epochs, "epochs_run": len(history["test_accuracy"]),

@@ -50,3 +50,13 @@ def write_humans_section(out: Path, report: dict) -> Path:
     path = Path(out) / CARD_NAME
     text = path.read_text(encoding="utf-8") if path.is_file() else ""
     return write_text(path, replace_marked(text, humans.BEGIN, humans.END, humans.section_text(report, out)))
+
+
+def remove_humans_section(out: Path) -> Path | None:
+    """Take the human-performance section out of the card (nobody's answers are left); the card, or None."""
+    path = Path(out) / CARD_NAME
+    text = path.read_text(encoding="utf-8") if path.is_file() else ""
+    start, stop = text.find(humans.BEGIN), text.find(humans.END)
+    if start == -1 or stop < start:
+        return None
+    return write_text(path, text[:start].rstrip("\n") + "\n" + text[stop + len(humans.END):].lstrip("\n"))

@@ -7,6 +7,7 @@ import argparse
 import json
 from pathlib import Path
 
+from spare_gen.card.compose import remove_humans_section
 from spare_gen.data.human_scores import answer_files, report_paths
 from spare_gen.quiz.plan import Protocol, Settings, check_person, protocol_dir
 from spare_gen.quiz.server import serve
@@ -37,6 +38,10 @@ def withdraw_person(out: Path, person: str) -> int:
     print(f"spare-gen quiz: withdrew {person!r}: removed {len(removed)} file(s), {answers} answer(s):")
     for r in removed:
         print(f"  {r.line()}")
+    if scored is not None and not scored.resolve().is_relative_to((out / "quiz").resolve()):
+        print(f"spare-gen quiz: {report_paths(out)[0]} was scored from {scored}, outside {out / 'quiz'}, and still "
+              f"counts {person!r}: remove their answers there and run `spare-gen evaluate {out} ANSWERS` again")
+        return 0
     if scored is not None:
         from spare_gen.cli.evaluate import score_people  # the card and the reports, as `spare-gen evaluate` writes
 
@@ -51,6 +56,9 @@ def withdraw_person(out: Path, person: str) -> int:
             if path.is_file():
                 path.unlink()
                 print(f"  {path} (no answers are left to score)")
+        card = remove_humans_section(out)
+        if card is not None:
+            print(f"  the \"Human performance\" section of {card}")
     return 0
 
 

@@ -111,7 +111,8 @@ def read_answers(path: Path) -> list[dict]:
         if problems:
             raise ValueError("; ".join(problems))
         for r in raw:
-            rows.append({**dict.fromkeys(CONSENT_COLUMNS, ""), **r, "position": int(r["position"]), "choice": None if r["choice"] == "" else int(r["choice"]),
+            rows.append({**dict.fromkeys(CONSENT_COLUMNS, ""), **r, "position": int(r["position"]),
+                         "choice": None if r["choice"] == "" else int(r["choice"]),
                          "timed_out": int(r["timed_out"]), "response_ms": int(r["response_ms"]), "file": file.name})
     seen = Counter((r["person_id"], r["protocol"], r["position"]) for r in rows)
     twice = Counter((r["person_id"], r["protocol"], r["question_id"]) for r in rows)
