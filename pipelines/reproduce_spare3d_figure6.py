@@ -10,8 +10,9 @@
 Without ``--dataset`` it first generates the data with ``--config`` (default ``configs/spare3d_csg_original.toml``,
 the original's choices; ``--set`` overrides any key) into ``--out``. Then it trains the chosen Figure 6 cells with
 their recipes (``spare-gen train-baseline``'s), a classes task also with F, R and T blanked (blank paper, no
-ink), and writes ``figure6.md`` (table; with people's scores beside the paper's when ``DATASET/reports/humans.json``
-exists, see `spare-gen quiz`), ``figure6.png`` (bar chart; ``.svg`` and ``.pdf`` beside it), ``figure6.json`` and
+ink), and writes ``figure6.md`` (one table: the networks and people, this dataset's and the paper's, people's from
+``DATASET/reports/humans.json`` when it exists, see `spare-gen quiz`), ``figure6.png`` (bar chart; ``.svg`` and
+``.pdf`` beside it), ``figure6.json`` and
 each cell's run under ``DATASET/figure6/`` (or ``--dest``), the table and JSON rewritten after each cell. Each task's
 splits are decoded once, on the GPU when there is one. ``--dataset`` may also be a folder of exported caches
 (``spare-gen cache --export``), which trains with no PNG and no dataset. ``--protocol spare3d`` evaluates as SPARE3D's
@@ -27,11 +28,12 @@ import json
 from pathlib import Path
 
 from spare_gen.atomic import write_bytes, write_json, write_text
-from spare_gen.baseline.figure6 import cell_of, cell_record, chart_files, humans_markdown, markdown
+from spare_gen.baseline.figure6 import (
+    cell_of, cell_record, chart_files, markdown, people_record, people_rows, read_humans,
+)
 from spare_gen.baseline.options import FIGURE6, Arch, Formulation, Protocol, TrainOptions
 from spare_gen.cli.common import script_main
 from spare_gen.config.schema import TaskName
-from spare_gen.data.human_scores import report_paths
 from spare_gen.stages.questions.layout import AnswerSide
 from spare_gen.stages.questions.tasks import TASK_SPECS
 
@@ -150,13 +152,12 @@ def main() -> int:
         table = markdown(results)  # after each cell: what finished survives a stopped run
         write_text(dest / "figure6.md", f"# SPARE3D Figure 6 on `{out}`\n\n{table}")
         write_json(dest / "figure6.json", records)
-    humans_path = report_paths(out)[0]  # people's answers on this dataset, scored by `spare-gen evaluate OUT OUT/quiz`
-    if humans_path.is_file():
-        table += "\nPeople on these questions (`spare-gen quiz`), beside the paper's people:\n\n" + humans_markdown(
-            json.loads(humans_path.read_text(encoding="utf-8")))
-        write_text(dest / "figure6.md", f"# SPARE3D Figure 6 on `{out}`\n\n{table}")
+    people = people_rows(read_humans(out), [c.task for c in results])  # `spare-gen evaluate`'s and the paper's
+    table = markdown(results, people)
+    write_text(dest / "figure6.md", f"# SPARE3D Figure 6 on `{out}`\n\n{table}")
+    write_json(dest / "figure6.json", records + [people_record(r) for r in people])
     title = f"SPARE3D Figure 6 on {out.name}: {results[0].device}"
-    for suffix, data in chart_files(results, title).items():
+    for suffix, data in chart_files(results, title, people).items():
         write_bytes(dest / f"figure6{suffix}", data)
     print(table)
     print(f"{NAME}: table, chart and runs in {dest}")

@@ -164,16 +164,27 @@ QUIZ_COUNTS = "{three_view_to_isometric = 10, isometric_to_pose = 10, pose_to_is
               "isometric_view_generation = 0, point_cloud_generation = 0}"
 
 
+def _quiz_run(out: Path, *overrides: str) -> Path:
+    from spare_gen.jobs.regenerate import run
+    from spare_gen.config import load_config
+
+    cfg = load_config(REPO / "configs" / "default.toml",
+                      [f'out="{out}"', "runner.progress=false", "runner.dashboard=false", "models.csg.count=30",
+                       "pool.enabled=false", "questions.allow_fewer=true", f"questions.counts={QUIZ_COUNTS}",
+                       *overrides])
+    run(cfg, stages=("models", "drawings", "questions"))
+    return out
+
+
 @pytest.fixture(scope="session")
 def quiz_dataset(tmp_path_factory) -> Path:
     """A real run of the three multiple-choice tasks only (30 CSG models, a third per task; 8 train, 1 val, 1 test question per task),
     for the quiz tests: models, drawings and questions, no pool, card or audit."""
-    from spare_gen.jobs.regenerate import run
-    from spare_gen.config import load_config
+    return _quiz_run(tmp_path_factory.mktemp("quiz_dataset") / "out")
 
-    out = tmp_path_factory.mktemp("quiz_dataset") / "out"
-    cfg = load_config(REPO / "configs" / "default.toml",
-                      [f'out="{out}"', "runner.progress=false", "runner.dashboard=false", "models.csg.count=30",
-                       "pool.enabled=false", "questions.allow_fewer=true", f"questions.counts={QUIZ_COUNTS}"])
-    run(cfg, stages=("models", "drawings", "questions"))
-    return out
+
+@pytest.fixture(scope="session")
+def quiz_dataset_spare3d_poses(tmp_path_factory) -> Path:
+    """``quiz_dataset`` with SPARE3D's own pose choices (``questions.pose_choices=spare3d``, as
+    configs/spare3d_csg_original.toml): Isometric to Pose's buttons read poses that are not the keys' numbers."""
+    return _quiz_run(tmp_path_factory.mktemp("quiz_dataset_spare3d") / "out", 'questions.pose_choices="spare3d"')

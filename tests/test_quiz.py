@@ -17,6 +17,7 @@ from tests.annotate_server import TOKEN, call, free_port, kill, listening_addres
 from tests.conftest import spare_gen_cli
 from spare_gen.baseline.figure6 import humans_markdown
 from spare_gen.data.human_scores import ANSWER_COLUMNS, read_answers, score_answers
+from spare_gen.data.stats import wilson
 from spare_gen.data.tables import load_split
 from spare_gen.quiz.bank import Bank
 from spare_gen.quiz.plan import Phase, Protocol, Settings, answers_path, make_plan, plan_path, read_plan
@@ -87,7 +88,8 @@ def test_server_stores_answers_resumes_and_refuses_bad_requests_with_json(datase
         status, reply = call(port, "/api/answer", {"person": "ann", "position": 0, "choice": (first + 1) % 4,
                                                    "response_ms": 900})
         assert status == 200 and reply["feedback"] == {"position": 0, "answer": first, "choice": (first + 1) % 4,
-                                                       "correct": False}
+                                                       "correct": False, "answer_label": f"candidate {first + 1}",
+                                                       "choice_label": f"candidate {(first + 1) % 4 + 1}"}
         status, reply = call(port, "/api/answer", {"person": "ann", "position": 0, "choice": 1, "response_ms": 5})
         assert status == 409 and "not the question on screen" in reply["error"]  # a double key press: no second row
 
@@ -128,6 +130,7 @@ def test_server_stores_answers_resumes_and_refuses_bad_requests_with_json(datase
         assert call(port, "/api/answer")[0] == 405 and call(port, "/nowhere")[0] == 404
         assert call(port, "/api/state?person=ann", token=None)[0] == 401
         assert call(port, "/api/state?person=ann", token="wrong")[0] == 401
+        assert call(port, "/api/consent", {"person": "ann", "consent_sha256": "x"})[0] == 409  # no --consent
     finally:
         kill(server)
 
@@ -144,16 +147,26 @@ def test_server_stores_answers_resumes_and_refuses_bad_requests_with_json(datase
             assert status == 200 and reply["feedback"]["correct"]
         status, state = call(port, "/api/state?person=ann")
         assert state["item"]["phase"] == "test" and state["item"]["time_limit_s"] == 5
+        assert state["item"]["time_left_s"] == 5 and not state["item"]["shown"]  # a state starts no clock
+        status, reply = call(port, "/api/answer", {"person": "ann", "position": 6, "choice": 0, "response_ms": 90})
+        assert status == 409 and "never shown" in reply["error"]  # a timed question's clock must have started
+        status, shown = call(port, "/api/shown", {"person": "ann", "position": 6})
+        assert status == 200 and shown["time_limit_s"] == 5 and 4 < shown["time_left_s"] <= 5
+        time.sleep(0.5)
+        status, again = call(port, "/api/shown", {"person": "ann", "position": 6})  # a reload: the clock goes on
+        assert again["elapsed_s"] >= 0.5 and again["time_left_s"] <= 4.5
+        # the page claims 6 s; the server saw 0.5 s: the time stored is the server's bound, and in time
         status, reply = call(port, "/api/answer", {"person": "ann", "position": 6, "choice": 0, "response_ms": 6000})
-        assert status == 200 and reply["stored"]["timed_out"] and "feedback" not in reply  # no feedback in the test
-        call(port, "/api/state?person=ann")
+        assert status == 200 and not reply["stored"]["timed_out"] and "feedback" not in reply  # no feedback in a test
+        call(port, "/api/shown", {"person": "ann", "position": 7})
         status, reply = call(port, "/api/answer", {"person": "ann", "position": 7, "choice": None, "response_ms": 5000})
         assert status == 200 and reply["stored"]["timed_out"]
     finally:
         kill(server)
     written = pd.read_csv(answers_path(dataset, "trained", "ann"), dtype={"choice": "Int64"})
     assert list(written.columns) == list(ANSWER_COLUMNS) and written["position"].tolist() == list(range(8))
-    assert written["timed_out"].tolist() == [0] * 6 + [1, 1] and pd.isna(written["choice"].iloc[7])
+    assert written["timed_out"].tolist() == [0] * 7 + [1] and pd.isna(written["choice"].iloc[7])
+    assert 500 <= written["response_ms"].iloc[6] < 3000  # bounded by the server's clock, not the page's 6000
     assert written["phase"].tolist() == ["training"] * 6 + ["test"] * 2 and (written["time_limit_s"].iloc[6] == 5)
 
 
@@ -198,10 +211,12 @@ def test_dry_runs_are_deterministic_and_score_near_the_chosen_accuracy(dataset, 
                         time_limit_s=15)
     people = People(count=12, accuracy=0.75, seconds=10, seed=3)
     assert simulate(dataset, settings, people) == simulate(other, settings, people)
-    folder = dataset / "quiz" / "trained" / "answers"
     for name in people.names():
-        assert (folder / f"{name}.csv").read_bytes() == (other / "quiz" / "trained" / "answers" / f"{name}.csv"
-                                                         ).read_bytes()
+        assert answers_path(dataset, "trained", name).read_bytes() == answers_path(other, "trained", name).read_bytes()
+    orders = [tuple(json.loads(plan_path(dataset, "trained", n).read_text())["task_order"]) for n in people.names()]
+    assert len(set(orders[:6])) == 6 and orders[6:12] == orders[:6]  # 12 people: each Williams row twice
+    for position in range(3):  # each task first, second and third equally often
+        assert pd.Series([o[position] for o in orders]).value_counts().tolist() == [4, 4, 4]
     rows = read_answers(dataset / "quiz")
     training = [r for r in rows if r["phase"] == "training"]
     # 1 training minute (20 s a task) at about 12 s a question: each task's training stops early
@@ -224,6 +239,8 @@ def test_evaluate_scores_people_with_wilson_intervals_equal_to_scipys(dataset):
     result = spare_gen_cli("evaluate", str(dataset), str(dataset / "quiz"), timeout=300)
     assert result.returncode == 0, result.stderr
     assert "untrained test     pose_to_isometric" in result.stdout and "58.6 %" in result.stdout
+    assert sum("person sim-" in line for line in result.stdout.splitlines()) == 9 * 3  # per-person rows too
+    assert sum("person trainee-" in line for line in result.stdout.splitlines()) == 3 * 3 * 2  # training and test
     report = json.loads((dataset / "reports" / "humans.json").read_text())
     table = pd.read_csv(dataset / "reports" / "human_answers.csv")
     assert len(table) == report["n_answers"] == 9 * 3 + 3 * (9 + 3) and set(table["correct"]) <= {0, 1}
@@ -245,11 +262,25 @@ def test_evaluate_scores_people_with_wilson_intervals_equal_to_scipys(dataset):
                                            "pose_to_isometric": 0.65}}[r["protocol"]][r["task"]]
                               if r["phase"] == "test" else None)
     assert checked > 12
-    figure6 = humans_markdown(report)  # the Figure 6 pipeline's people table
-    assert "| Pose to Isometric | 9 | untrained | 9 | **" in figure6 and "| 58.6 % |" in figure6
-    assert "| 3-View to Isometric | 3 | trained | 3 | **" in figure6 and "| 94.0 % |" in figure6
+    figure6 = humans_markdown(report)  # the Figure 6 pipeline's table, people rows
+    p2i = next(r for r in report["results"] if (r["protocol"], r["phase"], r["task"]) ==
+               ("untrained", "test", "pose_to_isometric"))
+    ours = wilson(p2i["pooled"]["correct"], p2i["pooled"]["total"])
+    assert (f"| Pose to Isometric | - | people, untrained (9 people, best " in figure6
+            and f"**{100 * ours.value:.1f} % [{100 * ours.low:.1f}, {100 * ours.high:.1f}]** | 9 |" in figure6)
+    assert "| 58.6 % [53.7, 63.3], n 400: average of 100+ people" in figure6  # the paper's, at its n
+    assert "| 3-View to Isometric | - | people, trained (3 people" in figure6
+    assert "94.0 % [87.5, 97.2], n 100" in figure6
     card = (dataset / "README.md").read_text()
-    assert "## Human performance" in card and "| Pose to Isometric | untrained | 9 |" in card
+    assert "## Human performance" in card and figure6.strip() in card  # the card holds the same table
+
+    withdrawn = spare_gen_cli("quiz", str(dataset), "--withdraw", "trainee-001", timeout=300)
+    assert withdrawn.returncode == 0, withdrawn.stderr
+    assert "withdrew 'trainee-001': removed 3 file(s), 12 answer(s)" in withdrawn.stdout  # plan, answers, showing
+    assert "scoring" in withdrawn.stdout and "person trainee-001" not in withdrawn.stdout
+    rescored = json.loads((dataset / "reports" / "humans.json").read_text())
+    assert rescored["n_answers"] == report["n_answers"] - 12 and "trainee-001" not in json.dumps(rescored)
+    assert "trainee-001" not in (dataset / "reports" / "human_answers.csv").read_text()
 
     path = answers_path(dataset, "untrained", "sim-000")
     path.write_text(path.read_text() + path.read_text().splitlines()[1] + "\n")  # the same answer twice

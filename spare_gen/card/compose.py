@@ -34,7 +34,7 @@ def write_card(out: Path, config: Config, client=None) -> Path | None:
     humans_path = out / REPORTS_DIR / HUMANS_REPORT
     if humans_path.is_file():
         text = replace_marked(text, humans.BEGIN, humans.END,
-                              humans.section_text(json.loads(humans_path.read_text(encoding="utf-8"))))
+                              humans.section_text(json.loads(humans_path.read_text(encoding="utf-8")), out))
     return write_text(out / CARD_NAME, text)
 
 
@@ -49,4 +49,14 @@ def write_humans_section(out: Path, report: dict) -> Path:
     """Replace (or append) the card's human-performance section, keeping the rest of the card as it is."""
     path = Path(out) / CARD_NAME
     text = path.read_text(encoding="utf-8") if path.is_file() else ""
-    return write_text(path, replace_marked(text, humans.BEGIN, humans.END, humans.section_text(report)))
+    return write_text(path, replace_marked(text, humans.BEGIN, humans.END, humans.section_text(report, out)))
+
+
+def remove_humans_section(out: Path) -> Path | None:
+    """Take the human-performance section out of the card (nobody's answers are left); the card, or None."""
+    path = Path(out) / CARD_NAME
+    text = path.read_text(encoding="utf-8") if path.is_file() else ""
+    start, stop = text.find(humans.BEGIN), text.find(humans.END)
+    if start == -1 or stop < start:
+        return None
+    return write_text(path, text[:start].rstrip("\n") + "\n" + text[stop + len(humans.END):].lstrip("\n"))

@@ -30,8 +30,13 @@ from spare_gen.data.tables import load_split
 from spare_gen.stages.questions.schema import split_path
 from spare_gen.store.inventory import REPORTS_DIR
 
-ANSWER_COLUMNS = ("person_id", "protocol", "phase", "position", "task", "split", "question_id", "choice",
-                  "timed_out", "response_ms", "time_limit_s", "shown_at", "answered_at")
+REQUIRED_COLUMNS = ("person_id", "protocol", "phase", "position", "task", "split", "question_id", "choice",
+                    "timed_out", "response_ms", "time_limit_s", "shown_at", "answered_at")
+# The consent the person gave before the answer (empty without --consent): the SHA-256 of the consent file's bytes
+# (`sha256sum consent.html` prints the same) and when they agreed. Files written before these columns lack them.
+CONSENT_COLUMNS = ("consent_sha256", "consented_at")
+ANSWER_COLUMNS = REQUIRED_COLUMNS + CONSENT_COLUMNS
+
 HUMANS_REPORT = "humans.json"
 HUMAN_ANSWERS = "human_answers.csv"
 PAPER_KEY = {"untrained": "untrained_average", "trained": "trained_max"}  # what the paper reports per protocol
@@ -71,7 +76,7 @@ def read_answers(path: Path) -> list[dict]:
     for file in answer_files(path):
         with open(file, newline="", encoding="utf-8-sig") as fh:
             reader = csv.DictReader(fh)
-            missing = [c for c in ANSWER_COLUMNS if c not in (reader.fieldnames or [])]
+            missing = [c for c in REQUIRED_COLUMNS if c not in (reader.fieldnames or [])]
             if missing:
                 raise ValueError(f"{file}: header lacks column(s) {', '.join(missing)}")
             raw = list(reader)
@@ -91,7 +96,8 @@ def read_answers(path: Path) -> list[dict]:
         if problems:
             raise ValueError("; ".join(problems))
         for r in raw:
-            rows.append({**r, "position": int(r["position"]), "choice": None if r["choice"] == "" else int(r["choice"]),
+            rows.append({**dict.fromkeys(CONSENT_COLUMNS, ""), **r, "position": int(r["position"]),
+                         "choice": None if r["choice"] == "" else int(r["choice"]),
                          "timed_out": int(r["timed_out"]), "response_ms": int(r["response_ms"]), "file": file.name})
     seen = Counter((r["person_id"], r["protocol"], r["position"]) for r in rows)
     twice = Counter((r["person_id"], r["protocol"], r["question_id"]) for r in rows)
@@ -171,7 +177,7 @@ def _pct(x: float | None) -> str:
 
 
 def format_report(report: dict) -> str:
-    """A text table: one line per (protocol, phase, task)."""
+    """A text table: one pooled line per (protocol, phase, task), each followed by its people's own lines."""
     lines = [f"{report['n_answers']} answers of {report['people']} people ({report['answers']})",
              f"{'protocol':<10}{'phase':<9}{'task':<25}{'people':>7}{'answers':>8}{'accuracy':>10}   95% CI"
              f"{'':<9}{'best':>8}{'s/question':>11}{'paper':>8}"]
@@ -181,7 +187,12 @@ def format_report(report: dict) -> str:
         lines.append(f"{r['protocol']:<10}{r['phase']:<9}{r['task']:<25}{r['people']:>7}{a['total']:>8}"
                      f"{_pct(a['accuracy']):>10}   {ci:<24}{_pct(r['best_person']['accuracy']):>8}"
                      f"{r['seconds'].get('median', float('nan')):>11.1f}{_pct(r['paper']):>8}")
-    lines.append("paper: SPARE3D's untrained average (untrained) and trained best (trained), on its own questions")
+        for p in r["per_person"]:
+            ci = f"[{_pct(p['ci'][0])}, {_pct(p['ci'][1])}]"
+            lines.append(f"{'':<19}{'person ' + p['person_id']:<32}{p['total']:>8}{_pct(p['accuracy']):>10}   "
+                         f"{ci:<24}{'':>8}{p['seconds'].get('median', float('nan')):>11.1f}")
+    lines.append("pooled: every answer of the task together; person lines: each person's own answers. paper: SPARE3D's "
+                 "untrained average (untrained) and trained best (trained), on its own questions")
     return "\n".join(lines)
 
 

@@ -42,6 +42,12 @@ def wilson(correct: int, total: int, confidence: float = CONFIDENCE) -> Accuracy
     return Accuracy(int(correct), int(total), float(low), float(high), confidence)
 
 
+def wilson_bounds(p: float, n: int, confidence: float = CONFIDENCE) -> tuple[float, float]:
+    """The Wilson interval of a proportion ``p`` on ``n`` trials where only ``p`` is known (a value a paper printed,
+    whose p x n need not be a whole number)."""
+    return _wilson_interval(p * n, n, confidence)
+
+
 def _wilson_interval(k: int, n: int, confidence: float) -> tuple[float, float]:
     """The two-sided Wilson score interval, computed as scipy's ``binomtest(k, n).proportion_ci(method="wilson")``
     computes it (Newcombe 1998), to the last bit, without importing scipy.stats (a third of a second per command)."""

@@ -48,6 +48,14 @@ class Question:
     def n_choices(self) -> int:
         return self.candidates or len(self.choice_poses)
 
+    @property
+    def choice_labels(self) -> tuple[str, ...]:
+        """What each choice's button says (key k + 1 picks choice k): its pose, or its candidate's number; the
+        feedback names the right answer in these words."""
+        if self.choice_poses:
+            return tuple(f"pose {p}" for p in self.choice_poses)
+        return tuple(f"candidate {k + 1}" for k in range(self.candidates))
+
 
 def _pair(row: QuestionCommon, prefix: str) -> tuple[str | None, str | None]:
     return row.drawing(prefix, Kind.SVG.value), row.drawing(prefix, Kind.PNG.value)

@@ -1,4 +1,5 @@
-"""The quiz's HTTP side (Starlette): the page's config, a person's state, answers and drawings; 4xx with a JSON reason.
+"""The quiz's HTTP side (Starlette): the page's config, a person's state, consent, the showing of a question, answers
+and drawings; 4xx with a JSON reason.
 
 The token, JSON bodies, the listening check and the answers file's appends are :mod:`spare_gen.webapp`'s, shared
 with ``spare-gen annotate``. Drawings are served by position and role only
@@ -8,6 +9,8 @@ with ``spare-gen annotate``. Drawings are served by position and role only
 from __future__ import annotations
 
 import html
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 from starlette.applications import Starlette
@@ -20,7 +23,7 @@ from starlette.routing import Route
 from spare_gen.canvas.pose_cube import pose_cube_svg
 from spare_gen.quiz.bank import TEST_SPLIT, TRAIN_SPLIT, Bank
 from spare_gen.quiz.plan import PAPER_QUESTIONS, Phase, Protocol, Settings, check_person, plan_counts, protocol_dir
-from spare_gen.quiz.session import BadAnswer, Conflict, PersonSession, Quiz
+from spare_gen.quiz.session import BadAnswer, Conflict, NeedsConsent, PersonSession, Quiz, text_sha256
 from spare_gen.stages.questions.tasks import TASK_SPECS
 from spare_gen.webapp.http import (
     NO_STORE, build, check_name_or_400, check_port, json_body, json_reply, new_token, position_param, run_server,
@@ -53,10 +56,32 @@ def protocol_text(settings: Settings, bank: Bank) -> str:
     return f"{_count(test, 'question')} per task; the right answer is not shown. Take the time you need."
 
 
-class QuizApp:
-    """The Quiz with HTTP errors: 400 for bad input, 409 for answers that do not fit the session."""
+@dataclass(frozen=True)
+class Consent:
+    """The study's consent text as the page shows it (HTML) and the SHA-256 of its file's bytes, which every answer
+    records (``sha256sum FILE`` prints the same)."""
 
-    def __init__(self, quiz: Quiz, consent: str | None = None, default_person: str | None = None):
+    html: str
+    sha256: str
+
+
+@contextmanager
+def http_errors():
+    """The session's refusals as HTTP: 400 bad input, 403 no consent yet, 409 not the question on screen."""
+    try:
+        yield
+    except BadAnswer as exc:
+        raise HTTPException(400, str(exc)) from None
+    except NeedsConsent as exc:
+        raise HTTPException(403, str(exc)) from None
+    except Conflict as exc:
+        raise HTTPException(409, str(exc)) from None
+
+
+class QuizApp:
+    """The Quiz with HTTP errors: 400 for bad input, 403 before consent, 409 for answers that do not fit the session."""
+
+    def __init__(self, quiz: Quiz, consent: Consent | None = None, default_person: str | None = None):
         self.quiz, self.consent, self.default_person = quiz, consent, default_person
         if default_person is not None:
             check_person(default_person)
@@ -77,19 +102,24 @@ class QuizApp:
         return {
             "default_person": self.default_person, "protocol": settings.protocol.value,
             "general": GENERAL, "protocol_text": protocol_text(settings, self.quiz.bank), "tasks": tasks,
-            "consent": self.consent, "pose_cube": pose_cube_svg((), ""),
+            "consent": self.consent.html if self.consent else None,
+            "consent_sha256": self.consent.sha256 if self.consent else None, "pose_cube": pose_cube_svg((), ""),
         }  # fmt: skip
 
     def state(self, s: PersonSession) -> dict:
         return with_cube(self.quiz.state(s))
 
     def answer(self, s: PersonSession, body: dict) -> dict:
-        try:
+        with http_errors():
             return with_cube(self.quiz.answer(s, body))
-        except BadAnswer as exc:
-            raise HTTPException(400, str(exc)) from None
-        except Conflict as exc:
-            raise HTTPException(409, str(exc)) from None
+
+    def show(self, s: PersonSession, body: dict) -> dict:
+        with http_errors():
+            return self.quiz.show(s, body.get("position"))
+
+    def agree(self, s: PersonSession, body: dict) -> dict:
+        with http_errors():
+            return with_cube(self.quiz.agree(s, body.get("consent_sha256")))
 
 
 def with_cube(state: dict) -> dict:
@@ -111,41 +141,47 @@ def build_app(app: QuizApp, token: str | None = None) -> Starlette:
     def state(request: Request) -> Response:
         return json_reply(app.state(app.session(request.query_params.get("person"))))
 
-    async def answer(request: Request) -> Response:
-        body = await json_body(request)
-        session = app.session(body.get("person"))
-        return json_reply(await run_in_threadpool(app.answer, session, body))
+    def posting(method):
+        async def route(request: Request) -> Response:
+            body = await json_body(request)
+            session = app.session(body.get("person"))
+            return json_reply(await run_in_threadpool(method, session, body))
+        return route
 
     def picture(request: Request) -> Response:
         session = app.session(request.query_params.get("person"))
         position, which = position_param(request, len(session.steps)), request.query_params.get("which", "")
         if len(which) > ROLE_LENGTH or not which.isascii() or not which.isalnum():
             raise HTTPException(400, f"which {which[:20]!r} must name a drawing of the question (f, r, t, iso, c0...)")
-        try:
+        with http_errors():
             found = app.quiz.picture(session, position, which)
-        except Conflict as exc:
-            raise HTTPException(409, str(exc)) from None
         if found is None:
             raise HTTPException(404, f"the question on screen has no drawing {which!r}")
         data, media_type = found
         return Response(data, media_type=media_type, headers=NO_STORE)
 
     routes = [Route("/api/config", config), Route("/api/state", state),
-              Route("/api/answer", answer, methods=["POST"]), Route("/api/picture", picture)]
+              Route("/api/answer", posting(app.answer), methods=["POST"]),
+              Route("/api/shown", posting(app.show), methods=["POST"]),
+              Route("/api/consent", posting(app.agree), methods=["POST"]), Route("/api/picture", picture)]
     return build(routes, STATIC_DIR / "index.html", STATIC_DIR, token)
 
 
-def read_consent(path: Path | None) -> str | None:
-    """The study's consent text (HTML as written, or plain text escaped, paragraphs kept), or None."""
+def read_consent(path: Path | None) -> Consent | None:
+    """The study's consent text (HTML as written, or plain text escaped, paragraphs kept) and its hash, or None."""
     if path is None:
         return None
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"--consent {path}: no such file")
-    text = path.read_text(encoding="utf-8")
-    if path.suffix.lower() in (".html", ".htm"):
-        return text
-    return "".join(f"<p>{html.escape(p.strip())}</p>" for p in text.split("\n\n") if p.strip())
+    data = path.read_bytes()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ValueError(f"--consent {path}: not UTF-8 text") from None
+    if path.suffix.lower() not in (".html", ".htm"):
+        text = "".join(f"<p>{html.escape(p.strip())}</p>" for p in text.split("\n\n") if p.strip())
+    return Consent(text, text_sha256(data))
 
 
 def serve(out: Path, *, settings: Settings = Settings(), seed: int = 0, tasks: tuple[str, ...] = (),
@@ -153,7 +189,9 @@ def serve(out: Path, *, settings: Settings = Settings(), seed: int = 0, tasks: t
           consent: Path | None = None) -> int:
     """Load the questions, print the address (with the server's token), serve until Ctrl-C."""
     out = Path(out)
-    app = QuizApp(Quiz(out, settings, seed, tasks), read_consent(consent), person)
+    consent_text = read_consent(consent)
+    app = QuizApp(Quiz(out, settings, seed, tasks, consent_sha256=consent_text.sha256 if consent_text else None),
+                  consent_text, person)
     check_port(host, port)
     token = token or new_token()
     s = app.quiz.settings
@@ -166,7 +204,9 @@ def serve(out: Path, *, settings: Settings = Settings(), seed: int = 0, tasks: t
     print(f"spare-gen quiz: protocol {s.protocol.value}: each person answers {training}"
           f"{counts[Phase.TEST.value]} test questions, {s.questions} per task{note} (SPARE3D: {paper}) of "
           f"{', '.join(t.value for t in app.quiz.bank.tasks)} in {out}; answers go to "
-          f"{protocol_dir(out, s.protocol) / 'answers'}/<person>.csv", flush=True)
+          f"{protocol_dir(out, s.protocol) / 'answers'}/ (one file per person, named by a digest of their id)"
+          + (f"; consent {consent} (SHA-256 {consent_text.sha256[:12]}...) is recorded with them" if consent_text
+             else ""), flush=True)
     url = f"http://{host}:{port}/?token={token}" + (f"&person={person}" if person else "")
     print(f"spare-gen quiz: open {url} (one URL per person: &person=NAME); Ctrl-C stops", flush=True)
     run_server(build_app(app, token), host, port)

@@ -78,6 +78,7 @@ def simulate(out: Path, settings: Settings, people: People, seed: int = 0, tasks
         before = len(session.answered)
         while not (state := quiz.state(session))["done"]:  # as the page: the question goes on screen, then an answer
             item = state["item"]
+            quiz.show(session, item["position"])
             question = quiz.bank.questions[session.steps[item["position"]].question_id]
             choice, ms = draw_answer(rng, question, people, item["time_limit_s"])
             clock.now += ms / 1000
@@ -122,6 +123,9 @@ def play(url: str, out: Path, people: People, *, deadline_s: float = 600.0, ackn
                 steps, _, _ = read_plan(plan_path(out, state["protocol"], name))
                 question = bank.questions[steps[item["position"]].question_id]
                 choice, ms = draw_answer(rng, question, people, item["time_limit_s"])
+                status, shown = _call(base, token, "/api/shown", {"person": name, "position": item["position"]})
+                if status != 200:
+                    continue  # another position is on screen now (the state was stale): ask again
                 status, reply = _call(base, token, "/api/answer",
                                       {"person": name, "position": item["position"], "choice": choice,
                                        "response_ms": ms})

@@ -4,12 +4,15 @@ position parameters, the listening check and the uvicorn loop.
 As Jupyter does, a served app requires a per-server token (generated unless given with ``--token``): the
 printed URL carries it (``?token=``), the page then keeps it in a cookie, and every request without it (as
 query parameter, ``Authorization: token ...`` header or that cookie) gets 401, so nobody else who can reach
-the port (``--host 0.0.0.0``) can answer as someone else.
+the port (``--host 0.0.0.0``) can answer as someone else. The cookie lasts ``COOKIE_DAYS`` (a person who closes the
+browser and comes back the next day needs no new link); a browser that opens the page without the token gets a
+short HTML page that says what to do, any other client the JSON reason.
 """
 
 from __future__ import annotations
 
 import hashlib
+import html
 import inspect
 import json
 import re
@@ -23,7 +26,7 @@ from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
@@ -32,6 +35,12 @@ NO_STORE = {"Cache-Control": "no-store"}
 MAX_BODY_BYTES = 16 * 1024
 POSITION_PATTERN = re.compile(r"[0-9]{1,9}")  # ASCII digits only ('²' is a digit to str.isdigit), no 5,000 of them
 AUTH_SCHEMES = ("token", "bearer")  # Authorization: token <token> (as Jupyter) or Bearer <token>
+COOKIE_DAYS = 30  # a study may run for weeks; the token cookie outlives the browser session
+NO_TOKEN_PAGE = """<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Link needed</title>
+<style>body{{font-family:system-ui,sans-serif;max-width:40em;margin:4em auto;color:#222;line-height:1.5}}</style>
+</head><body><h1>This page needs its full link</h1><p>{reason}.</p><p>Open the link you were given, the one that
+ends in <code>?token=...</code>: the person running the study has it (the server printed it when it started).</p>
+</body></html>"""
 
 
 def json_error(request: Request, exc: HTTPException) -> Response:
@@ -111,8 +120,21 @@ def build(routes: list[BaseRoute], index: Path, static: Path, token: str | None)
     def page(request: Request) -> Response:
         response = FileResponse(index, headers=NO_STORE)
         if token is not None:  # the page's own requests (pictures too) carry the token from now on
-            response.set_cookie(cookie_name(token), token, httponly=True, samesite="strict")
+            response.set_cookie(cookie_name(token), token, max_age=COOKIE_DAYS * 24 * 3600, httponly=True,
+                                samesite="strict")
         return response
+
+    async def page_or_reason(request: Request) -> Response:
+        try:
+            require_token(request, token)
+        except HTTPException as exc:
+            if "text/html" not in request.headers.get("accept", ""):
+                raise
+            reason = "The link you opened lacks the study's token" if not _given_token(request, token or "") \
+                else "The link you opened carries a wrong or old token"
+            return HTMLResponse(NO_TOKEN_PAGE.format(reason=html.escape(reason)), status_code=exc.status_code,
+                                headers=NO_STORE)
+        return page(request)
 
     def guarded(handler):
         async def route(request: Request) -> Response:
@@ -122,7 +144,7 @@ def build(routes: list[BaseRoute], index: Path, static: Path, token: str | None)
             return await run_in_threadpool(handler, request)  # as Starlette runs a plain function
         return route
 
-    wrapped = [Route(r.path, guarded(r.endpoint), methods=r.methods) for r in [Route("/", page), *routes]]
+    wrapped = [Route("/", page_or_reason), *[Route(r.path, guarded(r.endpoint), methods=r.methods) for r in routes]]
     return Starlette(routes=[*wrapped, Mount("/static", StaticFiles(directory=static))],
                      exception_handlers={HTTPException: json_error})
 

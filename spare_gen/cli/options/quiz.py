@@ -27,9 +27,14 @@ EPILOG = DATASET_INPUT + """
   # then open http://127.0.0.1:8766/?token=s3cret (each person enters a name, or add &person=NAME)
   spare-gen quiz outputs/default --protocol trained --simulate 5 --accuracy 0.9 --seconds 12   # a dry run
 
-answers: OUT/quiz/<protocol>/answers/<person>.csv, one row per answer: person_id, protocol, phase (training,
-test), position, task, split, question_id, choice (0..3; empty when the time ran out), timed_out (0/1),
-response_ms, time_limit_s, shown_at, answered_at (UTC). Plans: OUT/quiz/<protocol>/plans/<person>.json."""
+  spare-gen quiz outputs/default --consent consent.html     # consent recorded with the answers; decline stores nothing
+  spare-gen quiz outputs/default --withdraw p017            # delete p017's plan, answers and consent record
+
+answers: OUT/quiz/<protocol>/answers/<key>.csv (<key>: a digest of the person's id, never the id itself), one row
+per answer: person_id, protocol, phase (training, test), position, task, split, question_id, choice (0..3; empty
+when the time ran out), timed_out (0/1), response_ms (from the drawings on screen), time_limit_s, shown_at,
+answered_at (UTC), consent_sha256, consented_at. Plans (with the person's counterbalanced task order):
+OUT/quiz/<protocol>/plans/<key>.json; consent records: OUT/quiz/<protocol>/consent/<key>.json."""
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -54,6 +59,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--token", default=None,
                    help="the token every request must carry, as in the printed URL (default: a new random one)")
     p.add_argument("--person", default=None, help="person name used when the URL has no &person= (default: ask)")
+    p.add_argument("--withdraw", default=None, metavar="PERSON",
+                   help="no server: delete every file of PERSON (plan, answers, consent) under OUT/quiz, say what was "
+                        "deleted, and score the others again if reports/humans.json counted them")
     p.add_argument("--simulate", type=int, default=0, metavar="N",
                    help="no server: write the answers of N simulated people (a dry run), then stop")
     p.add_argument("--accuracy", type=float, default=SIMULATED.accuracy,
