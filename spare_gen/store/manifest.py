@@ -134,14 +134,21 @@ def ledger_digest(out: Path) -> str:
     return ownership.digest(out, is_bookkeeping)
 
 
-def rehash_ledger(out: str | os.PathLike) -> None:
-    """After a command added what it wrote to the ownership ledger (``ownership.recording``), dataset.json's record
-    of the ledger (its provenance hash with it); nothing for an incomplete record."""
+def rehash_ledger(out: str | os.PathLike, rels: Collection[str] = ()) -> None:
+    """After a command added what it wrote (``rels``) to the ownership ledger (``ownership.recording``),
+    dataset.json's record of the ledger, and the new hash of each of ``rels`` it records in ``files`` (its provenance
+    hash with them); nothing for an incomplete record."""
     record = read_manifest(Path(out))
     if not record.get("complete"):
         return
     record = {k: v for k, v in record.items() if k != PROVENANCE_KEY}
     record[LEDGER_KEY] = ledger_digest(Path(out))
+    files = dict(record.get("files", {}))
+    for rel in set(rels) & set(files):
+        if (Path(out) / rel).is_file():
+            files[rel] = sha256_file(Path(out) / rel)
+    if "files" in record:
+        record["files"] = dict(sorted(files.items()))
     write_json(Path(out) / MANIFEST_FILE, {**record, PROVENANCE_KEY: provenance_hash(record)})
 
 

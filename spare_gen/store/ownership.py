@@ -376,7 +376,7 @@ def digest(out: str | os.PathLike, bookkeeping) -> str:
 def recording(out: str | os.PathLike, after=None) -> Iterator[list[str]]:
     """For a command that writes into a dataset folder after its run (train-baseline, quiz, cache, show, export,
     the Figure 6 pipeline ...): every file this process writes into ``out`` inside the block goes to the ledger, even
-    when the block fails; then ``after(out)`` (dataset.json's record of the ledger). Nothing for a folder that is
+    when the block fails; then ``after(out, paths)`` (dataset.json's record of the ledger and of those files). Nothing for a folder that is
     not a spare_gen output (no dataset.json)."""
     with noting_writes() as written:
         try:
@@ -386,4 +386,4 @@ def recording(out: str | os.PathLike, after=None) -> Iterator[list[str]]:
             if ours and os.path.isfile(os.path.join(out, "dataset.json")):
                 record(out, ours)
                 if after is not None:
-                    after(out)
+                    after(out, ours)
