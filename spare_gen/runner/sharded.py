@@ -303,7 +303,7 @@ def _drop_stale(out_dir: str, stage: str, tables: tuple[TableOut, ...], keep: se
         if folder.is_dir():
             stale += [path.relative_to(out).as_posix() for path in sorted(folder.iterdir())
                       if path.suffix == ".json" and f"{path.stem}.parquet" not in keep]
-    ownership.remove(out_dir, stale)  # only what the ledger names with its bytes unchanged
+    ownership.remove(out_dir, stale, listed=False)  # only what the ledger names with its bytes unchanged
 
 
 def run_sharded_stage(

@@ -266,10 +266,10 @@ def forget(out: str | os.PathLike, rels: Iterable[str]) -> None:
         _write(out, kept)
 
 
-def remove(out: str | os.PathLike, rels: Iterable[str]) -> list[str]:
+def remove(out: str | os.PathLike, rels: Iterable[str], listed: bool = True) -> list[str]:
     """Delete the files of ``rels`` that the ledger names and that still hold the bytes spare_gen wrote (nothing
     else: a changed one is kept, see ``noting_kept``), then the folders left empty by it; return what was deleted,
-    sorted."""
+    sorted. ``listed``: the deletions go to ``noting_removals`` (False: a table part or index a run replaced)."""
     out = Path(out)
     found = entries(out)
     gone = []
@@ -290,7 +290,7 @@ def remove(out: str | os.PathLike, rels: Iterable[str]) -> list[str]:
             except OSError:
                 break
             parent = parent.parent
-    if _removed is not None:
+    if _removed is not None and listed:
         _removed.extend(gone)
     return gone
 
