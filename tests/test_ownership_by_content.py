@@ -218,15 +218,17 @@ def test_an_edit_to_the_ledger_is_caught_by_validate(small, tmp_path):
         return lambda files: files[next(rel for rel in sorted(files) if rel.startswith(prefix))].__setitem__(
             2, "0" * 64)
 
-    cases = {"dropped": lambda files: files.pop(sorted(files)[0]), "claimed": claim_a_users_file,
-             "rehashed": rehash("models/")}
+    cases = {"dropped": lambda files: files.pop(next(rel for rel in sorted(files) if rel.startswith("drawings/"))),
+             "claimed": claim_a_users_file, "rehashed": rehash("models/")}
     for name, change in cases.items():
         proc = edited(name, change)
         assert proc.returncode == 1, (name, proc.stdout)
         assert f"files: {ownership.LEDGER} was edited since spare_gen wrote it" in proc.stdout, (name, proc.stdout)
-    # a timing file's record (bookkeeping, whose bytes dataset.json cannot fix): its file no longer matches it
+    # bookkeeping's records (whose bytes and names dataset.json cannot fix): the files no longer match them
     proc = edited("bookkeeping", rehash("timings/"))
     assert proc.returncode == 1 and "changed since spare_gen wrote it" in proc.stdout, proc.stdout
+    proc = edited("bookkeeping_dropped", lambda files: files.pop(sorted(files)[0]))
+    assert proc.returncode == 1 and _strays(proc.stdout) == [sorted(ownership.read(small))[0]], proc.stdout
 
 
 def test_raters_answers_are_peoples_data_listed_in_a_note_not_a_problem(small, tmp_path):

@@ -363,12 +363,14 @@ def adopt(out: str | os.PathLike) -> int:
 
 
 def digest(out: str | os.PathLike, bookkeeping) -> str:
-    """SHA-256 of what the ledger says in the part that a config decides: every path, and the size and hash of
-    each file that is not bookkeeping (``bookkeeping(rel)``: timings and the like, whose bytes vary run to run).
-    dataset.json records it, so an edit to the ledger is caught by ``spare-gen validate``."""
+    """SHA-256 of what the ledger says in the part that a config decides: the path, size and hash of each file that
+    is not bookkeeping (``bookkeeping(rel)``: resume state and timings, whose bytes and names depend on the runs
+    before). dataset.json records it, so an edit to the ledger is caught by ``spare-gen validate``; an edit to a
+    bookkeeping entry is caught there too, as the file no longer matching its record (or a stray file)."""
     h = hashlib.sha256()
     for rel, e in sorted(entries(out).items()):
-        h.update(json.dumps([rel] if bookkeeping(rel) else [rel, e.size, e.sha256]).encode() + b"\n")
+        if not bookkeeping(rel):
+            h.update(json.dumps([rel, e.size, e.sha256]).encode() + b"\n")
     return h.hexdigest()
 
 
