@@ -3,7 +3,7 @@
 Real runs through the command line (small CSG counts), real files, a real FIFO (``os.mkfifo``): a user's files in
 ``.units/<stage>/``, ``timings/<stage>/`` and inside a table folder survive a shrinking rerun and are listed; a user's
 Parquet file is never read as a table; a generated file the user edited is kept; what spare_gen's own later commands
-write (train-baseline, export, cache, show) is recorded, never called foreign, and checked by validate; a FIFO never
+write (train-baseline, the Figure 6 pipeline, export, cache, show) is recorded, never called foreign, and checked by validate; a FIFO never
 hangs validate; a stray dot file and an edited ledger are caught; an older spare_gen's ledger is adopted once.
 """
 
@@ -133,8 +133,14 @@ def test_what_spare_gens_own_commands_write_into_a_dataset_is_recorded_never_for
     for args in commands:
         proc = spare_gen_cli(*args, cwd=tmp_path, timeout=900)
         assert proc.returncode == 0, (args[0], proc.stderr)
-    written = {rel for rel in ownership.read(out) if rel.startswith(("baselines/", "exports/", "caches/", "show/"))}
-    assert {"show/index.html", f"exports/{task}_test_16.npz"} <= written
+    figure6 = subprocess.run([sys.executable, str(REPO / "pipelines" / "reproduce_spare3d_figure6.py"), "--dataset",
+                              str(out), "--cells", f"{task}:binary", "--archs", "bagnet33", "--size", "36",
+                              "--epochs", "1", "--batch-size", "4", "--device", "cpu", "--no-blank"],
+                             cwd=tmp_path, capture_output=True, text=True, timeout=900)
+    assert figure6.returncode == 0, figure6.stderr[-3000:]
+    written = {rel for rel in ownership.read(out)
+               if rel.startswith(("baselines/", "exports/", "caches/", "show/", "figure6/"))}
+    assert {"show/index.html", f"exports/{task}_test_16.npz", "figure6/figure6.json", "figure6/figure6.pdf"} <= written
     assert any(rel.startswith(f"baselines/{task}/") for rel in written)
     assert any(rel.startswith("caches/") for rel in written)
     assert _validate(out).returncode == 0

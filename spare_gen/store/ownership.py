@@ -50,7 +50,7 @@ _BOOKKEEPING_FOLDERS = (".units/", "timings/")
 _removed: list[str] | None = None  # what ``remove`` deleted while ``noting_removals`` is active
 _kept: list[str] | None = None  # what ``remove`` kept (not spare_gen's bytes any more) meanwhile
 _since_ns: int | None = None  # inside ``run_window``: the run's start on the output folder's clock
-_cache: dict[str, tuple[tuple[int, int], dict[str, "Entry"], bool]] = {}  # ledger path -> (stat key, entries, old)
+_cache: dict[str, tuple[tuple[int, ...], dict[str, "Entry"], bool]] = {}  # ledger path -> (stat key, entries, old)
 hash_seconds = 0.0  # CPU seconds spent hashing files for the ledger in this process (reported by benchmarks)
 
 
@@ -140,7 +140,7 @@ def _load(out: Path) -> tuple[dict[str, Entry], bool]:
     st = _regular(path)
     if st is None or st.st_size > LEDGER_MAX_BYTES:
         return {}, False
-    key = (st.st_size, st.st_mtime_ns)
+    key = _key(st)
     hit = _cache.get(os.path.abspath(path))
     if hit is not None and hit[0] == key:
         return dict(hit[1]), hit[2]
@@ -178,9 +178,17 @@ def is_old(out: str | os.PathLike) -> bool:
     return _load(Path(out))[1]
 
 
+def _key(st: os.stat_result) -> tuple[int, ...]:
+    """What tells one ledger file from another: each write is a new file (atomic), so a new inode and times."""
+    return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
 def _write(out: Path, found: dict[str, Entry]) -> None:
-    write_json(out / LEDGER, {"version": LEDGER_VERSION,
-                              "files": {rel: found[rel].as_json() for rel in sorted(found)}})
+    path = write_json(out / LEDGER, {"version": LEDGER_VERSION,
+                                     "files": {rel: found[rel].as_json() for rel in sorted(found)}})
+    st = _regular(os.fspath(path))
+    if st is not None:  # what this process just wrote: no need to read it back
+        _cache[os.path.abspath(path)] = (_key(st), dict(found), False)
 
 
 def relative(out: str | os.PathLike, paths: Iterable[str | os.PathLike]) -> set[str]:
