@@ -86,7 +86,7 @@ def small_dataset(tmp_path_factory) -> Path:
 
 
 # Files that record how and how long a run went, not what it produced (the README's "Guarantees").
-BOOKKEEPING = ("run.json", "timings/", "questions/timings.json")
+BOOKKEEPING = ("run.json", "timings/", "questions/timings.json", ".units/written.json")
 
 
 def file_hashes(root: Path) -> dict[str, str]:

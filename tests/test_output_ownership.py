@@ -45,7 +45,7 @@ def test_a_users_files_in_the_output_folder_survive_runs_and_shrinking_reruns_an
 
     first = _run(out, 2, "models,drawings", tmp_path)
     assert "removed" not in first.stderr
-    assert f"3 file(s) in {out} are not spare_gen's: kept (e.g. drawings/sketch.png)" in first.stderr
+    assert f"3 file(s) in {out} are not spare_gen's or were changed: kept (e.g. drawings/sketch.png)" in first.stderr
     assert all((out / rel).read_text() == text for rel, text in USER_FILES.items())
     proc = spare_gen_cli("validate", str(out))
     assert proc.returncode == 1
@@ -67,7 +67,7 @@ def test_a_users_files_in_the_output_folder_survive_runs_and_shrinking_reruns_an
     assert sorted(json.loads((out / "run.json").read_text())["removed"]) == sorted(second_model)
     assert not (out / "drawings" / "csg_000001").exists()
     assert all((out / rel).read_text() == text for rel, text in USER_FILES.items())
-    assert f"3 file(s) in {out} are not spare_gen's: kept" in third.stderr
+    assert f"3 file(s) in {out} are not spare_gen's or were changed: kept" in third.stderr
     assert sorted(p for p in validate(out)) == sorted(
         f"stray: {rel} is not spare_gen's: no table names it and dataset.json does not record it (kept; remove it "
         "or move it out of the dataset)" for rel in USER_FILES)
@@ -170,4 +170,4 @@ def test_a_rerun_keeps_a_users_file_inside_a_table_folder_and_rewrites_a_deleted
     assert (out / "README.md").read_bytes() == card
     assert (out / "views.parquet" / "_notes.txt").read_text() == "mine\n"
     assert len(shards.parts(out / "views.parquet")) == 1
-    assert f"1 file(s) in {out} are not spare_gen's: kept (e.g. views.parquet/_notes.txt)" in proc.stderr
+    assert f"1 file(s) in {out} are not spare_gen's or were changed: kept (e.g. views.parquet/_notes.txt)" in proc.stderr

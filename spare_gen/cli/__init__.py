@@ -54,6 +54,8 @@ EXIT_BAD_INPUT = 2
 READS_FOLDER = ("validate", "metric-report", "rank", "annotate", "quiz", "simulate-raters", "learn-metric", "evaluate",
                 "evaluate-poses", "audit", "export-spare3d", "train-baseline", "learning-curve", "export", "cache",
                 "show")
+# of those, the commands that write nothing into it: the others' files go to its ownership ledger (``_recorded``)
+ONLY_READS = ("validate",)
 
 
 def command_module(name: str) -> ModuleType:
@@ -110,6 +112,17 @@ def _missing_extra(name: str | None, exc: ModuleNotFoundError) -> int | None:
     return EXIT_BAD_INPUT
 
 
+def _recorded(name: str, args: argparse.Namespace) -> int:
+    """Run a command that may write into the dataset folder it reads (train-baseline, quiz, cache, audit, show,
+    export ...): every file it writes there goes to the folder's ownership ledger and dataset.json's record of it,
+    so a later ``spare-gen run`` knows them as spare_gen's and ``spare-gen validate`` checks them."""
+    from spare_gen.store import ownership  # light: no pyarrow
+    from spare_gen.store.manifest import rehash_ledger
+
+    with ownership.recording(args.out, after=rehash_ledger):
+        return command_module(name).run(args)
+
+
 def main(argv: list[str] | None = None) -> int:
     """The command line; a Ctrl-C or a closed pipe ends it in one line (``spare_gen.console``)."""
     return console.run_command(lambda: _main(argv))
@@ -127,6 +140,8 @@ def _main(argv: list[str] | None) -> int:
         if name in READS_FOLDER and not Path(args.out).is_dir():
             print(f"spare-gen {name}: error: folder {args.out!r} does not exist", file=sys.stderr)
             return EXIT_BAD_INPUT
+        if name in READS_FOLDER and name not in ONLY_READS:
+            return _recorded(name, args)
         return command_module(name).run(args)
     except ModuleNotFoundError as exc:
         code = _missing_extra(name, exc)

@@ -5,7 +5,8 @@ pool stages. Before any work everything the config names is checked (``spare_gen
 config`` checks it), and the output folder must be writable and not in use by another run (a lock held for the whole
 run). After the stages,
 files spare_gen wrote that no table references any more (left by a run with other settings) are removed and listed
-(all of them in run.json); a file it did not write (``spare_gen.store.ownership``) is kept and listed once.
+(all of them in run.json); a file it did not write, or one changed since it wrote it (``spare_gen.store.ownership``:
+path, size and hash), is kept and listed once. An older spare_gen's ledger (paths only) is adopted once, in one line.
 dataset.json records every table's hash, and the hash of every other file the run wrote, for ``spare-gen validate``.
 """
 
@@ -22,12 +23,12 @@ from spare_gen.atomic import noting_writes
 from spare_gen.card.compose import write_card
 from spare_gen.config.schema import Config
 from spare_gen.store import ownership
-from spare_gen.store.inventory import RUN_FILE, foreign, owned, remove_unreferenced
-from spare_gen.store.manifest import now, read_manifest, stage_summaries, why_incomplete, write_manifest, \
-    write_run_record
+from spare_gen.store.inventory import RUN_FILE, owned, remove_unreferenced
+from spare_gen.store.manifest import now, read_manifest, rehash_ledger, stage_summaries, why_incomplete, \
+    write_manifest, write_run_record
 from spare_gen.stages.models.driver import models_unchanged
 from spare_gen.jobs.preflight import preflight, run_names
-from spare_gen.store.preflight import check_output_folder, output_lock
+from spare_gen.store.preflight import LOCK_FILE, check_output_folder, output_lock
 from spare_gen.runner.cluster import open_cluster
 from spare_gen.runner.stage import MachineFailure
 from spare_gen.stage_table import POOL_STAGES, STAGE_NAMES, pool_models_only, wanted
@@ -53,6 +54,10 @@ def run(config: Config, *, stages: tuple[str, ...] = STAGE_NAMES, announce: str 
     if reason is None:
         if announce:
             print(announce, file=sys.stderr)
+        if ownership.is_old(out):  # an older spare_gen's output: its ledger hashed once, recorded in dataset.json
+            with output_lock(out):
+                _adopt(out)
+                rehash_ledger(out)
         say(f"nothing to do: {out} is complete for this config")
         return stage_summaries(out)
     created = not out.exists()
@@ -80,17 +85,20 @@ def _run_locked(config: Config, out: Path, stages: tuple[str, ...], announce: st
     if reason:  # an earlier run's output: what changed since, before any stage recomputes
         say(reason)
     summaries = stage_summaries(out)  # keep what earlier runs recorded for stages not run now
+    _adopt(out)
     write_manifest(out, config, summaries, complete=False)
     write_run_record(out, config, started, None, None, "running", stages=_names(config, stages))
     outcome, removed = "interrupted", []
     try:
-        with ownership.noting_removals() as removed:
+        clock = out / LOCK_FILE
+        with ownership.noting_removals() as removed, ownership.noting_kept() as kept, \
+                ownership.run_window(out, clock if clock.is_file() else None):
             with contextlib.ExitStack() as stack, noting_writes() as written:
                 stack.push(client_cm)
                 _run_stages(client, config, out, stages, summaries, written)
                 write_card(out, config, client)  # once, from every stage's outputs (questions, audit, pool)
-            _clean_up(out, written, removed)
-        write_manifest(out, config, summaries, complete=True, mine=owned(out))
+            changed = _clean_up(out, written, removed, kept)
+        write_manifest(out, config, summaries, complete=True, mine=owned(out) - changed)  # not a changed file's hash
         outcome = "complete"
     except BaseException as exc:
         outcome = f"stopped: {type(exc).__name__}"
@@ -101,23 +109,33 @@ def _run_locked(config: Config, out: Path, stages: tuple[str, ...], announce: st
     return summaries
 
 
-def _clean_up(out: Path, written: list[str], removed: list[str]) -> None:
-    """Remove the files spare_gen wrote that no table names any more (never one this run wrote, nor one a table of
-    any stage still names), record what it owns now, and say what went (the stages' removals too: a task no longer
-    asked for) and what is not its own."""
+def _clean_up(out: Path, written: list[str], removed: list[str], kept: list[str]) -> set[str]:
+    """Remove the files spare_gen wrote that no table names any more and that still hold the bytes it wrote (never
+    one this run wrote, nor one a table of any stage still names), record what it owns now, and say what went (the
+    stages' removals too: a task no longer asked for) and what is not its own or was changed since (kept); return
+    the files spare_gen recorded that changed since (dataset.json records no hash of theirs)."""
     ours = ownership.relative(out, written)
     ownership.record(out, ours)  # the card, previews, reports: written by this process
-    owned_now = owned(out)
-    ownership.record(out, owned_now)  # the tables and every file they name are spare_gen's from now on
+    ownership.record(out, owned(out))  # the tables and every file they name, as spare_gen wrote them this run
     remove_unreferenced(out, keep=ours)  # adds to ``removed`` (ownership.noting_removals)
     if removed:
         say(f"removed {len(removed)} file(s) spare_gen wrote that no table names any more (left by an earlier run "
             f"with other settings; all listed in {RUN_FILE}), e.g. {', '.join(removed[:SHOWN])}")
-    mine = ownership.record(out, (), prune=True)
-    others = foreign(out, owned(out, mine))
+    ownership.record(out, (), prune=True)
+    foreign, changed = ownership.not_ours(out)
+    others = sorted({*foreign, *changed, *kept} - set(removed))
     if others:
-        say(f"{len(others)} file(s) in {out} are not spare_gen's: kept (e.g. {others[0]}); `spare-gen validate` "
-            f"lists them all")
+        say(f"{len(others)} file(s) in {out} are not spare_gen's or were changed: kept (e.g. {others[0]}); "
+            "`spare-gen validate` lists them all")
+    return set(changed)
+
+
+def _adopt(out: Path) -> None:
+    """An older spare_gen's ledger (paths only): its files hashed once as they are, said in one line."""
+    n = ownership.adopt(out)
+    if n:
+        say(f"adopted {n} file(s) an older spare_gen recorded as its own in {out / ownership.LEDGER}: hashed once "
+            "as they are now (from now on a file changed since is kept and listed, never removed)")
 
 
 def _record_run(out: Path, config: Config, started: str, seconds: float, outcome: str,

@@ -19,6 +19,7 @@ from spare_gen.stages.models import driver as models_driver
 from spare_gen.stages.pool import driver as pool_driver
 from spare_gen.stages.questions import driver as questions_driver
 from spare_gen.runner.contract import Summary
+from spare_gen.store import ownership
 from spare_gen.stage_table import AUDIT, POOL_STAGES, STAGE_NAMES, STAGES, pool_models_only, wanted
 
 __all__ = ["POOL_STAGES", "STAGE_NAMES", "STAGES", "audit_line", "pool_models_only", "run_audit", "run_drawings",
@@ -32,7 +33,7 @@ def audit_line(out: Path, seed: int, client=None, show: bool = False) -> str:
     try:
         report, _ = audit_and_record(out, seed, client, show)
     except (ValueError, FileNotFoundError) as exc:
-        (out / REPORTS_DIR / REPORT_NAME).unlink(missing_ok=True)
+        ownership.remove(out, [f"{REPORTS_DIR}/{REPORT_NAME}"])  # spare_gen's own report only, as it wrote it
         return f"audit: NOT RUN ({exc})"
     if (report.flagged or report.not_audited or report.empty_splits or too_little_data(report)
             or view_aware_too_little(report.view_aware)):  # loud

@@ -285,16 +285,25 @@ def _run_shards(client, task: Task, groups: list[list[Unit]], fingerprints: dict
 
 
 def _drop_stale(out_dir: str, stage: str, tables: tuple[TableOut, ...], keep: set[str]) -> None:
-    """Record every file a unit of this stage wrote (the proof that spare_gen wrote them), then remove the table
-    parts, unit indexes and timing files of parts not in ``keep``."""
-    ownership.record(out_dir, _indexed_files(out_dir, stage))  # before the stale indexes go
+    """Record every file a unit of this stage wrote, and the parts, indexes and timing files of the parts in
+    ``keep`` (the proof that spare_gen wrote them), then remove the table parts, unit indexes and timing files of
+    parts not in ``keep`` that spare_gen wrote and that still hold its bytes (a user's file in those folders, or one
+    changed since, is kept: ``spare_gen.store.ownership``)."""
+    out = Path(out_dir)
+    units, timings = unit_dir(out_dir, stage), out / TIMINGS_DIR / stage
+    mine = [rel for part in sorted(keep) for rel in (*(out / t.name / part for t in tables),
+                                                      units / f"{Path(part).stem}.json",
+                                                      timings / f"{Path(part).stem}.json")]
+    ownership.record(out_dir, [*_indexed_files(out_dir, stage), *mine])  # before the stale indexes go
+    stale = []
     for t in tables:
-        shards.keep_only(shards.prepare_folder(Path(out_dir) / t.name), keep)
-    for folder in (unit_dir(out_dir, stage), Path(out_dir) / TIMINGS_DIR / stage):
+        folder = shards.prepare_folder(out / t.name)
+        stale += [f"{t.name}/{p.name}" for p in sorted(folder.iterdir()) if p.name not in keep]
+    for folder in (units, timings):
         if folder.is_dir():
-            for path in folder.iterdir():
-                if path.suffix == ".json" and f"{path.stem}.parquet" not in keep:
-                    path.unlink(missing_ok=True)
+            stale += [path.relative_to(out).as_posix() for path in sorted(folder.iterdir())
+                      if path.suffix == ".json" and f"{path.stem}.parquet" not in keep]
+    ownership.remove(out_dir, stale, listed=False)  # only what the ledger names with its bytes unchanged
 
 
 def run_sharded_stage(

@@ -530,7 +530,8 @@ def run_stage(
     if todo:
         run.run(len(units), workers)
     # what the units wrote into the output folder: the proof that spare_gen wrote it (spare_gen.store.ownership)
-    ownership.record(out_dir, [rel for res in results.values() for rel in output_files(res.record())])
+    ownership.record(out_dir, [*(rel for res in results.values() for rel in output_files(res.record())),
+                               *(_unit_path(out_dir, stage, uid) for uid in results)])  # and the units' own files
     if run.failed_machine:
         raise machine_failure(stage, {uid: res.error for uid, res in run.failed_machine.items()})
     return [cast(R, results[uid]) for uid in sorted(results)]

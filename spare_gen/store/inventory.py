@@ -10,8 +10,10 @@ from it later (audit, metric report, rankings), which are not its tables.
 
 from __future__ import annotations
 
+import fnmatch
 import hashlib
 import os
+import stat
 from pathlib import Path
 from typing import Collection, Iterator
 
@@ -22,23 +24,32 @@ from spare_gen.filehash import sha256_file
 from spare_gen.store import ownership
 from spare_gen.stage_table import STAGE_FOLDERS
 from spare_gen.store.packed import packed_bytes, packed_paths
+from spare_gen.store.shards import PART_PREFIX
+
+# Where spare_gen's layout puts a table: a Parquet file anywhere else (a user's) is never read as one. A table is a
+# file at one of these paths, or a folder of parts there whose parts the ownership ledger names.
+TABLE_NAMES = ("models.parquet", "views.parquet", "drawings.parquet", "wireframes.parquet", "corruptions.parquet",
+               "pairs.parquet")
+QUESTION_TABLE_DEPTHS = (2, 3)  # questions/<name>.parquet, questions/<task>/<split>.parquet
+HF_DIR = "hf"  # hf/<task>/<split>.parquet: the Hugging Face copies (spare_gen.hub.pack)
+# Folders that hold people's own data by design: raters' answers (``spare-gen annotate``, ``spare-gen quiz``).
+# validate checks there what spare_gen's apps wrote (the ledger) and lists the rest as people's data, not a problem.
+PEOPLES_DATA = ("annotations/*.csv", "quiz/*/answers/*.csv")
 
 MANIFEST_FILE = "dataset.json"
 RUN_FILE = "run.json"
 BOOKKEEPING = (".units", "timings", RUN_FILE)  # resume state and timings: not dataset content
 REPORTS_DIR = "reports"  # analyses made from a dataset later (audit, metric report, rankings): not its tables
 FILE_COLUMN_NAMES = ("path", "svg", "png")
+PARQUET_MIN_BYTES = 12  # "PAR1", a footer length, "PAR1": the least a Parquet file holds
 FILE_COLUMN_SUFFIXES = ("_path", "_svg", "_png", "_step", "_json")
 # Folders whose files exist only because a table references them, the stages' (spare_gen.stage_table): a file
 # spare_gen wrote there that no table names is stale (removed after a run); a file it did not write is kept, wherever
 # it is.
 MANAGED_DIRS = STAGE_FOLDERS
-# Folders that commands run on a finished dataset write into (reports, rater answers, HTML pages, exports): not the
-# run's, so neither checked by validate nor listed as not spare_gen's (reports/audit.json, written by the run, is).
-LATER_DIRS = (REPORTS_DIR, "annotations", "show", "exports")
 
 
-def _is_bookkeeping(rel: str) -> bool:
+def is_bookkeeping(rel: str) -> bool:
     first = rel.split("/", 1)[0]
     return first in BOOKKEEPING or rel.endswith("/timings.json") or "/." in f"/{rel}"
 
@@ -55,14 +66,50 @@ def dataset_files(out: Path) -> Iterator[str]:
             if name.startswith("."):
                 continue
             rel = prefix + name
-            if not _is_bookkeeping(rel):
+            if not is_bookkeeping(rel):
                 found.append(rel)
     yield from sorted(found)
 
 
-def tables(out: Path) -> list[str]:
-    """The dataset's Parquet tables (relative paths, sorted): its data, recorded in dataset.json by hash."""
-    return [rel for rel in dataset_files(out) if rel.endswith(".parquet") and not rel.startswith(f"{REPORTS_DIR}/")]
+def in_table_layout(rel: str) -> bool:
+    """True if ``rel`` is where spare_gen's layout puts a single-file table."""
+    parts = rel.split("/")
+    if not rel.endswith(".parquet") or any(p.startswith(".") for p in parts):
+        return False
+    return rel in TABLE_NAMES or (parts[0] == "questions" and len(parts) in QUESTION_TABLE_DEPTHS) \
+        or (parts[0] == HF_DIR and len(parts) == 3)
+
+
+def tables(out: Path, ledger: Collection[str] | None = None) -> list[str]:
+    """The dataset's Parquet tables (relative paths, sorted; a folder table's parts one by one): its data, recorded
+    in dataset.json by hash. Only where spare_gen's layout puts a table (``in_table_layout``), and a folder table's
+    parts only when the ownership ledger names them (``ledger``: its paths, read if None): a user's Parquet file is
+    never read as a table."""
+    mine = ownership.read(out) if ledger is None else ledger
+    found = []
+    for rel in dataset_files(out):
+        if not rel.endswith(".parquet"):
+            continue
+        folder, _, name = rel.rpartition("/")
+        if (in_table_layout(rel) or (in_table_layout(folder) and rel in mine and name.startswith(PART_PREFIX))) \
+                and regular(out, rel) is not None:
+            found.append(rel)
+    return found
+
+
+def is_peoples_data(rel: str) -> bool:
+    """True for a file in a folder that holds people's own data by design (``PEOPLES_DATA``)."""
+    return any(fnmatch.fnmatchcase(rel, pattern) and rel.count("/") == pattern.count("/") for pattern in PEOPLES_DATA)
+
+
+def regular(out: Path, rel: str) -> os.stat_result | None:
+    """The file's own status if ``rel`` is a regular file (no link followed), else None: a FIFO, socket, device,
+    folder or link is never opened."""
+    try:
+        st = os.lstat(os.path.join(out, rel))
+    except OSError:
+        return None
+    return st if stat.S_ISREG(st.st_mode) else None
 
 
 def is_file_column(name: str) -> bool:
@@ -75,12 +122,18 @@ def hash_column(name: str) -> str:
 
 def references(out: Path, table: str) -> Iterator[tuple[str, str | None, str]]:
     """(referenced path, its recorded sha256 or None, column) for every file a Parquet table names."""
-    schema = pq.read_schema(Path(out) / table)
-    columns = [n for n in schema.names if is_file_column(n)]
-    if not columns:
-        return
-    hashes = {c: hash_column(c) for c in columns if hash_column(c) in schema.names}
-    data = pq.read_table(Path(out) / table, columns=columns + sorted(set(hashes.values())))
+    st = regular(Path(out), table)
+    if st is None or st.st_size < PARQUET_MIN_BYTES:  # checked before it is opened: never a FIFO, never a stub
+        raise ValueError(f"{table}: not a Parquet file ({'not a regular file' if st is None else f'{st.st_size} bytes'})")
+    try:
+        schema = pq.read_schema(Path(out) / table)
+        columns = [n for n in schema.names if is_file_column(n)]
+        if not columns:
+            return
+        hashes = {c: hash_column(c) for c in columns if hash_column(c) in schema.names}
+        data = pq.read_table(Path(out) / table, columns=columns + sorted(set(hashes.values())))
+    except (OSError, ValueError) as exc:  # pyarrow's errors name no file
+        raise ValueError(f"{table}: not a readable Parquet file ({exc})") from None
     for column in columns:
         values = data.column(column).to_pylist()
         sums = data.column(hashes[column]).to_pylist() if column in hashes else [None] * len(values)
@@ -105,26 +158,17 @@ def table_hashes(out: Path) -> dict[str, str]:
     return {rel: sha256_file(Path(out) / rel) for rel in tables(out)}
 
 
-def in_later_dir(rel: str) -> bool:
-    return rel.split("/", 1)[0] in LATER_DIRS
-
-
 def owned(out: Path, ledger: set[str] | None = None) -> set[str]:
     """The files of ``out`` that are spare_gen's: the tables, every file a table names, dataset.json and what the
     ownership ledger records (``spare_gen.store.ownership``)."""
-    return ({*tables(out), *referenced_files(out), MANIFEST_FILE}
-            | (ownership.read(out) if ledger is None else ledger))
-
-
-def foreign(out: Path, mine: set[str]) -> list[str]:
-    """The dataset files of ``out`` (bookkeeping aside) that are not in ``mine`` and not in the folders later
-    commands write (``LATER_DIRS``): not spare_gen's, never removed."""
-    return [rel for rel in dataset_files(out) if rel not in mine and not in_later_dir(rel)]
+    ledger = ownership.read(out) if ledger is None else ledger
+    return {*tables(out, ledger), *referenced_files(out), MANIFEST_FILE} | ledger
 
 
 def unreferenced(out: Path) -> list[str]:
     """Files in MANAGED_DIRS that spare_gen wrote (the ownership ledger names them) but no table references any
-    more and that are not tables themselves (left by other runs); a file no record names is never listed.
+    more and that are not tables themselves (left by other runs); a file no record names is never listed (and
+    ``ownership.remove`` removes only the ones that still hold spare_gen's bytes).
 
     A file at the path of a packed drawing is stale too: the table holds that drawing's bytes."""
     named = set(referenced_files(out)) - packed_paths(out)
@@ -147,20 +191,32 @@ def unrecorded_hashes(out: Path, mine: set[str]) -> dict[str, str]:
     refs = referenced_files(out)
     covered = {*tables(out), MANIFEST_FILE, *(rel for rel, (digest, _) in refs.items() if digest)}
     return {rel: sha256_file(Path(out) / rel) for rel in dataset_files(out)
-            if rel in mine and rel not in covered}
+            if rel in mine and rel not in covered and regular(out, rel) is not None}
+
+
+def _not_a_file(out: Path, rel: str) -> str | None:
+    """What ``rel`` is when it exists but is no regular file ("a FIFO", "a symbolic link" ...), else None."""
+    try:
+        return ownership.kind(os.lstat(out / rel).st_mode) if regular(out, rel) is None else None
+    except OSError:
+        return None
 
 
 def check(out: Path, recorded: dict[str, str], show: bool = False, files: dict[str, str] | None = None) -> list[str]:
     """Problems: a table changed since the run recorded it, a referenced file (or packed drawing) missing or
-    changed, a file ``files`` records (dataset.json's hashes of the files no table hashes) missing or changed,
-    and every file that is none of these (not spare_gen's: listed, never removed). ``files`` None: the tables and
-    the files they name only. ``show``: progress per file on stderr (a bar on a terminal, periodic lines in a log)."""
+    changed, a file ``files`` records (dataset.json's hashes of the files no table hashes) missing or changed, a
+    file the ownership ledger records that changed or is gone, and every entry of the folder that is none of these
+    (not spare_gen's, dot files and special files included: listed, never opened, never removed), people's data by
+    design aside (``is_peoples_data``). ``files`` None: the tables and the files they name only. ``show``: progress
+    per file on stderr (a bar on a terminal, periodic lines in a log)."""
     out = Path(out)
     problems = []
     present = set(tables(out))
     for rel, digest in sorted(recorded.items()):
         if rel not in present:
-            problems.append(f"files: table {rel} is listed in {MANIFEST_FILE} but missing")
+            what = _not_a_file(out, rel)
+            problems.append(f"files: table {rel} is listed in {MANIFEST_FILE} but "
+                            + (f"is {what} (never opened)" if what else "missing"))
         elif sha256_file(out / rel) != digest:
             problems.append(f"files: table {rel} changed since the run wrote it (sha256 differs from {MANIFEST_FILE})")
     for rel in sorted(present - set(recorded)):
@@ -178,20 +234,45 @@ def check(out: Path, recorded: dict[str, str], show: bool = False, files: dict[s
             elif named_digest and hashlib.sha256(data).hexdigest() != named_digest:
                 problems.append(f"files: {rel} (named in {where}) changed: sha256 of its packed bytes differs "
                                 "from the table")
-        elif not full.is_file():
-            problems.append(f"files: {rel} (named in {where}) does not exist")
+        elif not full.is_file() or not stat.S_ISREG(full.stat().st_mode):
+            what = _not_a_file(out, rel)
+            problems.append(f"files: {rel} (named in {where}) " + (f"is {what}, not a file (never opened)"
+                                                                   if what else "does not exist"))
         elif named_digest and sha256_file(full) != named_digest:
             problems.append(f"files: {rel} (named in {where}) changed: sha256 differs from the table")
     bar.close()
     if files is None:  # the tables and what they name only
         return problems
     for rel, digest in sorted(files.items()):
-        full = out / rel
-        if not full.is_file():
-            problems.append(f"files: {rel} (recorded in {MANIFEST_FILE}) does not exist")
-        elif sha256_file(full) != digest:
+        if regular(out, rel) is None:
+            what = _not_a_file(out, rel)
+            problems.append(f"files: {rel} (recorded in {MANIFEST_FILE}) " + (f"is {what} (never opened)"
+                                                                              if what else "does not exist"))
+        elif sha256_file(out / rel) != digest:
             problems.append(f"files: {rel} changed: sha256 differs from {MANIFEST_FILE}")
-    for rel in foreign(out, {*present, *recorded, *dict(named), *files, MANIFEST_FILE}):
-        problems.append(f"stray: {rel} is not spare_gen's: no table names it and {MANIFEST_FILE} does not record "
-                        "it (kept; remove it or move it out of the dataset)")
+    covered = {*present, *recorded, *dict(named), *files, MANIFEST_FILE}
+    hashed = {*present, *recorded, *(rel for rel, (digest, _) in named if digest), *files}  # checked above
+    ledger = ownership.entries(out)
+    others, changed = ownership.not_ours(out, hash_all_but=hashed)  # every byte checked, once
+    others = [rel for rel in others if rel not in covered]
+    for rel in (rel for rel in changed if rel not in hashed):
+        what = _not_a_file(out, rel)
+        problems.append(f"files: {rel} " + (f"is {what} now (never opened)" if what else "changed since spare_gen "
+                                            f"wrote it (size or sha256 differs from {ownership.LEDGER}): kept"))
+    for rel in sorted(set(ledger) - covered):
+        if not os.path.lexists(out / rel):
+            problems.append(f"files: {rel} (recorded in {ownership.LEDGER}) does not exist")
+    for rel in others:
+        if is_peoples_data(rel) and regular(out, rel) is not None:
+            continue
+        what = _not_a_file(out, rel)
+        problems.append(f"stray: {rel} is not spare_gen's: " + (f"it is {what} (never opened; " if what else
+                        f"no table names it and {MANIFEST_FILE} does not record it (") + "kept; remove it or move "
+                        "it out of the dataset)")
     return problems
+
+
+def peoples_data(out: Path) -> list[str]:
+    """The files of ``out`` that are people's own data by design (raters' answers) and not spare_gen's."""
+    others, _ = ownership.not_ours(out)
+    return [rel for rel in others if is_peoples_data(rel) and regular(out, rel) is not None]

@@ -12,14 +12,18 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
+import os
 import platform
+import stat
 from collections.abc import Collection, Sequence
 from pathlib import Path
 
 from spare_gen.atomic import write_json
 from spare_gen.config.schema import Config
 from spare_gen.filehash import sha256_file
-from spare_gen.store.inventory import MANIFEST_FILE, RUN_FILE, referenced_files, table_hashes, unrecorded_hashes
+from spare_gen.store import ownership
+from spare_gen.store.inventory import (MANIFEST_FILE, RUN_FILE, is_bookkeeping, referenced_files, table_hashes,
+                                         unrecorded_hashes)
 from spare_gen.store.packed import packed_paths
 from spare_gen.versions import package_versions, version_changes
 
@@ -29,6 +33,9 @@ RUN_ONLY_RUNNER_KEYS = ("cluster", "scheduler", "jobqueue", "workers", "progress
 # dataset.json's key holding the SHA-256 of all its other keys (config, seed, versions, stages, tables): validate
 # recomputes it, so an edited seed, citation or version is caught as an edited table is
 PROVENANCE_KEY = "provenance_sha256"
+# dataset.json's key holding the digest of the ownership ledger (.units/written.json): an edit to it is caught
+LEDGER_KEY = "ledger_sha256"
+MANIFEST_MAX_BYTES = 1 << 30  # a dataset.json larger than this is none of spare_gen's: not read
 
 
 def now() -> str:
@@ -49,12 +56,14 @@ def dataset_config(config: Config) -> dict:
 
 def read_manifest(out: Path) -> dict:
     path = Path(out) / MANIFEST_FILE
-    if not path.is_file():
-        return {}
     try:
-        return json.loads(path.read_text())
-    except (OSError, json.JSONDecodeError):
+        st = os.lstat(path)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > MANIFEST_MAX_BYTES:  # checked before it is opened
+            return {}
+        record = json.loads(path.read_text())
+    except (OSError, ValueError):
         return {}
+    return record if isinstance(record, dict) else {}
 
 
 def stage_summaries(out: Path) -> dict:
@@ -125,6 +134,7 @@ def write_manifest(out: Path, config: Config, stages: dict, complete: bool,
         "complete": complete,
         "tables": table_hashes(Path(out)) if complete else {},
         "files": unrecorded_hashes(Path(out), set(mine)) if complete else {},
+        LEDGER_KEY: ledger_digest(Path(out)) if complete else "",
     }
     return write_json(Path(out) / MANIFEST_FILE, {**record, PROVENANCE_KEY: provenance_hash(record)})
 
@@ -141,6 +151,32 @@ def rehash_files(out: Path, rels: list[str]) -> None:
             files[rel] = sha256_file(Path(out) / rel)
     record = {k: v for k, v in record.items() if k != PROVENANCE_KEY}
     record["files"] = dict(sorted(files.items()))
+    if LEDGER_KEY in record:
+        record[LEDGER_KEY] = ledger_digest(Path(out))
+    write_json(Path(out) / MANIFEST_FILE, {**record, PROVENANCE_KEY: provenance_hash(record)})
+
+
+def ledger_digest(out: Path) -> str:
+    """The digest of the ownership ledger that dataset.json records (``ownership.digest``: bookkeeping's bytes
+    aside, so two runs of one config record the same)."""
+    return ownership.digest(out, is_bookkeeping)
+
+
+def rehash_ledger(out: str | os.PathLike, rels: Collection[str] = ()) -> None:
+    """After a command added what it wrote (``rels``) to the ownership ledger (``ownership.recording``),
+    dataset.json's record of the ledger, and the new hash of each of ``rels`` it records in ``files`` (its provenance
+    hash with them); nothing for an incomplete record."""
+    record = read_manifest(Path(out))
+    if not record.get("complete"):
+        return
+    record = {k: v for k, v in record.items() if k != PROVENANCE_KEY}
+    record[LEDGER_KEY] = ledger_digest(Path(out))
+    files = dict(record.get("files", {}))
+    for rel in set(rels) & set(files):
+        if (Path(out) / rel).is_file():
+            files[rel] = sha256_file(Path(out) / rel)
+    if "files" in record:
+        record["files"] = dict(sorted(files.items()))
     write_json(Path(out) / MANIFEST_FILE, {**record, PROVENANCE_KEY: provenance_hash(record)})
 
 

@@ -12,6 +12,9 @@ starting with ``.`` (temporary names) are ignored by all three.
 from __future__ import annotations
 
 import hashlib
+import os
+import re
+import stat
 from pathlib import Path
 
 import pyarrow as pa
@@ -21,6 +24,7 @@ from spare_gen.rows import escaped_text
 
 PART_PREFIX = "part-"
 PART_GLOB = f"{PART_PREFIX}*.parquet"
+PART_NAME = re.compile(r"part-\d{5}-[0-9a-f]{8}\.parquet")  # what ``part_name`` makes: no other file is read as a part
 
 
 def rows_to_table(rows: list[dict], schema: pa.Schema) -> pa.Table:
@@ -43,7 +47,16 @@ def parts(table: str | Path) -> list[Path]:
     table = Path(table)
     if table.is_file():
         return [table]
-    return sorted(table.glob(PART_GLOB)) if table.is_dir() else []
+    return sorted(p for p in table.glob(PART_GLOB) if PART_NAME.fullmatch(p.name) and _regular(p)) \
+        if table.is_dir() else []
+
+
+def _regular(path: Path) -> bool:
+    """A regular file, no link followed: a FIFO or device with a part's name is never opened (it would hang)."""
+    try:
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except OSError:
+        return False
 
 
 def exists(table: str | Path) -> bool:
@@ -74,6 +87,10 @@ def read(table: str | Path, columns: list[str] | None = None, empty: pa.Schema |
             raise FileNotFoundError(f"{table}: no such table")
         sch = pa.schema([empty.field(c) for c in columns]) if columns else empty
         return sch.empty_table()
+    if Path(table).is_dir() and len(found) != len([p for p in Path(table).iterdir() if p.suffix == ".parquet"
+                                                  and not p.name.startswith((".", "_"))]):
+        # a Parquet file of someone else's in the folder (``part-mine.parquet``): never read as rows of the table
+        return pq.read_table([str(p) for p in found], columns=columns, filters=filters)
     return pq.read_table(table if Path(table).is_dir() else found[0], columns=columns, filters=filters)
 
 
@@ -90,18 +107,3 @@ def prepare_folder(table: str | Path) -> Path:
         table.unlink()
     table.mkdir(parents=True, exist_ok=True)
     return table
-
-
-def keep_only(table: str | Path, names: set[str]) -> list[str]:
-    """Remove every part (and temporary file left by a killed write) whose name is not in ``names``; return what
-    went. Anything else in the folder (not a name spare_gen writes there) is left alone."""
-    table = Path(table)
-    gone = []
-    if table.is_dir():
-        for p in sorted(table.iterdir()):
-            ours = (p.name.startswith(PART_PREFIX) and p.name.endswith(".parquet")) or \
-                   (p.name.startswith(".") and p.name.endswith(".tmp"))
-            if p.name not in names and ours and p.is_file() and not p.is_symlink():
-                p.unlink(missing_ok=True)
-                gone.append(p.name)
-    return gone

@@ -25,6 +25,8 @@ from spare_gen.stages.questions.assembly.inputs import WORKER_INPUTS, Inputs, ad
 from spare_gen.stages.questions.tasks import TASK_SPECS
 from spare_gen.runner.contract import RunOptions
 from spare_gen.runner.stage import run_stage
+from spare_gen.stages.questions.schema import STAGED_CUTS_DIR
+from spare_gen.store import ownership
 
 MIN_ACCEPTANCE = 0.25  # never over-provision a round by more than 4x
 
@@ -69,6 +71,10 @@ def run_units(client, model_ids: list[str], inputs: Inputs, settings: QuestionSe
                      settings.model_copy(update={"round": round_}), options.model_copy(update={"label": label}),
                      reply=QuestionResult.decision,  # on the worker; the split writer reads the unit file
                      expand=None if unit_inputs is None else WORKER_INPUTS.get(unit_inputs))
+    # the objects the units staged (three_view_to_isometric's cuts): spare_gen's, written by this run
+    out = Path(settings.out_dir)
+    ownership.record_written_since(out, [p for m in model_ids if (out / STAGED_CUTS_DIR / m).is_dir()
+                                         for p in sorted((out / STAGED_CUTS_DIR / m).iterdir())])
     return {r.model_id: r for r in rows}
 
 
