@@ -56,15 +56,15 @@ def most_models(config: Config) -> tuple[int, str]:
     return found, where
 
 
-def check_counts(config: Config, most: tuple[int, str] | None = None) -> None:
+def check_counts(config: Config, found: tuple[int, str] | None = None) -> None:
     """Raise ConfigError, one line naming the key and the most the inputs can give, for counts no run could meet:
     with ``model_reuse = "once"`` N models give N questions in all tasks together, with ``"per_task"`` N per task.
     Checked before any work (``spare_gen.jobs.preflight``); ``allow_fewer`` covers the shortfalls of counts
-    within this bound (models that fail, filters, strata). ``most``: ``most_models(config)`` if already found."""
+    within this bound (models that fail, filters, strata). ``found``: ``most_models(config)`` if already found."""
     counts = {t.value: int(config.questions.counts.get(t, 0)) for t in TASKS}
     if not any(counts.values()):
         return
-    most, source = most_models(config) if most is None else most
+    most, source = most_models(config) if found is None else found
     task, largest = max(counts.items(), key=lambda item: item[1])
     if reuses_models(config):
         if largest > most:
