@@ -166,7 +166,7 @@ def test_every_train_option_is_on_the_command_line_with_its_default_shown():
     for f in dataclasses.fields(TrainOptions):
         action = by_dest[f.name]
         assert "default" in action.help, f.name
-    assert by_dest["arch"].choices == ["small", "vgg16", "resnet50", "bagnet33"]
+    assert by_dest["arch"].choices == ["small", "vgg16", "resnet50", "bagnet33", "hypotheses"]
 
 
 @pytest.fixture(scope="module")
