@@ -31,7 +31,7 @@ from spare_gen.atomic import write_bytes, write_json, write_text
 from spare_gen.baseline.figure6 import (
     cell_of, cell_record, chart_files, markdown, people_record, people_rows, read_humans,
 )
-from spare_gen.baseline.options import FIGURE6, Arch, Formulation, Protocol, TrainOptions
+from spare_gen.baseline.options import FIGURE6, hypotheses_tasks, Arch, Formulation, Protocol, TrainOptions
 from spare_gen.cli.common import script_main
 from spare_gen.config.schema import TaskName
 from spare_gen.stages.questions.layout import AnswerSide
@@ -39,8 +39,6 @@ from spare_gen.stages.questions.tasks import TASK_SPECS
 
 CONFIG = Path(__file__).resolve().parents[1] / "configs" / "spare3d_csg_original.toml"
 NAME = Path(__file__).name
-# spare_gen's CPU network beside the paper's (not in Figure 6: no paper value): `--archs hypotheses`
-CPU_CELLS = ((TaskName.ISOMETRIC_TO_POSE, Formulation.MULTICLASS, Arch.HYPOTHESES),)
 
 
 def epoch_line(name: str, history: dict) -> str:
@@ -65,7 +63,9 @@ def compared_with(cell, history: dict) -> str:
 def chosen_cells(patterns: list[str], archs: list[str]) -> list[tuple[TaskName, Formulation, Arch]]:
     """Figure 6 cells matching any ``task[:formulation]`` pattern (``all`` for every one), for the chosen archs."""
     cells = []
-    known = [(r.task, r.formulation, r.arch) for r in FIGURE6] + list(CPU_CELLS)
+    # spare_gen's CPU network beside the paper's (not in Figure 6: no paper value): `--archs hypotheses`
+    known = [(r.task, r.formulation, r.arch) for r in FIGURE6] + [
+        (t, Formulation.MULTICLASS, Arch.HYPOTHESES) for t in hypotheses_tasks()]
     for task_, formulation_, arch_ in known:
         if arch_.value not in archs:
             continue

@@ -55,6 +55,7 @@ MINIMAL_ARGS = {  # each command's other required arguments
     "rank": ["answers.csv"], "learn-metric": ["answers.csv"], "evaluate": ["p.csv", "--task", "pose_to_isometric"],
     "evaluate-poses": ["p.csv"], "export-spare3d": ["dest"], "train-baseline": ["--task", "pose_to_isometric"],
     "export": ["--task", "pose_to_isometric"], "cache": ["--task", "pose_to_isometric"],
+    "learning-curve": ["--task", "isometric_to_pose"],
 }
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import shutil
 import subprocess
 import sys
@@ -114,24 +115,26 @@ def test_an_output_path_is_taken_as_given_never_requoted(tmp_path):
     assert _tree(tmp_path) == []
 
 
-def test_a_text_file_named_like_a_table_in_the_output_folder_is_named_before_any_work(tmp_path):
+def test_a_text_file_where_a_table_goes_in_the_output_folder_is_named_before_any_work(tmp_path):
     out = tmp_path / "out"
     out.mkdir()
-    (out / "notes.parquet").write_text("hi")
+    (out / "drawings.parquet").write_text("hi")  # where spare_gen's layout puts its drawings table
     line = _refused_alike(tmp_path, str(out), "--set", "models.csg.count=4", "--set", "questions.enabled=false")
-    assert line == (f"spare-gen: error: output folder {out}: notes.parquet is not a readable Parquet file (Parquet "
+    assert line == (f"spare-gen: error: output folder {out}: drawings.parquet is not a readable Parquet file (Parquet "
                     "file size is 2 bytes, smaller than the minimum file footer (8 bytes)); spare_gen reads every "
                     "*.parquet file in its output folder as a table: move or rename it")
-    assert (out / "notes.parquet").read_text() == "hi"
+    assert (out / "drawings.parquet").read_text() == "hi"
 
 
-def test_a_fifo_named_like_a_table_is_named_and_never_opened(tmp_path):
+def test_a_users_parquet_named_file_or_fifo_outside_the_layout_is_never_read_or_opened(tmp_path):
     out = tmp_path / "out"
     out.mkdir()
+    (out / "notes.parquet").write_text("hi")  # not where a table goes: a user's file, never read as a table
     os.mkfifo(out / "x.parquet")  # opening it for reading would wait for a writer forever
-    line = _refused_alike(tmp_path, str(out), "--set", "models.csg.count=4", "--set", "questions.enabled=false")
-    assert line == (f"spare-gen: error: output folder {out}: x.parquet is not a regular file; spare_gen reads every "
-                    "*.parquet file in its output folder as a table: move or rename it")
+    proc = cli("config", "--out", str(out), "--set", "models.csg.count=4", "--set", "questions.enabled=false",
+               cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert (out / "notes.parquet").read_text() == "hi" and stat.S_ISFIFO(os.lstat(out / "x.parquet").st_mode)
 
 
 # ------------------------------------------------------------------------------------------- partial reruns

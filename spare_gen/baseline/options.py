@@ -103,7 +103,15 @@ SMALL_LR, SMALL_BATCH, SMALL_EPOCHS, SMALL_SIZE = 1e-3, 16, 10, 64  # the small 
 # epoch 10 at 4,000 questions: benchmarks/learning/); fed at the drawings' own 200 px, the network works at 64
 HYPOTHESES_LR, HYPOTHESES_BATCH, HYPOTHESES_EPOCHS = 2e-3, 32, 12
 HYPOTHESES_WEIGHT_DECAY = 1e-4
-HYPOTHESES_TASKS = (TaskName.ISOMETRIC_TO_POSE,)
+
+
+def hypotheses_tasks() -> tuple[TaskName, ...]:
+    """The tasks ``--arch hypotheses`` trains: those whose answer is one of a set of poses of one drawing (the task
+    spec's answer side is the classes, as isometric_to_pose's)."""
+    from spare_gen.stages.questions.layout import AnswerSide
+    from spare_gen.stages.questions.tasks import TASK_SPECS
+
+    return tuple(t for t, spec in TASK_SPECS.items() if spec.answer_side is AnswerSide.CLASSES)
 
 
 def formulations(task: TaskName) -> tuple[Formulation, ...]:
@@ -119,9 +127,9 @@ def recipe(task: TaskName, formulation: Formulation, arch: Arch) -> Recipe:
     if arch is Arch.SMALL:
         return Recipe(task, formulation, arch, SMALL_LR, SMALL_BATCH, SMALL_EPOCHS, None, "spare_gen's small CNN")
     if arch is Arch.HYPOTHESES:
-        if task not in HYPOTHESES_TASKS:
+        if task not in hypotheses_tasks():
             raise ValueError(f"--arch hypotheses: {task.value} has no pose choices; it trains "
-                             f"{', '.join(t.value for t in HYPOTHESES_TASKS)} only")
+                             f"{', '.join(t.value for t in hypotheses_tasks())} only")
         return Recipe(task, formulation, arch, HYPOTHESES_LR, HYPOTHESES_BATCH, HYPOTHESES_EPOCHS, None,
                       "spare_gen's pose-hypotheses network (CPU)")
     return next(r for r in _figure6()[0] if (r.task, r.formulation, r.arch) == (task, formulation, arch))

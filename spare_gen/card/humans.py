@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from spare_gen.baseline.figure6 import card_table
 
 BEGIN = "<!-- spare-gen humans: begin (rewritten by `spare-gen evaluate OUT OUT/quiz`) -->"
 END = "<!-- spare-gen humans: end -->"
@@ -13,6 +12,8 @@ END = "<!-- spare-gen humans: end -->"
 def section_text(report: dict, out: Path | None = None) -> str:
     """The section: Figure 6's own table (:func:`spare_gen.baseline.figure6.card_table`), this dataset's people beside
     the paper's people and networks, and this dataset's networks when ``OUT/figure6/figure6.json`` has a run."""
+    from spare_gen.baseline.figure6 import card_table  # matplotlib only when a card has people: not on every run
+
     table = card_table(out, report)
     return "\n".join([
         BEGIN,

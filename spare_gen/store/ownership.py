@@ -363,9 +363,9 @@ def adopt(out: str | os.PathLike) -> int:
             names.add(rel)
     adopted: dict[str, Entry] = {}
     for rel in sorted(names - NAMED):
-        st = _regular(os.path.join(out, rel))
-        if st is not None:
-            adopted[rel] = _fact(os.path.join(out, rel), st)
+        status = _regular(os.path.join(out, rel))
+        if status is not None:
+            adopted[rel] = _fact(os.path.join(out, rel), status)
     _write(out, adopted)
     return len(adopted)
 
