@@ -253,6 +253,8 @@ def test_the_readme_names_every_system_package_its_test_command_installs_and_ci_
     assert installed == {"libcairo2", "chromium", "chromium-driver", "slurm-wlm"}
     readme = " ".join((REPO / "README.md").read_text().split())
     assert all(f"`{package}`" in readme for package in installed)
+    suite = ci.strip().splitlines()[-1]  # the venv and the suite: the README shows the same command
+    assert suite.startswith("python3 -m venv .venv") and f"`{suite}`" in readme
     assert ci.strip().splitlines()[-1].endswith("-m pytest -q -p no:cacheprovider -n 2 --dist loadfile tests")
 
 
