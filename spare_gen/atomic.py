@@ -34,26 +34,43 @@ def bounded_name(name: str, limit: int) -> str:
     return f"{head}-{digest}"
 
 
-_noted: list[str] | None = None  # final paths written while ``noting_writes`` is active
 
 
-@contextlib.contextmanager
-def noting_writes() -> Iterator[list[str]]:
+class Collector:
+    """What a process notes inside ``with collector.noting() as items:`` blocks (paths written, removed, kept): the
+    block's list; an outer block gets the inner block's items too; outside any block nothing is kept."""
+
+    def __init__(self) -> None:
+        self.items: list[str] | None = None
+
+    @contextlib.contextmanager
+    def noting(self) -> Iterator[list[str]]:
+        outer, self.items = self.items, []
+        try:
+            yield self.items
+        finally:
+            inner, self.items = self.items, outer
+            if outer is not None:
+                outer.extend(inner)
+
+    def add(self, *items: str) -> None:
+        if self.items is not None:
+            self.items.extend(items)
+
+
+_WRITES = Collector()  # final paths written while ``noting_writes`` is active
+
+
+def noting_writes() -> contextlib.AbstractContextManager[list[str]]:
     """The list of the final path (absolute) of every atomic write this process makes inside the block; an outer
     block gets the inner block's paths too."""
-    global _noted
-    outer, _noted = _noted, []
-    try:
-        yield _noted
-    finally:
-        inner, _noted = _noted, outer
-        if outer is not None:
-            outer.extend(inner)
+    return _WRITES.noting()
 
 
 def _note(path: str | os.PathLike) -> None:
-    if _noted is not None:  # absolute: a run whose output folder is given relative to the current one writes
-        _noted.append(os.path.abspath(path))  # paths that start with that folder, not inside it
+    # absolute: a run whose output folder is given relative to the current one writes paths that start with that
+    # folder, not inside it
+    _WRITES.add(os.path.abspath(path))
 
 
 def _tmp_path(path: Path) -> Path:

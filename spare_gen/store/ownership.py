@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Iterator
 
-from spare_gen.atomic import noting_writes, write_json
+from spare_gen.atomic import Collector, noting_writes, write_json
 from spare_gen.filehash import sha256_file
 
 LEDGER = ".units/written.json"
@@ -47,8 +47,8 @@ LEDGER_MAX_BYTES = 1 << 30  # a ledger larger than this is no ledger of spare_ge
 # bookkeeping folders spare_gen's runs owned whole before the ledger named their files (``adopt``, once)
 _BOOKKEEPING_FOLDERS = (".units/", "timings/")
 
-_removed: list[str] | None = None  # what ``remove`` deleted while ``noting_removals`` is active
-_kept: list[str] | None = None  # what ``remove`` kept (not spare_gen's bytes any more) meanwhile
+_REMOVED = Collector()  # what ``remove`` deleted while ``noting_removals`` is active
+_KEPT = Collector()  # what ``remove`` kept (not spare_gen's bytes any more) meanwhile
 _since_ns: int | None = None  # inside ``run_window``: the run's start on the output folder's clock
 _cache: dict[str, tuple[tuple[int, ...], dict[str, "Entry"], bool]] = {}  # ledger path -> (stat key, entries, old)
 hash_seconds = 0.0  # CPU seconds spent hashing files for the ledger in this process (reported by benchmarks)
@@ -66,30 +66,14 @@ class Entry:
         return [self.size, self.mtime_ns, self.sha256]
 
 
-@contextlib.contextmanager
-def noting_removals() -> Iterator[list[str]]:
+def noting_removals() -> contextlib.AbstractContextManager[list[str]]:
     """The list of every file ``remove`` deletes in this process inside the block (a run lists them all)."""
-    global _removed
-    outer, _removed = _removed, []
-    try:
-        yield _removed
-    finally:
-        inner, _removed = _removed, outer
-        if outer is not None:
-            outer.extend(inner)
+    return _REMOVED.noting()
 
 
-@contextlib.contextmanager
-def noting_kept() -> Iterator[list[str]]:
+def noting_kept() -> contextlib.AbstractContextManager[list[str]]:
     """The list of every file ``remove`` was asked to delete but kept, its bytes not the ones spare_gen wrote."""
-    global _kept
-    outer, _kept = _kept, []
-    try:
-        yield _kept
-    finally:
-        inner, _kept = _kept, outer
-        if outer is not None:
-            outer.extend(inner)
+    return _KEPT.noting()
 
 
 @contextlib.contextmanager
@@ -286,8 +270,7 @@ def remove(out: str | os.PathLike, rels: Iterable[str], listed: bool = True) -> 
             (out / rel).unlink()
             gone.append(rel)
         elif _regular(os.path.join(out, rel)) is not None or os.path.lexists(out / rel):
-            if _kept is not None:
-                _kept.append(rel)
+            _KEPT.add(rel)
     if gone:
         forget(out, gone)
     for rel in gone:  # folders the deletions emptied, deepest first, never ``out`` itself
@@ -298,8 +281,8 @@ def remove(out: str | os.PathLike, rels: Iterable[str], listed: bool = True) -> 
             except OSError:
                 break
             parent = parent.parent
-    if _removed is not None and listed:
-        _removed.extend(gone)
+    if listed:
+        _REMOVED.add(*gone)
     return gone
 
 
