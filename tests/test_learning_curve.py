@@ -18,7 +18,7 @@ from spare_gen.config.tasks.isometric_to_pose import POSE_CHOICE_SETS, PoseChoic
 UPPER, PAPER = POSE_CHOICE_SETS[PoseChoices.UPPER], POSE_CHOICE_SETS[PoseChoices.SPARE3D]
 
 
-@pytest.mark.parametrize("choices", [UPPER, PAPER])
+@pytest.mark.parametrize("choices", [UPPER, PAPER, (1, 1, 2, 3, 4, 5, 6, 7, 8), (2,)])
 def test_each_choice_is_the_canonical_pose_of_the_turned_model_and_its_views_are_fs_rs_and_ts(choices):
     points = np.random.default_rng(0).normal(size=(50, 3))
     for h in hypotheses(choices):
@@ -45,7 +45,7 @@ def test_the_pixel_maps_are_exact_permutations_of_the_grid():
 
 torch = pytest.importorskip("torch")  # the rest trains: the optional `torch` extra, which CI installs
 
-from spare_gen.baseline.pose_net import PoseHypotheses  # noqa: E402
+from spare_gen.baseline.pose_net import CandidateHypotheses, PoseHypotheses, ink  # noqa: E402
 from tests.conftest import spare_gen_cli  # noqa: E402
 
 
@@ -73,6 +73,26 @@ def test_blank_views_give_every_upper_choice_the_same_input_and_the_same_score()
     assert torch.equal(logits, logits[:, :1].expand_as(logits))  # ties: chance by construction
     paper = PoseHypotheses(PAPER).eval()(blank)  # poses 5, 6 turn the drawing: the twin can tell them apart
     assert not torch.equal(paper[:, 0], paper[:, 2])
+
+
+def test_candidate_hypotheses_stack_each_candidate_with_the_views_of_its_questions_pose_and_blank_views_are_blank():
+    batch = _batch()
+    candidates = torch.stack([_batch(seed)["drawing"] for seed in range(1, 5)], 1)  # (2, 4, 3, H, W)
+    pose = torch.zeros(2, 8)
+    pose[0, 0], pose[1, 5] = 1.0, 1.0  # pose 1 and pose 6 (seen from below)
+    batch = {"views": batch["views"], "candidates": candidates, "pose": pose}
+    net = CandidateHypotheses().eval()
+    stacks = net.stacks(batch)
+    assert stacks.shape == (2, 4, 5, 64, 64)
+    assert torch.equal(stacks[:, 0, 2:], stacks[:, 3, 2:]) and stacks[:, :, 2:].abs().sum() > 0  # one set of views
+    assert not torch.equal(stacks[:, 0, :2], stacks[:, 1, :2])  # the candidates differ
+    assert torch.equal(stacks[0, :, :2], ink(candidates[0], 64))  # pose 1 is the canonical pose: not turned
+    assert torch.equal(stacks[1, :, :2], ink(candidates[1], 64).flip(-1).flip(-2))  # pose 6: turned a half turn
+    assert not torch.equal(stacks[0, 0, 2:], net.stacks({**batch, "pose": pose.flip(0)})[0, 0, 2:])  # per pose
+    blank = {**batch, "views": torch.ones_like(batch["views"])}
+    assert net.stacks(blank)[:, :, 2:].abs().sum() == 0
+    fixed = CandidateHypotheses(2).eval().stacks({"views": batch["views"], "candidates": candidates})
+    assert torch.equal(fixed[:, :, :2], ink(candidates.flatten(0, 1), 64).view(2, 4, 2, 64, 64))
 
 
 def _copy_questions(small_dataset: Path, dest: Path) -> Path:
@@ -137,7 +157,14 @@ def test_a_model_on_both_sides_is_refused_in_one_line(small_dataset, tmp_path):
     assert not (tmp_path / "curve").exists()
 
 
-def test_hypotheses_is_refused_for_a_task_without_pose_choices(small_dataset, tmp_path):
-    r = spare_gen_cli("train-baseline", str(small_dataset), "--task", "three_view_to_isometric", "--arch",
-                      "hypotheses", "--dest", str(tmp_path / "x"))
-    assert r.returncode == 2 and "has no pose choices" in r.stderr and "Traceback" not in r.stderr
+def test_hypotheses_trains_the_candidate_tasks_and_refuses_another_formulation_in_one_line(small_dataset, tmp_path):
+    for task in ("three_view_to_isometric", "pose_to_isometric"):
+        r = spare_gen_cli("train-baseline", str(small_dataset), "--task", task, "--arch", "hypotheses", "--epochs",
+                          "1", "--dest", str(tmp_path / task), "--no-progress", timeout=900)
+        assert r.returncode == 0, r.stderr
+        history = json.loads((tmp_path / task / "history.json").read_text())
+        assert history["options"]["formulation"] == "multiclass" and history["options"]["arch"] == "hypotheses"
+    r = spare_gen_cli("train-baseline", str(small_dataset), "--task", "pose_to_isometric", "--arch", "hypotheses",
+                      "--formulation", "binary", "--dest", str(tmp_path / "x"))
+    assert r.returncode == 2 and "multiclass" in r.stderr and "Traceback" not in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1

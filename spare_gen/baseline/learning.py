@@ -53,14 +53,22 @@ def say(line: str) -> None:
     print(f"spare-gen: learning-curve: {line}", flush=True)
 
 
-def ties_without_views(options: TrainOptions, choice_poses: tuple[int, ...] | None) -> bool:
+def _pose_classes(task: TaskName) -> bool:
+    """Whether the task's choices are poses of one drawing (isometric_to_pose), not candidate drawings."""
+    from spare_gen.stages.questions.layout import AnswerSide
+    from spare_gen.stages.questions.tasks import TASK_SPECS
+
+    return TASK_SPECS[task].answer_side is AnswerSide.CLASSES
+
+
+def ties_without_views(options: TrainOptions, task: TaskName, choice_poses: tuple[int, ...] | None) -> bool:
     """Whether the network's blank-views twin gives every choice the same input, so the same score whatever its
     weights (``--arch hypotheses`` where no choice turns the drawing: the upper poses). Its curve then trains one
     step, not the recipe's epochs: its answers are the first choice either way (chance), at a 1/epochs of the CPU."""
     from spare_gen.baseline.options import Arch
     from spare_gen.baseline.pose_hypotheses import hypotheses
 
-    return options.arch is Arch.HYPOTHESES and choice_poses is not None and all(
+    return options.arch is Arch.HYPOTHESES and _pose_classes(task) and choice_poses is not None and all(
         h.t == ((1.0, 0.0), (0.0, 1.0)) for h in hypotheses(tuple(choice_poses)))
 
 
@@ -175,7 +183,7 @@ def learning_curve(source: str | Path, task: TaskName | str, options: TrainOptio
         correct: dict[str, np.ndarray] = {}
         for name, blank_views in ((NETWORK, False), (BLANK, True))[:2 if blank else 1]:
             run_options = dataclasses.replace(options, blank_views=blank_views)
-            if blank_views and ties_without_views(options, data["train"].choice_poses):
+            if blank_views and ties_without_views(options, task, data["train"].choice_poses):
                 run_options = dataclasses.replace(run_options, max_steps=1)  # training cannot change its answers
             tick = time.process_time()
             history = train(source, task, run_options, dest=dest / f"{options.arch.value}-{name}-n{n}",
@@ -204,9 +212,9 @@ def learning_curve(source: str | Path, task: TaskName | str, options: TrainOptio
     result = {"task": task.value, "models_disjoint": "checked" if models["train"] is not None else
               "by the dataset's split rule (exported caches carry no model ids)", "source": str(source), "dataset": _dataset(data["train"], source),
               "options": {k: getattr(v, "value", v) for k, v in dataclasses.asdict(options).items()},
-              "choice_poses": list(data["train"].choice_poses or []),
+              "choice_poses": list(data["train"].choice_poses or []) if _pose_classes(task) else [],
               "blank_twin": ("trained one step: every choice gets the same input, so the same score whatever the "
-                             "weights (chance by construction)" if ties_without_views(options,
+                             "weights (chance by construction)" if ties_without_views(options, task,
                                                                                      data["train"].choice_poses)
                              else "trained with the network's recipe"), "chance": 1.0 / max(held.n_choices, 1),
               "n": {s: len(d) for s, d in data.items()}, "held_out": "val+test", "confidence": CONFIDENCE,

@@ -106,12 +106,14 @@ HYPOTHESES_WEIGHT_DECAY = 1e-4
 
 
 def hypotheses_tasks() -> tuple[TaskName, ...]:
-    """The tasks ``--arch hypotheses`` trains: those whose answer is one of a set of poses of one drawing (the task
-    spec's answer side is the classes, as isometric_to_pose's)."""
+    """The tasks ``--arch hypotheses`` trains: those whose choices are poses of one drawing (the task spec's answer
+    side is the classes, as isometric_to_pose's), or drawings that all show one known pose (candidates with a query
+    pose, as pose_to_isometric's, or the spec's ``candidate_pose``, as three_view_to_isometric's)."""
     from spare_gen.stages.questions.layout import AnswerSide
     from spare_gen.stages.questions.tasks import TASK_SPECS
 
-    return tuple(t for t, spec in TASK_SPECS.items() if spec.answer_side is AnswerSide.CLASSES)
+    return tuple(t for t, spec in TASK_SPECS.items() if spec.answer_side is AnswerSide.CLASSES or (
+        spec.answer_side is AnswerSide.CANDIDATES and (spec.loader.pose is not None or spec.candidate_pose)))
 
 
 def formulations(task: TaskName) -> tuple[Formulation, ...]:
@@ -120,15 +122,19 @@ def formulations(task: TaskName) -> tuple[Formulation, ...]:
 
 
 def recipe(task: TaskName, formulation: Formulation, arch: Arch) -> Recipe:
-    """The Figure 6 cell (task, formulation, arch), or the small CNN's values for ``small``."""
-    if formulation not in formulations(task):
+    """The Figure 6 cell (task, formulation, arch), or the small CNN's (``small``) or the hypotheses network's values
+    (``hypotheses``, always multiclass: it scores every choice)."""
+    if formulation not in formulations(task) and arch is not Arch.HYPOTHESES:
         raise ValueError(f"--formulation {formulation.value}: {task.value} is trained as "
                          f"{' or '.join(f.value for f in formulations(task))}")
     if arch is Arch.SMALL:
         return Recipe(task, formulation, arch, SMALL_LR, SMALL_BATCH, SMALL_EPOCHS, None, "spare_gen's small CNN")
     if arch is Arch.HYPOTHESES:
+        if formulation is not Formulation.MULTICLASS:
+            raise ValueError(f"--formulation {formulation.value}: --arch hypotheses scores every choice and trains "
+                             "them as one multiclass choice (--formulation multiclass)")
         if task not in hypotheses_tasks():
-            raise ValueError(f"--arch hypotheses: {task.value} has no pose choices; it trains "
+            raise ValueError(f"--arch hypotheses: {task.value} has no choices of a known pose; it trains "
                              f"{', '.join(t.value for t in hypotheses_tasks())} only")
         return Recipe(task, formulation, arch, HYPOTHESES_LR, HYPOTHESES_BATCH, HYPOTHESES_EPOCHS, None,
                       "spare_gen's pose-hypotheses network (CPU)")
@@ -145,9 +151,11 @@ class TrainOptions:
 
     arch: Arch = field(default=Arch.SMALL, metadata=_help(
         "network: the paper's vgg16, resnet50 or bagnet33 (SPARE3D's first-layer change), the small CNN, or "
-        "hypotheses (isometric_to_pose on a CPU: F, R, T re-arranged per pose choice, one shared scorer)"))
+        "hypotheses (CPU; the tasks whose choices show known poses: F, R, T re-arranged and warped per choice, "
+        "one shared scorer)"))
     formulation: Formulation | None = field(default=None, metadata=_help(
-        "binary or metric (candidate tasks), multiclass (isometric_to_pose); default: the task's first"))
+        "binary or metric (candidate tasks), multiclass (isometric_to_pose, and every task with --arch "
+        "hypotheses); default: the task's first"))
     epochs: int | None = field(default=None, metadata=_help("training epochs; default: the recipe's"))
     batch_size: int | None = field(default=None, metadata=_help("questions per step; default: the recipe's"))
     lr: float | None = field(default=None, metadata=_help("Adam learning rate; default: the recipe's"))
@@ -171,7 +179,8 @@ class TrainOptions:
 
     def resolved(self, task: TaskName) -> "TrainOptions":
         """These options with every ``None`` replaced by the recipe's value; checked."""
-        formulation = self.formulation or formulations(task)[0]
+        formulation = self.formulation or (Formulation.MULTICLASS if self.arch is Arch.HYPOTHESES
+                                           else formulations(task)[0])
         r = recipe(task, formulation, self.arch)
         size = PAPER_SIZE if self.arch in (*PAPER_ARCHS, Arch.HYPOTHESES) else SMALL_SIZE
         out = dataclasses.replace(

@@ -1,5 +1,6 @@
-"""The geometry behind ``--arch hypotheses``: for each pose an isometric_to_pose question offers, where F, R and T
-would lie if that pose were the answer. Plain numpy; no torch.
+"""The geometry behind ``--arch hypotheses``: for each pose a question's choice shows (a pose offered by
+isometric_to_pose, the pose of pose_to_isometric's or three_view_to_isometric's candidates), where F, R and T would lie
+in that pose's drawing. Plain numpy; no torch.
 
 Every isometric pose of SPARE3D sits on a corner of the cube (``spare_gen.canvas.poses``), so pose ``k`` of a model
 M is pose ``c`` (the set's first pose) of the same model turned by a symmetry ``g`` of the cube, with the image then

@@ -1,10 +1,12 @@
-"""``--arch hypotheses``: an isometric_to_pose network built from what the task asks, trainable on a CPU.
+"""``--arch hypotheses``: networks built from what the multiple-choice tasks ask, trainable on a CPU.
 
-The question: which of four poses shows this isometric drawing of the model whose F, R and T are given? For each
-choice, ``spare_gen.baseline.pose_hypotheses`` re-arranges F, R and T as the model would show them if that choice
-were the answer (a turn or a mirror of each drawing, exact), and warps each onto the face of the model's box where
-the canonical pose would show it. One small convolutional scorer, shared by all choices, reads the isometric drawing
-(visible and hidden ink) stacked with the three warped views and gives one number; the logits are the four numbers.
+Every choice of isometric_to_pose, pose_to_isometric and three_view_to_isometric is a drawing at a known pose: a
+pose offered for the one isometric drawing (isometric_to_pose), or a candidate drawing at the question's query pose
+(pose_to_isometric) or at pose 2 (three_view_to_isometric). For each choice, ``spare_gen.baseline.pose_hypotheses``
+re-arranges F, R and T as the model would show them in that pose (a turn or a mirror of each drawing, exact) and warps
+each onto the face of the model's box where the canonical pose would show it; the choice's drawing is turned back
+into the canonical pose. One small convolutional scorer, shared by all choices, reads the drawing (visible and hidden
+ink) stacked with the three warped views and gives one number; the logits are the four numbers.
 
 What follows from the design:
 
@@ -12,12 +14,14 @@ What follows from the design:
   the scorer on one right and three wrong arrangements;
 * it is equivariant by construction: turning every model a quarter about +Z relabels the answers and nothing else;
 * its blank-views twin sees the same inputs for every choice where the choices differ only in the views (the upper
-  poses 1-4): its logits tie, so it answers the first choice, chance by construction. Where a choice also turns the
-  drawing (the paper's poses 5 and 6, seen from below), the twin can learn that cue, and does.
+  poses 1-4 of isometric_to_pose): its logits tie, so it answers the first choice, chance by construction. Where a
+  choice also turns the drawing (the paper's poses 5 and 6, seen from below), or the choices are different
+  drawings (the candidate tasks), the twin can learn what the drawings alone tell, and its curve shows how much.
 
-Input: the feed's batch (``views`` (B, 9, H, W) F, R, T in RGB; ``drawing`` (B, 3, H, W); floats in [0, 1], any
-size); the network turns each drawing into ink channels (visible = black, hidden = red lines of the SPARE3D style)
-and works at ``WORK_SIZE`` pixels.
+Input: the feed's batch (``views`` (B, 9, H, W) F, R, T in RGB; ``drawing`` (B, 3, H, W) or ``candidates``
+(B, K, 3, H, W), and ``pose`` (B, 8) one-hot where the task has a query pose; floats in [0, 1], any size); the
+network turns each drawing into ink channels (visible = black, hidden = red lines of the SPARE3D style) and works at
+``WORK_SIZE`` pixels.
 """
 
 from __future__ import annotations
@@ -27,10 +31,13 @@ from torch import nn
 from torch.nn import functional as F
 
 from spare_gen.baseline.pose_hypotheses import face_warps, gather_index, hypotheses
+from spare_gen.canvas.poses import ISOMETRIC_VIEWS
 
 WORK_SIZE = 64  # pixels: lines of a 200 px drawing stay visible as grey, and the scorer costs 17 M MACs
 WIDTH = 32
 INK_THRESHOLD = 0.15  # ink above this counts for a view's extent (the model's box)
+ALL_POSES = tuple(int(v) for v in ISOMETRIC_VIEWS)  # 1..8, the order of a one-hot query pose
+CANONICAL_POSE = 1  # the pose every query pose's candidates are turned back into
 
 
 def ink(rgb: torch.Tensor, size: int = WORK_SIZE) -> torch.Tensor:
@@ -73,15 +80,15 @@ class Scorer(nn.Module):
         return self.head(self.features(x)).squeeze(1)
 
 
-class PoseHypotheses(nn.Module):
-    """Logits (B, K) over the choice poses ``choice_poses`` (the dataset's ``pose_choices`` set, answer order).
-    ``warp=False`` stacks the re-arranged views as drawn, without placing them on their faces (the ablation)."""
+class _ViewsOnFaces(nn.Module):
+    """What both hypotheses networks share: per hypothesis, F, R and T re-arranged as the turned model shows them and
+    warped onto the faces of its box in the canonical pose's drawing (``warp=False``: as drawn), a drawing turned
+    back into the canonical pose, and one scorer for every (drawing, views) stack."""
 
-    def __init__(self, choice_poses: tuple[int, ...], *, warp: bool = True, size: int = WORK_SIZE,
-                 width: int = WIDTH):
+    def __init__(self, hypotheses_: tuple, *, warp: bool = True, size: int = WORK_SIZE, width: int = WIDTH):
         super().__init__()
         self.size, self.warp = size, warp
-        self.hypotheses = hypotheses(tuple(int(p) for p in choice_poses))
+        self.hypotheses = hypotheses_
         self.warps = face_warps(self.hypotheses[0].canonical)
         for i, h in enumerate(self.hypotheses):
             self.register_buffer(f"iso_{i}", torch.from_numpy(gather_index(torch.tensor(h.t).inverse().numpy(),
@@ -114,22 +121,72 @@ class PoseHypotheses(nn.Module):
             out.append(F.grid_sample(views[:, j:j + 1], grid, align_corners=True))
         return torch.cat(out, 1)
 
-    def stacks(self, batch: dict[str, torch.Tensor]) -> torch.Tensor:
-        """(B, K, 5, S, S): per choice, the isometric drawing's two ink channels and the three re-arranged views."""
-        b = batch["drawing"].shape[0]
-        iso = ink(batch["drawing"], self.size)
-        views = ink(batch["views"].reshape(b * 3, 3, *batch["views"].shape[-2:]), self.size).sum(1).clamp(max=1.0)
-        views = views.view(b, 3, self.size, self.size)
-        out = []
-        for i, h in enumerate(self.hypotheses):
-            turned = torch.stack([self._gather(views[:, v.source], getattr(self, f"view_{i}_{j}"))
-                                  for j, v in enumerate(h.views)], 1)
-            if self.warp:
-                turned = self._on_faces(turned)
-            out.append(torch.cat([self._gather(iso, getattr(self, f"iso_{i}")), turned], 1))
-        return torch.stack(out, 1)
+    def views_ink(self, views: torch.Tensor) -> torch.Tensor:
+        """(B, 9, H, W) F, R, T in RGB -> (B, 3, S, S): each view's ink, hidden and visible alike."""
+        b = views.shape[0]
+        out = ink(views.reshape(b * 3, 3, *views.shape[-2:]), self.size).sum(1).clamp(max=1.0)
+        return out.view(b, 3, self.size, self.size)
 
-    def forward(self, batch: dict[str, torch.Tensor]) -> torch.Tensor:
-        stacks = self.stacks(batch)
+    def turned_views(self, views: torch.Tensor, i: int) -> torch.Tensor:
+        """(B, 3, S, S) views ink -> hypothesis ``i``'s F, R, T, on their faces unless ``warp`` is off."""
+        turned = torch.stack([self._gather(views[:, v.source], getattr(self, f"view_{i}_{j}"))
+                              for j, v in enumerate(self.hypotheses[i].views)], 1)
+        return self._on_faces(turned) if self.warp else turned
+
+    def turned_back(self, drawings: torch.Tensor, i: int) -> torch.Tensor:
+        """(..., S, S) ink of drawings shown as hypothesis ``i``'s pose -> the same as the canonical pose shows it."""
+        return self._gather(drawings, getattr(self, f"iso_{i}"))
+
+    def score(self, stacks: torch.Tensor) -> torch.Tensor:
+        """(B, K, 5, S, S) -> logits (B, K)."""
         b, k = stacks.shape[:2]
         return self.scorer(stacks.flatten(0, 1)).view(b, k)
+
+    def forward(self, batch: dict[str, torch.Tensor]) -> torch.Tensor:
+        return self.score(self.stacks(batch))
+
+
+class PoseHypotheses(_ViewsOnFaces):
+    """Logits (B, K) over the choice poses ``choice_poses`` (the dataset's ``pose_choices`` set, answer order).
+    ``warp=False`` stacks the re-arranged views as drawn, without placing them on their faces (the ablation)."""
+
+    def __init__(self, choice_poses: tuple[int, ...], *, warp: bool = True, size: int = WORK_SIZE,
+                 width: int = WIDTH):
+        super().__init__(hypotheses(tuple(int(p) for p in choice_poses)), warp=warp, size=size, width=width)
+
+    def stacks(self, batch: dict[str, torch.Tensor]) -> torch.Tensor:
+        """(B, K, 5, S, S): per choice, the isometric drawing's two ink channels and the three re-arranged views."""
+        iso = ink(batch["drawing"], self.size)
+        views = self.views_ink(batch["views"])
+        return torch.stack([torch.cat([self.turned_back(iso, i), self.turned_views(views, i)], 1)
+                            for i in range(len(self.hypotheses))], 1)
+
+
+class CandidateHypotheses(_ViewsOnFaces):
+    """Logits (B, K) over candidate drawings that all show one pose: the task's ``fixed_pose`` (three_view_to_isometric's
+    pose 2), or else each question's own query pose (``batch["pose"]``, one-hot over poses 1-8: pose_to_isometric).
+    The views are re-arranged and warped once per question for its pose; each candidate, turned back into the
+    canonical pose, is stacked with them and scored by the one scorer."""
+
+    def __init__(self, fixed_pose: int | None = None, *, warp: bool = True, size: int = WORK_SIZE,
+                 width: int = WIDTH):
+        poses = (int(fixed_pose),) if fixed_pose is not None else (CANONICAL_POSE, *ALL_POSES)
+        hyps = hypotheses(poses)
+        super().__init__(hyps if fixed_pose is not None else hyps[1:], warp=warp, size=size, width=width)
+        self.fixed_pose = fixed_pose
+
+    def stacks(self, batch: dict[str, torch.Tensor]) -> torch.Tensor:
+        """(B, K, 5, S, S): per candidate, its two ink channels and the three re-arranged views of its pose."""
+        cands = batch["candidates"]
+        b, k = cands.shape[:2]
+        cands = ink(cands.flatten(0, 1), self.size).view(b, k, 2, self.size, self.size)
+        views = self.views_ink(batch["views"])
+        which = (torch.zeros(b, dtype=torch.long, device=cands.device) if self.fixed_pose is not None
+                 else batch["pose"].argmax(dim=1))
+        out = cands.new_zeros(b, k, 5, self.size, self.size)
+        for i in which.unique().tolist():
+            rows = (which == i).nonzero().squeeze(1)
+            turned = self.turned_views(views.index_select(0, rows), i)
+            drawn = self.turned_back(cands.index_select(0, rows), i)
+            out[rows] = torch.cat([drawn, turned.unsqueeze(1).expand(-1, k, -1, -1, -1)], 2)
+        return out

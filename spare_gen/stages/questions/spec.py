@@ -114,6 +114,8 @@ class TaskSpec:
     cut_view_rows: Callable[..., list[dict]] | None = None  # (item) -> rows of questions/cut_views.parquet
     answer_side: AnswerSide | None = None  # what the bias audit's question-blind probes read
     answer_side_prefix: str | None = None  # drawing column prefix of the answer side
+    # the pose every candidate drawing shows when the row names none (three_view_to_isometric: pose 2); None otherwise
+    candidate_pose: int | None = None
     # path columns whose files are per-question, content-named copies (names of the sources tell the answer)
     content_named_columns: tuple[str, ...] = ()
     # the list column with one entry per choice: its length is a row's choice count (validate's balance rule)

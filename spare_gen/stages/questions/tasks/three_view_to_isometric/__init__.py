@@ -126,6 +126,7 @@ SPEC = TaskSpec(
     cut_view_rows=cut_view_rows,
     answer_side=AnswerSide.CANDIDATES,
     answer_side_prefix=CANDIDATE_PREFIX,
+    candidate_pose=TARGET_POSE,
     choice_column=f"{CANDIDATE_PREFIX}_svg",
     spare3d=Spare3dLayout("Three_view_to_isometric", "3-View to Isometric"),
     hf_categories=("multiple-choice", "visual-question-answering"),
