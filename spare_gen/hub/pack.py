@@ -16,6 +16,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from spare_gen.atomic import write_parquet
+from spare_gen.config.schema import TaskName
+from spare_gen.store import ownership
 from spare_gen.store.packed import IMAGE_TYPE, drawing_bytes
 from spare_gen.stages.questions.schema import split_path
 from spare_gen.stages.questions.tasks import SPLITS
@@ -76,10 +78,9 @@ def packed_table(out: Path, table: pa.Table) -> pa.Table:
 
 def write_hf_split(out: Path, task: str, split: str) -> bool:
     """Write the packed copy of one task split (runs on a Dask worker as well); False for a missing or empty
-    split, whose stale copy is removed."""
+    split (``write_hf_tables`` then removes a stale copy spare_gen wrote)."""
     src, dest = split_path(out, task, split), hf_path(out, task, split)
     if not src.is_file() or pq.read_metadata(src).num_rows == 0:
-        dest.unlink(missing_ok=True)  # no stale copy of a split that is now empty
         return False
     write_parquet(dest, packed_table(out, pq.read_table(src)))
     return True
@@ -96,7 +97,13 @@ def write_hf_tables(out: Path, tasks: list[str], client=None) -> dict[str, list[
     else:
         done = [write_hf_split(out, t, s) for t, s in pairs]
     written: dict[str, list[str]] = {}
+    stale = [hf_path(out, t.value, s).relative_to(out).as_posix() for t in TaskName for s in SPLITS
+             if t.value not in tasks]
     for (task, split), wrote in zip(pairs, done):
         if wrote:
             written.setdefault(task, []).append(split)
+        else:
+            stale.append(hf_path(out, task, split).relative_to(out).as_posix())
+    ownership.remove(out, stale)  # copies of splits now empty and of tasks no longer asked for: only spare_gen's own
     return written
+
