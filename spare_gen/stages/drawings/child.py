@@ -241,19 +241,19 @@ def draw_unit(unit: DrawAttempt, settings: DrawSettings, rng: np.random.Generato
 
 
 def draw_model(model_id: str, shape_path: str, out_dir: str, render: RenderConfig, rng: np.random.Generator | None,
-               method: str, views: tuple[str, ...] | None = None) -> dict:
+               method: str, fixed_views: tuple[str, ...] | None = None) -> dict:
     """Draw the views of one model; return ``{"model": drawings row, "views": [views rows], "timing": {...}}``.
 
-    ``rng`` draws the random views (``render.random_views``); None when there are none. ``views``: the fixed views
-    to draw (None: all 11); F, R, T must be among them, as the framing reads them. A view left out changes no other
-    view's bytes: the scale comes from the 3D box projected on all 11 poses (computed, not drawn).
+    ``rng`` draws the random views (``render.random_views``); None when there are none. ``fixed_views``: the fixed
+    views to draw (None: all 11); F, R, T must be among them, as the framing reads them. A view left out changes no
+    other view's bytes: the scale comes from the 3D box projected on all 11 poses (computed, not drawn).
     """
     start = time.process_time()
     rule = drawing_rule(render)
     shape = read_shape(shape_path)
     viewbox_box = brep_bounding_box(shape) if rule.box is BoxRule.BREP else None
     hlr = HlrModel(shape, method, render.deflection, smooth_edges=rule.smooth_edges, loose_edges=render.loose_edges)
-    poses = model_poses(render.random_views, rng, views)
+    poses = model_poses(render.random_views, rng, fixed_views)
     projected, problems, seconds = {}, {}, {}
     px_per_unit = estimated_scale(hlr, render.size, render.margin, rule, viewbox_box)
     outline = Outline.of(hlr, px_per_unit)
