@@ -18,6 +18,7 @@ from spare_gen.stages.drawings import driver as drawings_driver
 from spare_gen.stages.models import driver as models_driver
 from spare_gen.stages.pool import driver as pool_driver
 from spare_gen.stages.questions import driver as questions_driver
+from spare_gen.stages.questions.tasks import drawn_views
 from spare_gen.runner.contract import Summary
 from spare_gen.store import ownership
 from spare_gen.stage_table import AUDIT, POOL_STAGES, STAGE_NAMES, STAGES, pool_models_only, wanted
@@ -46,7 +47,7 @@ def run_models(client, config: Config, out: Path, names: tuple[str, ...]) -> Sum
 
 
 def run_drawings(client, config: Config, out: Path, names: tuple[str, ...]) -> Summary:
-    return drawings_driver.run_drawings(client, config, out)
+    return drawings_driver.run_drawings(client, config, out, drawn_views(config))
 
 
 def run_questions(client, config: Config, out: Path, names: tuple[str, ...]) -> Summary:

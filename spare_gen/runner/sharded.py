@@ -151,13 +151,19 @@ def _exact(pieces: list[pa.Table], schema: pa.Schema) -> pa.Table:
     return pa.Table.from_arrays(table.columns, schema=schema)
 
 
-def all_done(units: Sequence[Unit], settings: StageSettings, tables: tuple[TableOut, ...]) -> bool:
-    """True if every unit is already in a part on disk with an unchanged fingerprint and its files present:
-    running the stage would reuse everything."""
+def done_units(units: Sequence[Unit], settings: StageSettings, tables: tuple[TableOut, ...]) -> int:
+    """How many of ``units`` are already in a part on disk with an unchanged fingerprint and their files present
+    (running the stage under ``settings`` would reuse them)."""
     out_dir = str(Path(settings.out_dir).resolve())
     fingerprints = unit_fingerprints(units, settings, out_dir)
     known = _load_indexes(out_dir, settings.stage, tables)
-    return all(_reusable(known.get(uid), fp, out_dir) for uid, fp in fingerprints.items())
+    return sum(_reusable(known.get(uid), fp, out_dir) for uid, fp in fingerprints.items())
+
+
+def all_done(units: Sequence[Unit], settings: StageSettings, tables: tuple[TableOut, ...]) -> bool:
+    """True if every unit is already in a part on disk with an unchanged fingerprint and its files present:
+    running the stage would reuse everything."""
+    return done_units(units, settings, tables) == len(units)
 
 
 def execute_shard(task: Task, sealed: Sealed, settings: StageSettings, tables: tuple[TableOut, ...], index: int,

@@ -62,9 +62,10 @@ MISSING_FRACTION = 0.1  # test hook missing_hlr_line: this fraction of the view'
 FRAGMENT_FRACTION = 1 / 4.5  # test hook fragment_hlr: the drawing's size, a fraction of the model's (as reported)
 
 
-def model_poses(random_views: int, rng: np.random.Generator | None) -> list[Pose]:
-    """The 11 fixed poses, then ``random_views`` random ones drawn from ``rng`` (the unit's generator)."""
-    poses = fixed_poses()
+def model_poses(random_views: int, rng: np.random.Generator | None, fixed: tuple[str, ...] | None = None) -> list[Pose]:
+    """The fixed poses (``fixed``, in ``FIXED_VIEWS`` order; None: all 11), then ``random_views`` random ones drawn
+    from ``rng`` (the unit's generator)."""
+    poses = [p for p in fixed_poses() if fixed is None or p.name in fixed]
     if random_views:
         if rng is None:
             raise ValueError(f"render.random_views = {random_views} needs the unit's random generator")
@@ -235,21 +236,24 @@ def draw_unit(unit: DrawAttempt, settings: DrawSettings, rng: np.random.Generato
     render = settings.render
     if unit["deflection_factor"] != 1.0:
         render = render.model_copy(update={"deflection": render.deflection * unit["deflection_factor"]})
-    return draw_model(unit["model_id"], unit["shape_path"], settings.out_dir, render, rng, unit["method"])
+    return draw_model(unit["model_id"], unit["shape_path"], settings.out_dir, render, rng, unit["method"],
+                      settings.views)
 
 
 def draw_model(model_id: str, shape_path: str, out_dir: str, render: RenderConfig, rng: np.random.Generator | None,
-               method: str) -> dict:
-    """Draw every view of one model; return ``{"model": drawings row, "views": [views rows], "timing": {...}}``.
+               method: str, fixed_views: tuple[str, ...] | None = None) -> dict:
+    """Draw the views of one model; return ``{"model": drawings row, "views": [views rows], "timing": {...}}``.
 
-    ``rng`` draws the random views (``render.random_views``); None when there are none.
+    ``rng`` draws the random views (``render.random_views``); None when there are none. ``fixed_views``: the fixed
+    views to draw (None: all 11); F, R, T must be among them, as the framing reads them. A view left out changes no
+    other view's bytes: the scale comes from the 3D box projected on all 11 poses (computed, not drawn).
     """
     start = time.process_time()
     rule = drawing_rule(render)
     shape = read_shape(shape_path)
     viewbox_box = brep_bounding_box(shape) if rule.box is BoxRule.BREP else None
     hlr = HlrModel(shape, method, render.deflection, smooth_edges=rule.smooth_edges, loose_edges=render.loose_edges)
-    poses = model_poses(render.random_views, rng)
+    poses = model_poses(render.random_views, rng, fixed_views)
     projected, problems, seconds = {}, {}, {}
     px_per_unit = estimated_scale(hlr, render.size, render.margin, rule, viewbox_box)
     outline = Outline.of(hlr, px_per_unit)

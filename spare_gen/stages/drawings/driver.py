@@ -7,6 +7,7 @@ from pathlib import Path
 
 from spare_gen.store import shards
 from spare_gen.atomic import write_parquet
+from spare_gen.canvas.views import FIXED_VIEWS
 from spare_gen.config.schema import Config, DrawingStore
 from spare_gen.stages.drawings.flags import apply_duplicates, duplicate_map
 from spare_gen.stages.drawings.schema import (
@@ -17,7 +18,7 @@ from spare_gen.stages.drawings.worker import draw_task, drawings_rows, views_row
 from spare_gen.stages.models.schema import MODELS_FILE, ModelRow
 from spare_gen.runner.contract import RunOptions, Summary
 from spare_gen.runner.isolation import Status
-from spare_gen.runner.sharded import TableOut, run_sharded_stage
+from spare_gen.runner.sharded import TableOut, done_units, run_sharded_stage
 from spare_gen.runner.stage import status_summary
 from spare_gen.rows import rows_from_table
 from spare_gen.store.shards import rows_to_table
@@ -38,17 +39,24 @@ def drawable_models(out: Path) -> list[ModelRow]:
     return [r for r in rows_from_table(ModelRow, table) if r.status == Status.OK]
 
 
-def run_drawings(client, config: Config, out: Path) -> Summary:
-    """Run the stage, then mark duplicates across models; return its summary."""
+def run_drawings(client, config: Config, out: Path, views: tuple[str, ...] = FIXED_VIEWS) -> Summary:
+    """Run the stage (drawing the fixed ``views``, the ones the asked tasks read), then mark duplicates across
+    models; return its summary."""
     out_abs = out.resolve()
     units: list[DrawUnit] = [
         {"unit_id": str(m.model_id), "model_id": str(m.model_id), "shape_path": str(out_abs / str(m.brep_path))}
         for m in drawable_models(out)
     ]
-    run_sharded_stage(client, draw_task, units, DrawSettings.from_config(config, out), tables(config),
-                      RunOptions.from_config(config))
+    settings = DrawSettings.from_config(config, out, views)
+    if settings.views is not None:  # drawings of every view already there are kept, if that reuses more models
+        every = DrawSettings.from_config(config, out)
+        if done_units(units, every, tables(config)) > done_units(units, settings, tables(config)):
+            settings = every
+    run_sharded_stage(client, draw_task, units, settings, tables(config), RunOptions.from_config(config))
     mark_duplicates(out / DRAWINGS_FILE)
-    return Summary(DRAWINGS.name, summary(out / DRAWINGS_FILE, out / VIEWS_FILE))
+    skipped = [v for v in FIXED_VIEWS if v not in settings.fixed_views()]
+    note = f"; views {', '.join(skipped)} not drawn (no task asked for reads them)" if skipped else ""
+    return Summary(DRAWINGS.name, summary(out / DRAWINGS_FILE, out / VIEWS_FILE) + note)
 
 
 def mark_duplicates(drawings: Path) -> None:

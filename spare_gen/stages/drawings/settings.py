@@ -6,9 +6,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar, Mapping, NotRequired
 
-from spare_gen.canvas.poses import FIXED_VIEWS
+from spare_gen.canvas.poses import FIXED_VIEWS, THREE_VIEWS
 from spare_gen.config.schema import Config, RenderConfig
-from spare_gen.runner.contract import StageSettings, Unit
+from spare_gen.runner.contract import StageSettings, Unit, fingerprint_of
 from spare_gen.runner.isolation import Status
 from spare_gen.runner.results import RowResult, Timings
 from spare_gen.stage_table import DRAWINGS
@@ -47,16 +47,35 @@ class DrawResult(RowResult[DrawingRow]):
 
 class DrawSettings(StageSettings):
     """The render section; ``timeout_s`` is the CPU budget of the mesh (fallback) algorithm, the exact one
-    has ``render.exact_timeout_s``."""
+    has ``render.exact_timeout_s``. ``views``: the fixed views to draw (None: all 11), the ones the tasks a run asks
+    for read (``spare_gen.stages.questions.tasks.drawn_views``); it counts in the fingerprint only when it is not
+    None, so drawings of every view keep their fingerprint and a change of the set redraws the models."""
 
     RESULT: ClassVar = DrawResult
 
     render: RenderConfig
+    views: tuple[str, ...] | None = None
 
     @classmethod
-    def from_config(cls, config: Config, out: Path) -> "DrawSettings":
+    def from_config(cls, config: Config, out: Path, views: tuple[str, ...] = FIXED_VIEWS) -> "DrawSettings":
+        unknown = [v for v in views if v not in FIXED_VIEWS]
+        if unknown:
+            raise ValueError(f"drawings: unknown view(s) {unknown} to draw; choose from {', '.join(FIXED_VIEWS)}")
+        if not set(THREE_VIEWS) <= set(views):
+            raise ValueError(f"drawings: views {list(views)} leave out F, R or T, which the framing reads")
+        subset = tuple(v for v in FIXED_VIEWS if v in views)
         return cls(stage=DRAWINGS.name, seed=config.seed, out_dir=str(Path(out).resolve()),
-                   timeout_s=config.runner.timeout_s, render=config.render)
+                   timeout_s=config.runner.timeout_s, render=config.render,
+                   views=None if subset == FIXED_VIEWS else subset)
+
+    def fixed_views(self) -> tuple[str, ...]:
+        """The fixed views drawn, in ``FIXED_VIEWS`` order."""
+        return FIXED_VIEWS if self.views is None else self.views
+
+    def fingerprint(self) -> str:
+        """Hash of every field but where the output goes (and ``views`` when every view is drawn)."""
+        exclude = set(self.PLACEMENT) | ({"views"} if self.views is None else set())
+        return fingerprint_of(self.model_dump(mode="json", exclude=exclude))
 
 
 class DrawUnit(Unit):

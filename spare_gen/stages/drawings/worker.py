@@ -25,14 +25,14 @@ DRAW_TARGET = "spare_gen.stages.drawings.child:draw_unit"
 COARSE_FACTOR = 5.0  # the last attempt's mesh deflection, times render.deflection (0.002 -> 1 % of the diagonal)
 
 
-def view_names(random_views: int) -> list[str]:
-    return list(FIXED_VIEWS) + [f"{RANDOM_VIEW_PREFIX}{i:03d}" for i in range(random_views)]
+def view_names(random_views: int, fixed: tuple[str, ...] = FIXED_VIEWS) -> list[str]:
+    return list(fixed) + [f"{RANDOM_VIEW_PREFIX}{i:03d}" for i in range(random_views)]
 
 
 def failed_result(model_id: str, status: Status, error: str, random_views: int, fallback_reason: str = "",
-                  seconds: float = 0.0, cpu_seconds: float = 0.0) -> DrawResult:
+                  seconds: float = 0.0, cpu_seconds: float = 0.0, fixed: tuple[str, ...] = FIXED_VIEWS) -> DrawResult:
     """A model that was not drawn: its drawings row and one views row per expected view, with the reason."""
-    return DrawResult.not_drawn(model_id, status, error, view_names(random_views), fallback_reason,
+    return DrawResult.not_drawn(model_id, status, error, view_names(random_views, fixed), fallback_reason,
                                 Timings(child_wall_s=round(seconds, 4), child_cpu_s=round(cpu_seconds, 4)))
 
 
@@ -59,7 +59,8 @@ def draw_task(unit: DrawUnit, settings: DrawSettings) -> DrawResult:
     """Draw one model (in the child, with fallbacks): its drawings row and views rows."""
     model_id, random_views = unit["model_id"], settings.render.random_views
     if unit.get("skip_reason"):
-        return failed_result(model_id, Status.SKIPPED, unit["skip_reason"], random_views)
+        return failed_result(model_id, Status.SKIPPED, unit["skip_reason"], random_views,
+                             fixed=settings.fixed_views())
     reasons, seconds, cpu, outcome = [], 0.0, 0.0, None
     for method, timeout, factor in _attempts(settings):
         if factor != 1.0 and outcome is not None and outcome.status is not Status.TIMEOUT:
@@ -75,7 +76,8 @@ def draw_task(unit: DrawUnit, settings: DrawSettings) -> DrawResult:
     assert outcome is not None
     if outcome.status is not Status.OK:
         return failed_result(model_id, outcome.status, "; ".join(reasons), random_views,
-                             fallback_reason="; ".join(reasons[:-1]), seconds=seconds, cpu_seconds=cpu)
+                             fallback_reason="; ".join(reasons[:-1]), seconds=seconds, cpu_seconds=cpu,
+                             fixed=settings.fixed_views())
     model = DrawingRow(**outcome.value["model"])
     if reasons:  # an earlier method failed: say why, before any per-view reason from the child
         model = replace(model, fallback_reason="; ".join(reasons + ([model.fallback_reason] if model.fallback_reason

@@ -22,7 +22,7 @@ from spare_gen.stages.questions.assembly import outputs
 from spare_gen.stages.questions.assembly.fill import TaskFill, fill_task, shortfalls, trim_to_balance
 from spare_gen.stages.questions.assembly.inputs import Inputs, load_inputs
 from spare_gen.stages.questions.assembly.plan import ADVICE, model_queues, plan, reuses_models
-from spare_gen.stages.questions.tasks import TASK_SPECS, TASKS, question_settings
+from spare_gen.stages.questions.tasks import TASK_SPECS, TASKS, drawn_views, question_settings
 from spare_gen.runner.contract import RunOptions, Summary
 from spare_gen.stage_table import QUESTIONS
 
@@ -65,7 +65,7 @@ def run_questions(client, config: Config, out: Path) -> Summary:
     out = Path(out)
     parts: dict[str, float] = {}
     t = time.monotonic()
-    inputs = load_inputs(out, config.questions.allow_flagged_cad)
+    inputs = load_inputs(out, config.questions.allow_flagged_cad, drawn_views(config))
     requested, planned, quotas = plan(config, inputs)
     parts["plan"] = time.monotonic() - t
     fills = _fill_all(client, config, out, inputs, quotas)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from enum import Enum
 
 from spare_gen.config.schema import TaskName
-from spare_gen.canvas.views import ISOMETRIC_VIEWS, THREE_VIEWS
+from spare_gen.canvas.views import FIXED_VIEWS, ISOMETRIC_VIEWS, THREE_VIEWS
 
 SPLITS = ("train", "val", "test")
 DEFAULT_SPLIT = "test"  # the split every command reads unless told (export, evaluate, show)
@@ -31,6 +31,13 @@ def pose_view(pose: int) -> str:
     if pose not in ALL_POSES:
         raise ValueError(f"unknown isometric pose {pose!r}; choose from 1..8")
     return str(pose)
+
+
+def model_views(poses) -> tuple[str, ...]:
+    """The drawing-stage views F, R, T and those of isometric ``poses``, in the drawings stage's order (a task's
+    ``TaskSpec.views``)."""
+    wanted = {*THREE_VIEWS, *(pose_view(int(p)) for p in poses)}
+    return tuple(v for v in FIXED_VIEWS if v in wanted)
 
 
 class AnswerSide(str, Enum):

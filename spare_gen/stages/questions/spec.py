@@ -17,6 +17,7 @@ from enum import Enum
 from typing import Any, Callable
 
 
+from spare_gen.canvas.views import FIXED_VIEWS
 from spare_gen.config.schema import QuestionsConfig, TaskName
 from spare_gen.config.tasks import task_options
 from spare_gen.stages.questions.layout import AnswerSide
@@ -131,6 +132,10 @@ class TaskSpec:
     card_options: Callable[..., str] | None = None
     card_example: bool = False  # the task the card's loading examples name (one task declares it)
     figure6: tuple[PaperRecipes, ...] = ()  # the paper's baseline recipes, first formulation the default; () if none
+    # the model drawings (drawing-stage view names) the task's units, rows, rules, filters and sheets read, under every
+    # variant (a rerun with another variant reuses the drawings): the drawings stage draws only the union over the
+    # tasks a run asks for (``tasks.drawn_views``); default: all 11
+    views: tuple[str, ...] = FIXED_VIEWS
 
     def resolved(self, questions: QuestionsConfig) -> "TaskSpec":
         """The spec a run with these ``questions`` settings uses (this one, if the task has no variants)."""

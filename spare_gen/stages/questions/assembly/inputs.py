@@ -57,10 +57,16 @@ def _flag_rule(row: DrawingRow) -> QuestionRejection | None:
     return None
 
 
-def load_inputs(out: Path, allow_flagged_cad: bool = False) -> Inputs:
-    """Models drawn without a blank, tiny or duplicate flag and with all 11 fixed views ok.
+class MissingViews(ValueError):
+    """The drawings in the output folder lack views the tasks asked for read (drawn for other tasks)."""
+
+
+def load_inputs(out: Path, allow_flagged_cad: bool = False, needed: tuple[str, ...] = FIXED_VIEWS) -> Inputs:
+    """Models drawn without a blank, tiny or duplicate flag and with the fixed views ``needed`` ok (the views the
+    asked tasks read: ``tasks.drawn_views``; all 11 by default).
 
     Models the CAD quality gate flagged (``quality`` other than ok) are left out unless ``allow_flagged_cad``.
+    Raises MissingViews when the drawings hold no row of some needed view (made for tasks that do not read it).
     """
     columns = ["model_id", "status", "n_primitives", "brep_path"]
     has_quality = "quality" in shards.schema(out / MODELS_FILE).names
@@ -71,6 +77,12 @@ def load_inputs(out: Path, allow_flagged_cad: bool = False) -> Inputs:
     for v in rows_from_table(ViewRow, shards.read(out / VIEWS_FILE, columns=VIEW_COLUMNS)):
         if v.view in FIXED_VIEWS:
             views.setdefault(str(v.model_id), {})[str(v.view)] = v
+    drawn_views = {name for model_views in views.values() for name in model_views}
+    absent = [v for v in needed if v not in drawn_views]
+    if views and absent:
+        raise MissingViews(f"questions: {out / VIEWS_FILE} holds no drawing of view(s) {', '.join(absent)}, which the "
+                           f"tasks asked for read (the drawings were made for tasks that do not); run the drawings "
+                           f"stage again with these settings (spare-gen run --stages drawings,questions)")
     inputs = Inputs()
     drawn = set()
     for row in drawings:
@@ -79,7 +91,7 @@ def load_inputs(out: Path, allow_flagged_cad: bool = False) -> Inputs:
         rule = _flag_rule(row)
         model_views = views.get(mid, {})
         if rule is None and (mid not in models or any(
-                _view_status(model_views.get(v)) != Status.OK for v in FIXED_VIEWS)):
+                _view_status(model_views.get(v)) != Status.OK for v in needed)):
             rule = QuestionRejection.NOT_DRAWN
         if rule is not None:
             inputs.filtered[rule.value] += 1

@@ -15,6 +15,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from spare_gen.canvas.views import FIXED_VIEWS, THREE_VIEWS
 from spare_gen.config.schema import Config, QuestionsConfig, TaskName
 from spare_gen.stages.questions.layout import SPLITS, task_name
 from spare_gen.rows import arrow_schema, rows_from_table
@@ -42,6 +43,17 @@ TASKS: tuple[TaskName, ...] = tuple(TaskName)
 def task_spec(task: TaskName | str, questions: QuestionsConfig) -> TaskSpec:
     """The spec of ``task`` for these ``questions`` settings (its variant: answer count, choices, rules)."""
     return TASK_SPECS[TaskName(task)].resolved(questions)
+
+
+def drawn_views(config: Config) -> tuple[str, ...]:
+    """The fixed views the drawings stage draws for ``config``: F, R, T (its flags and framing read them) and every
+    view a task the questions stage asks for reads (``TaskSpec.views``), in ``FIXED_VIEWS`` order; all 11 when
+    the questions stage is off or asks for no task (the drawings are then made for their own sake)."""
+    asked = [t for t in TASKS if config.questions.counts.get(t, 0) > 0] if config.questions.enabled else []
+    if not asked:
+        return FIXED_VIEWS
+    read = {*THREE_VIEWS, *(v for t in asked for v in TASK_SPECS[t].views)}
+    return tuple(v for v in FIXED_VIEWS if v in read)
 
 
 def question_settings(config: Config, out: Path, task: TaskName, round_: int = 1) -> QuestionSettings:
@@ -85,5 +97,5 @@ def describe(task: TaskName) -> list[tuple[str, str, str]]:
     return [(f.name, str(f.type), (f.metadata or {}).get(b"description", b"").decode()) for f in question_schema(task)]
 
 
-__all__ = ["SPLITS", "TASKS", "TASK_SPECS", "describe", "path_columns", "dataset_choices",
+__all__ = ["SPLITS", "TASKS", "TASK_SPECS", "describe", "drawn_views", "path_columns", "dataset_choices",
            "question_row", "question_schema", "question_settings", "task_name", "task_spec"]

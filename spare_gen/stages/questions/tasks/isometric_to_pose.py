@@ -13,6 +13,9 @@ F - R, F - T, R turned a quarter counter-clockwise - T, and F - F turned a half;
 ``1 + 1.5 i / n`` for the i-th model folder in name order, a bias towards keeping late names that is left out here
 (ties go by the seeded model order instead).
 
+Its questions read the F, R, T drawings and those of the poses of every set (``SPEC.views``: 1-6, not 7 or 8), under
+either setting, so a rerun with the other set reuses the drawings.
+
 Rule 3 for this task: a model is used only when its drawings from the choice poses are pairwise distinct (a pure
 function of the model's isometric polylines; the result travels as JSON and names the poses it checked, which the
 row then records as ``choice_poses``).
@@ -35,7 +38,7 @@ from spare_gen.store.packed import drawing_bytes
 from spare_gen.stages.questions.dataset import (
     LoadedDataset, check_model_three_views, distinct_candidates, model_view, question_id,
 )
-from spare_gen.stages.questions.layout import FRONT, RIGHT, TOP, AnswerSide, pose_view
+from spare_gen.stages.questions.layout import FRONT, RIGHT, TOP, AnswerSide, model_views, pose_view
 from spare_gen.stages.questions.near_duplicate import duplicate_matrix, pose_drawings
 from spare_gen.stages.questions.rejections import QuestionRejection
 from spare_gen.stages.questions.row_parts import Accepted, three_view_fields
@@ -185,4 +188,5 @@ SPEC = TaskSpec(
     figure6=(PaperRecipes("multiclass", "supplementary C.2, multi-class classification", {
         "resnet50": (2e-5, 70, 50, 80.4), "vgg16": (2e-5, 80, 50, 87.5), "bagnet33": (2e-5, 30, 50, 71.9)}),),
     model_filter=symmetric_models,
+    views=model_views(sorted({p for poses in POSE_CHOICE_SETS.values() for p in poses})),
 )

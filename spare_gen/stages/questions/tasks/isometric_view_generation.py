@@ -9,7 +9,7 @@ import pyarrow as pa
 
 from spare_gen.config.schema import TaskName
 from spare_gen.stages.questions.dataset import LoadedDataset, check_model_three_views, is_model_view, question_id
-from spare_gen.stages.questions.layout import TARGET_POSE, pose_view
+from spare_gen.stages.questions.layout import TARGET_POSE, model_views, pose_view
 from spare_gen.stages.questions.row_parts import Accepted, three_view_fields
 from spare_gen.stages.questions.schema import TARGET_PREFIX, QuestionCommon
 from spare_gen.stages.questions.sheet_cells import Cell, drawing_image
@@ -54,4 +54,5 @@ SPEC = TaskSpec(
     loader=LoaderKeys(target=TargetKind.DRAWING, target_column=TARGET_PREFIX),
     spare3d=Spare3dLayout("Isometric_view_generation", "Isometric View Generation", target_file="isometric.png"),
     hf_categories=("image-to-image",),
+    views=model_views([TARGET_POSE]),
 )
