@@ -6,7 +6,8 @@ the worker's batched stream to the scheduler, which forwards them to the subscri
 or scheduler-side object to create and delete (a ``distributed.Queue`` or ``Variable`` is one, and each put is a
 request of its own), nothing waits on them, and a job that runs outside a worker or without a listener sends
 nothing. A worker says at most one count per ``EVERY_S`` per job, so a job of quick units (reused ones) costs a few
-small messages. What the bar shows never decides an output: the job's result is the same with or without them.
+small messages, and the scheduler keeps only a topic's last events (``distributed.admin.low-level-log-length``,
+1,000 by default). What the bar shows never decides an output: the job's result is the same with or without them.
 """
 
 from __future__ import annotations
