@@ -7,6 +7,7 @@ from __future__ import annotations
 import itertools
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -360,3 +361,58 @@ def test_each_question_task_says_its_own_progress_line_by_its_name(tiny_dataset,
         else:
             assert said[-1].split(": ")[2].split()[0].split("/")[0] == said[-1].split(": ")[2].split()[0].split("/")[1]
     assert not any(line.startswith("spare-gen: questions_") for line in lines), lines
+
+
+def _run_on_a_terminal(args: list[str], timeout: float = 600) -> tuple[int, str]:
+    """``python -m spare_gen.cli ARGS`` with stdout and stderr on a pseudo-terminal of 120 columns (so its progress is
+    tqdm's bar): the exit code and everything it wrote, each carriage return made a new line."""
+    import fcntl
+    import pty
+    import struct
+    import termios
+
+    leader, follower = pty.openpty()
+    fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))  # a new pty is 0 columns wide
+    proc = subprocess.Popen([*CLI, *args], stdin=subprocess.DEVNULL, stdout=follower, stderr=follower, cwd=REPO,
+                            env=dict(os.environ, PYTHONPATH=str(REPO)))
+    os.close(follower)
+    said = b""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            chunk = os.read(leader, 65536)
+        except OSError:  # the other end closed: the command ended
+            break
+        if not chunk:
+            break
+        said += chunk
+    os.close(leader)
+    return proc.wait(timeout=60), said.decode(errors="replace").replace("\r", "\n")
+
+
+def test_a_sharded_stage_bar_moves_per_unit_on_a_terminal_before_its_shard_ends(tmp_path):
+    """The drawings of 12 models in one shard: the terminal's bar shows counts between 0 and 12 (told by the worker
+    per unit), not only 0/12 then 12/12; the same run without progress writes the same bytes."""
+    import hashlib
+
+    common = ["run", "--stages", "models,drawings", "--workers", "1", "--set", "models.csg.count=12",
+              "--set", "runner.shard_units=12", "--set", "runner.dashboard=false"]
+    code, said = _run_on_a_terminal([*common, "--out", str(tmp_path / "bar")])
+    assert code == 0, said
+    counts = [int(m.group(1)) for m in re.finditer(r"^drawings: +\d+%\|[^|]*\| *(\d+)/12 ", said, re.MULTILINE)]
+    assert counts and counts[-1] == 12, said
+    assert [c for c in counts if 0 < c < 12], said  # the one shard had not ended yet
+    assert len(list((tmp_path / "bar" / "drawings.parquet").glob("part-*.parquet"))) == 1  # one shard indeed
+    quiet = spare_gen_cli(*common, "--no-progress", "--out", str(tmp_path / "quiet"))
+    assert quiet.returncode == 0, quiet.stderr
+
+    def digests(out: Path) -> dict[str, str]:
+        return {p.relative_to(out).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+                for p in sorted(out.rglob("*")) if p.is_file()
+                and not p.relative_to(out).as_posix().startswith(SAID_OF_A_RUN)}
+
+    assert digests(tmp_path / "bar") == digests(tmp_path / "quiet")
+
+
+# what a run says of itself (times, the command, the ledger's file times): not output bytes
+SAID_OF_A_RUN = ("run.json", "timings/", ".units/written.json")

@@ -123,9 +123,10 @@ def _flip_a_byte(path: Path) -> None:
 def test_validate_catches_every_kind_of_file_it_used_to_miss(pooled, tmp_path):
     overlay = pq.read_table(pooled / "corruptions.parquet", columns=["overlay_png"]).column(0).to_pylist()[0]
     preview = sorted(p.relative_to(pooled).as_posix() for p in (pooled / "preview").glob("*.png"))[0]
+    vector = preview.removesuffix(".png") + ".svg"  # each sheet's SVG twin is recorded as the sheet is
     assert overlay.startswith("pool/") and overlay.endswith("_overlay.png")
     record = json.loads((pooled / "dataset.json").read_text())["files"]
-    assert {overlay, preview, "README.md", "reports/audit.json"} <= set(record)
+    assert {overlay, preview, vector, "preview/corruptions.svg", "README.md", "reports/audit.json"} <= set(record)
 
     def damaged(name: str, damage) -> list[str]:
         copy = tmp_path / name
@@ -136,6 +137,7 @@ def test_validate_catches_every_kind_of_file_it_used_to_miss(pooled, tmp_path):
     cases = {
         "overlay": (lambda d: _flip_a_byte(d / overlay), f"files: {overlay} changed: sha256 differs from dataset.json"),
         "preview": (lambda d: _flip_a_byte(d / preview), f"files: {preview} changed: sha256 differs from dataset.json"),
+        "preview svg": (lambda d: (d / vector).unlink(), f"files: {vector} (recorded in dataset.json) does not exist"),
         "edited card": (lambda d: (d / "README.md").write_text((d / "README.md").read_text() + "\nedited\n"),
                         "files: README.md changed: sha256 differs from dataset.json"),
         "deleted card": (lambda d: (d / "README.md").unlink(),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -99,6 +100,11 @@ def test_pool_files_rows_and_pictures(run_a):
     readme = (out / "pool" / "README.md").read_text()
     assert "pair_id,rater_id,choice" in readme and "spare-gen rank" in readme
     assert (out / "preview" / "corruptions.png").read_bytes()[:4] == b"\x89PNG"
+    sheet = (out / "preview" / "corruptions.svg").read_text()  # its vector twin: the overlays' own SVGs nested
+    shown = re.search(r"(csg_\d+): variants", sheet).group(1)
+    overlays = [(out / r["overlay_svg"]).read_text() for r in rows if r["model_id"] == shown]
+    assert len(overlays) == N_VARIANTS and "<image" not in sheet
+    assert all(p in sheet for o in overlays for p in re.findall(r'<path d="[^"]+"/>', o))
     manifest = json.loads((out / "dataset.json").read_text())
     assert manifest["complete"] and set(manifest["stages"]) == {"models", "pool"}
 
@@ -110,7 +116,8 @@ def test_same_seed_same_bytes_and_other_seed_other_variants(run_a, client, tmp_p
     run_pool(client, pool_config(same), same)
     run_pool(client, pool_config(other, "seed=1"), other)  # same models (resumed), other corruption seed
 
-    for name in ("corruptions.parquet", "pairs.parquet", "pool/annotation_pairs.csv", "preview/corruptions.png"):
+    for name in ("corruptions.parquet", "pairs.parquet", "pool/annotation_pairs.csv", "preview/corruptions.png",
+                 "preview/corruptions.svg"):
         assert (same / name).read_bytes() == (run_a / name).read_bytes(), name
     a_pictures = sorted(p.relative_to(run_a) for p in (run_a / "pool").rglob("*.png"))
     assert a_pictures == sorted(p.relative_to(same) for p in (same / "pool").rglob("*.png"))

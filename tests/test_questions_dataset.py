@@ -16,6 +16,7 @@ from PIL import Image
 
 from spare_gen.jobs.regenerate import run
 from spare_gen.store import shards
+from spare_gen.store.packed import drawing_bytes
 from spare_gen.config import load_config
 from spare_gen.stages.questions.near_duplicate import Drawing, near_duplicate
 from spare_gen.stages.questions.publish.files import sha256_file
@@ -197,8 +198,43 @@ def test_card_and_contact_sheets(dataset):
     assert summary["produced"]["isometric_to_pose"] == {"train": 6, "val": 1, "test": 1}
     for task in COUNTS:
         sheet = np.asarray(Image.open(dataset / "preview" / f"{task}.png").convert("RGB")).astype(int)
-        green = (sheet[..., 1] > 150) & (sheet[..., 0] < 40) & (sheet[..., 2] < 40)
-        assert green.sum() > 4 * 160, task  # at least one full green frame
+        assert _green(sheet).sum() > 4 * 160, task  # at least one full green frame
+
+
+def _green(sheet: np.ndarray) -> np.ndarray:
+    return (sheet[..., 1] > 150) & (sheet[..., 0] < 40) & (sheet[..., 2] < 40)
+
+
+def test_each_contact_sheet_has_an_svg_twin_made_of_the_drawings_own_lines(dataset):
+    """``preview/<task>.svg``: the PNG's layout at the same pixels (cairosvg's rendering frames the same answers in
+    the same green pixels, with about as much ink), each drawing nested as its own SVG's paths, no raster inside."""
+    import io
+    import re
+    import xml.etree.ElementTree as ET
+
+    import cairosvg
+
+    for task in COUNTS:
+        text = (dataset / "preview" / f"{task}.svg").read_text()
+        root = ET.fromstring(text.encode())
+        ns = "{http://www.w3.org/2000/svg}"
+        assert not list(root.iter(f"{ns}image")), task  # no raster picture inside
+        ids = [e.get("id") for e in root.iter() if e.get("id")]
+        assert len(ids) == len(set(ids)), task
+        cells = [e for e in root if e.tag == f"{ns}svg"]
+        assert len(cells) >= 3 * 4, task  # F, R, T and the task's own cells, 3 questions
+        png = np.asarray(Image.open(dataset / "preview" / f"{task}.png").convert("RGB")).astype(int)
+        drawn = np.asarray(Image.open(io.BytesIO(cairosvg.svg2png(bytestring=text.encode()))).convert("RGB")).astype(int)
+        assert drawn.shape == png.shape, task
+        assert _green(png).sum() > 4 * 160 and (_green(png) == _green(drawn)).all(), task
+        ink_png, ink_svg = (png.min(axis=2) < 200).sum(), (drawn.min(axis=2) < 200).sum()
+        assert 0.75 * ink_png < ink_svg < 1.25 * ink_png, (task, ink_png, ink_svg)
+    by_split = rows(dataset, "isometric_view_generation")
+    first = next(r for split in reversed(SPLITS) for r in by_split[split])  # the sheet's first question
+    target = drawing_bytes(dataset, first["target_svg"]).decode()  # packed in the views table or a file
+    sheet = (dataset / "preview" / "isometric_view_generation.svg").read_text()
+    paths = re.findall(r'<path d="[^"]+"/>', target)
+    assert paths and all(p in sheet for p in paths)  # the target drawing's own lines, word for word
 
 
 def _sheet_cell(sheet: np.ndarray, row: int, col: int) -> np.ndarray:

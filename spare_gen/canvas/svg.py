@@ -9,6 +9,7 @@ first one underneath); a named layer becomes ``<g id="name">``.
 from __future__ import annotations
 
 import itertools
+import re
 from functools import lru_cache
 from typing import Iterable, NamedTuple, Sequence
 
@@ -99,3 +100,58 @@ def svg_document(layers: Iterable, size: int | tuple[int, int], background: Sequ
     body += '<g fill="none" stroke-linecap="butt" stroke-linejoin="miter">\n'
     body += "".join(_group(layer) for layer in as_layers(layers))
     return head + body + "</g>\n</svg>\n"
+
+
+# ------------------------------------------------------------------------------------------ sheets of pictures
+# A contact sheet's vector twin is built from its cells' own SVG documents (a drawing's file, the pose cube), each
+# nested at its cell: the lines stay lines, nothing is rasterised.
+
+_ROOT = re.compile(r"<svg\b[^>]*>")
+_ATTR = re.compile(r'\b(viewBox|width|height)="([^"]*)"')
+_ID = re.compile(r'\bid="([^"]*)"')
+SHEET_FONT = "DejaVu Sans, Arial, Helvetica, sans-serif"
+
+
+def svg_size(document: str) -> tuple[float, float]:
+    """(width, height) of an SVG document: its viewBox's, else its width and height attributes (px)."""
+    attrs = dict(_ATTR.findall(_root(document).group(0)))
+    if "viewBox" in attrs:
+        _, _, w, h = (float(v) for v in attrs["viewBox"].replace(",", " ").split())
+        return w, h
+    return float(attrs["width"].removesuffix("px")), float(attrs["height"].removesuffix("px"))
+
+
+def _root(document: str) -> re.Match:
+    root = _ROOT.search(document)
+    if root is None:
+        raise ValueError(f"not an SVG document (no <svg> element): {document[:60]!r}")
+    return root
+
+
+def nested(document: str, x: float, y: float, width: float, height: float, prefix: str) -> str:
+    """``document`` (a standalone SVG) as an element of a larger SVG, stretched over the box (x, y, width, height)
+    as a raster cell is resized; its ids get ``prefix`` so that ids stay unique in the sheet."""
+    root = _root(document)
+    w, h = svg_size(document)
+    view = dict(_ATTR.findall(root.group(0))).get("viewBox", f"0 0 {_num(w)} {_num(h)}")  # its own origin
+    head = (f'<svg x="{_num(x)}" y="{_num(y)}" width="{_num(width)}" height="{_num(height)}" viewBox="{view}" '
+            'preserveAspectRatio="none">')
+    body = _ID.sub(lambda m: f'id="{prefix}{m.group(1)}"', document[root.end():])
+    return head + body.strip() + "\n"
+
+
+def sheet_text(x: float, y: float, text: str, size: float, rgb: Sequence[int], anchor: str = "start") -> str:
+    """A line of text whose top is at ``y`` (``anchor`` middle: centred on (x, y)), as a raster sheet writes it."""
+    from xml.sax.saxutils import escape
+
+    baseline = y + (0.35 if anchor == "middle" else 0.8) * size
+    return (f'<text x="{_num(x)}" y="{_num(round(baseline, 2))}" font-size="{_num(size)}" font-family="{SHEET_FONT}" '
+            f'fill="{color_hex(rgb)}" text-anchor="{anchor}" xml:space="preserve">{escape(text)}</text>\n')
+
+
+def sheet_document(width: int, height: int, body: str, background: Sequence[int]) -> str:
+    """A standalone SVG of ``width`` x ``height`` px: ``body`` over the background colour."""
+    return ('<?xml version="1.0" encoding="UTF-8"?>\n'
+            f'<svg xmlns="http://www.w3.org/2000/svg" version="1.1" width="{width}" height="{height}" '
+            f'viewBox="0 0 {width} {height}">\n'
+            f'<rect width="{width}" height="{height}" fill="{color_hex(background)}"/>\n{body}</svg>\n')

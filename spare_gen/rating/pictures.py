@@ -29,7 +29,7 @@ import numpy as np
 from spare_gen.atomic import write_bytes, write_text
 from spare_gen.canvas.poses import Pose
 from spare_gen.canvas.raster import png_bytes, rasterize
-from spare_gen.canvas.svg import quantize, svg_document
+from spare_gen.canvas.svg import nested, quantize, sheet_document, sheet_text, svg_document, svg_size
 from spare_gen.rating.corruptions import MAX_SHIFT, model_size
 from spare_gen.wireframe import Wireframe
 
@@ -382,3 +382,23 @@ def contact_sheet(cells: dict[tuple[str, str], bytes], rows: Sequence[str], cols
     buffer = io.BytesIO()
     sheet.save(buffer, format="PNG", optimize=False)
     return buffer.getvalue()
+
+
+def contact_sheet_svg(cells: dict[tuple[str, str], str], rows: Sequence[str], cols: Sequence[str], title: str) -> str:
+    """The vector twin of :func:`contact_sheet`: the same grid, texts and cell boxes at the same pixels, each cell's
+    own SVG document (``cells[(row, col)]``) nested in its box."""
+    sizes = [svg_size(doc) for doc in cells.values()]
+    cell_w = round(max((w for w, _ in sizes), default=64))
+    cell_h = round(max((h for _, h in sizes), default=64))
+    text = max(SHEET_TEXT_MIN_PX, round(cell_w * SHEET_TEXT_SHARE))
+    head, label = round(1.5 * text) + 8, text + 8
+    body = [sheet_text(6, 4, title, round(1.4 * text), (0, 0, 0))]
+    for r, row in enumerate(rows):
+        for c, col in enumerate(cols):
+            x, y = c * cell_w, head + r * (cell_h + label)
+            body.append(sheet_text(x + 6, y + 3, f"{row} / {col}", text, (0, 0, 0)))
+            if (row, col) in cells:
+                body.append(nested(cells[(row, col)], x, y + label, cell_w, cell_h, f"c{r}-{c}-"))
+            body.append(f'<rect x="{x + 0.5}" y="{y + 0.5}" width="{cell_w - 1}" height="{label + cell_h - 1}" '
+                        'fill="none" stroke="#bebebe" stroke-width="1"/>\n')  # the PNG's 1 px box, on its pixels
+    return sheet_document(len(cols) * cell_w, head + len(rows) * (cell_h + label), "".join(body), (255, 255, 255))

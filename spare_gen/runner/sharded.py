@@ -34,6 +34,7 @@ from spare_gen.config.schema import DebugConfig
 from spare_gen.runner.contract import RunOptions, StageSettings, Unit
 from spare_gen.rows import escaped_text
 from spare_gen.runner.results import is_transient
+from spare_gen.runner.unit_events import UnitCounter, UnitTally
 from spare_gen.runner.stage import (
     MACHINE_RETRIES,
     TIMINGS_DIR,
@@ -167,10 +168,11 @@ def all_done(units: Sequence[Unit], settings: StageSettings, tables: tuple[Table
 
 
 def execute_shard(task: Task, sealed: Sealed, settings: StageSettings, tables: tuple[TableOut, ...], index: int,
-                  attempt: int = 0, debug: DebugConfig | None = None) -> ShardOutcome:
+                  attempt: int = 0, debug: DebugConfig | None = None, topic: str | None = None) -> ShardOutcome:
     """Runs on a worker: the shard's units, then its parts. ``sealed``: (units, fingerprints, reuse), ``reuse``
     being unit_id -> its index entry in an existing part (``part`` names it), for units whose rows are copied
-    instead of made again.
+    instead of made again. ``topic``: where the count of units done goes, for the client's bar
+    (``spare_gen.runner.unit_events``; None: nowhere).
 
     Returns the part and the units that failed because of the machine; the units' timings go to
     ``timings/<stage>/<part>.json``.
@@ -182,7 +184,7 @@ def execute_shard(task: Task, sealed: Sealed, settings: StageSettings, tables: t
     transient: dict[str, str] = {}
     timings: dict[str, dict] = {}
     old_parts: dict[tuple[str, str], pa.Table] = {}
-    for unit in units:
+    for unit in UnitCounter(topic, index).each(units):
         uid = unit["unit_id"]
         if uid in reuse:
             source = reuse[uid].part
@@ -251,14 +253,18 @@ def _run_shards(client, task: Task, groups: list[list[Unit]], fingerprints: dict
                 todo: dict[int, dict[str, IndexEntry]], parts: dict[int, str], settings: StageSettings,
                 tables: tuple[TableOut, ...], options: RunOptions) -> dict[str, str]:
     """Run the shards in ``todo`` (a few in flight per worker, retried on a lost worker), adding each written part
-    to ``parts``; returns unit_id -> error of the units that failed because of the machine."""
+    to ``parts``; returns unit_id -> error of the units that failed because of the machine. The bar moves per unit
+    as the workers report them (``spare_gen.runner.unit_events``), not only when a shard ends."""
     stage = settings.stage
     run_token = new_run_token()
     failed_machine: dict[str, str] = {}
+    total = sum(len(g) for g in groups)
+    bar = progress_bar(stage, total, total - sum(len(groups[i]) for i in todo), options)
+    tally = UnitTally(client, bar, enabled=options.progress)
 
     def submit(i: int, attempt: int):
         shard = Sealed((groups[i], {u["unit_id"]: fingerprints[u["unit_id"]] for u in groups[i]}, todo[i]))
-        return client.submit(execute_shard, task, shard, settings, tables, i, attempt, options.debug,
+        return client.submit(execute_shard, task, shard, settings, tables, i, attempt, options.debug, tally.topic,
                              key=f"{stage}-shard{i:05d}-{attempt}-{run_token}", pure=False)
 
     def lost(i: int, exc: BaseException) -> ShardOutcome:
@@ -273,19 +279,18 @@ def _run_shards(client, task: Task, groups: list[list[Unit]], fingerprints: dict
         else:
             parts[i] = res.part
         failed_machine.update(res.transient)
-        bar.update(len(groups[i]))
+        tally.finished(i, len(groups[i]))
         return [(submit(j, 0), j) for j in itertools.islice(waiting, 1)]
 
     retries = Retries(submit)
     waiting = iter(sorted(todo))
     # a few shards in flight per worker, not all of them: the client's memory does not grow with the stage
     in_flight = IN_FLIGHT_PER_WORKER * worker_count(client)
-    futures = {submit(i, 0): i for i in itertools.islice(waiting, in_flight)}
-    total = sum(len(g) for g in groups)
-    bar = progress_bar(stage, total, total - sum(len(groups[i]) for i in todo), options)
     try:
+        futures = {submit(i, 0): i for i in itertools.islice(waiting, in_flight)}
         settle_all(futures, lost, settle)
     finally:
+        tally.close()
         bar.close()
     return failed_machine
 

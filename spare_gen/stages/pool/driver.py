@@ -28,7 +28,7 @@ from spare_gen.runner.isolation import Status
 from spare_gen.runner.stage import run_stage, status_summary
 from spare_gen.rating.corruptions import SEVERITIES, get_corruption_names
 from spare_gen.rating.pairs import ANSWERS_FORMAT, export_rating_pairs_csv, make_pairs, pairs_to_arrow
-from spare_gen.rating.pictures import GEOMETRY_FORMAT, contact_sheet
+from spare_gen.rating.pictures import GEOMETRY_FORMAT, contact_sheet, contact_sheet_svg
 from spare_gen.rating.predictions import PREDICTIONS_FORMAT, discover
 from spare_gen.stages.pool.schema import (
     RATING_PAIRS_CSV, CORRUPTIONS_FILE, CORRUPTIONS_SCHEMA, PAIRS_FILE, POOL_README, WIREFRAMES_FILE,
@@ -218,14 +218,15 @@ def summary(wireframes: pa.Table, corruptions: pa.Table, pairs: pd.DataFrame) ->
 
 # ------------------------------------------------------------------------------------------ the pool job
 
-PREVIEW = "preview/corruptions.png"
+PREVIEW, PREVIEW_SVG = "preview/corruptions.png", "preview/corruptions.svg"  # the sheet and its vector twin
 
 
 def write_preview(out: Path, wireframes: pa.Table, corruptions: pa.Table) -> Path | None:
-    """Contact sheet (kinds x severities) of the model with the most corners among those whose corruptions
+    """Contact sheet (kinds x severities, PNG and SVG) of the model with the most corners among those whose corruptions
     all succeeded (ties: the first model_id), so the sheet shows as much structure as the pool has."""
     kinds, severities = get_corruption_names(), list(SEVERITIES)
-    rows = [r for r in corruptions.select(["model_id", "kind", "severity", "status", "overlay_png"]).to_pylist()
+    columns = ["model_id", "kind", "severity", "status", "overlay_png", "overlay_svg"]
+    rows = [r for r in corruptions.select(columns).to_pylist()
             if r["kind"] in kinds]  # corruptions only, not imported predictions  # fmt: skip
     corners = {r["model_id"]: r["n_corners"] or 0 for r in wireframes.select(["model_id", "n_corners"]).to_pylist()}
     complete = []
@@ -237,7 +238,9 @@ def write_preview(out: Path, wireframes: pa.Table, corruptions: pa.Table) -> Pat
         return None
     _, model_id, mine = min(complete, key=lambda c: c[:2])
     cells = {(r["kind"], r["severity"]): (out / r["overlay_png"]).read_bytes() for r in mine}
+    vectors = {(r["kind"], r["severity"]): (out / r["overlay_svg"]).read_text(encoding="utf-8") for r in mine}
     title = f"{model_id}: variants (blue) over the ground truth (black)"
+    write_text(out / PREVIEW_SVG, contact_sheet_svg(vectors, kinds, severities, title))
     return write_bytes(out / PREVIEW, contact_sheet(cells, kinds, severities, title))
 
 

@@ -3,7 +3,7 @@ datasets (``assemble``, ``outputs``).
 
 Outputs under ``<out>/questions/``: ``<task>/{train,val,test}.parquet``, ``files.parquet`` (hash of
 every referenced file), ``summary.json`` (counts, rejections by rule; no timings, so equal configs give
-equal bytes) and ``timings.json``, and the contact sheets ``<out>/preview/<task>.png``. The dataset card is
+equal bytes) and ``timings.json``, and the contact sheets ``<out>/preview/<task>.png`` and ``.svg``. The dataset card is
 composed at the end of the job (``spare_gen.card``).
 """
 

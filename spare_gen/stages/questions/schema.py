@@ -152,7 +152,7 @@ CUTS_DIR = f"{QUESTIONS_DIR}/cuts"  # cut objects (STEP) and their drawings, one
 # where cut-set units write them (resume state, like the unit files): only those a question uses are
 # published to CUTS_DIR (spare_gen.stages.questions.publish.files.publish_staged)
 STAGED_CUTS_DIR = ".units/cut_files"
-PREVIEW_DIR = "preview"  # contact sheets <task>.png
+PREVIEW_DIR = "preview"  # contact sheets <task>.png and their vector twins <task>.svg
 
 
 Counts = dict[str, int]  # by split, by rule or by primitive count (the summary's keys are JSON text)

@@ -9,7 +9,8 @@ from pathlib import Path
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
-from spare_gen.canvas.pose_cube import pose_cube
+from spare_gen.canvas.pose_cube import pose_cube, pose_cube_svg
+from spare_gen.canvas.svg import color_hex
 from spare_gen.canvas.poses import pose
 from spare_gen.store.packed import drawing_bytes
 from spare_gen.stages.questions.layout import TARGET_POSE
@@ -18,6 +19,7 @@ CELL = 160  # px per drawing on the sheet
 PAD = 8
 SUPERSAMPLE = 3  # the pose cube is drawn this many times larger, then scaled down: smooth lines and dots
 CUBE_SCALE = 0.3  # of the cell: the cube's unit frame in px (as the show page's cube)
+POINTS = (40, 40, 160)
 CUBE_EDGE, CUBE_FACE, CUBE_POSE = (68, 68, 68), (150, 150, 150), (31, 119, 180)  # the show page's #444, #888, #1f77b4
 
 
@@ -29,6 +31,12 @@ class Cell:
     image: Image.Image | None = None  # None: a text-only cell (a blank box with ``text``)
     text: str = ""
     correct: bool = False
+    svg: str | None = None  # the same picture as an SVG document (the sheet's SVG twin nests it); None with no image
+
+
+def drawing_cell(out: Path, caption: str, png: str | None, svg: str | None, correct: bool = False) -> Cell:
+    """A cell showing the drawing whose PNG and SVG files are ``png`` and ``svg`` (relative to ``out``)."""
+    return Cell(caption, drawing_image(out, png), correct=correct, svg=drawing_svg(out, svg))
 
 
 def drawing_image(out: Path, rel: str | None) -> Image.Image | None:
@@ -39,21 +47,52 @@ def drawing_image(out: Path, rel: str | None) -> Image.Image | None:
         return im.convert("RGB").resize((CELL, CELL), Image.Resampling.LANCZOS)
 
 
+def drawing_svg(out: Path, rel: str | None) -> str | None:
+    """The drawing's own SVG document at ``rel`` (relative to ``out``); None for none."""
+    return None if rel is None else drawing_bytes(out, rel).decode("utf-8")
+
+
+def _points_px(points: list) -> np.ndarray:
+    """The point cloud seen from the target pose, in cell pixels (x right, y down)."""
+    xy = pose(str(TARGET_POSE)).project(np.asarray(points, dtype=float))
+    if not len(xy):
+        return np.zeros((0, 2))
+    lo, hi = xy.min(axis=0), xy.max(axis=0)
+    scale = (CELL - 2 * PAD) / max(float((hi - lo).max()), 1e-12)
+    px = PAD + (xy - lo) * scale
+    px[:, 1] = CELL - px[:, 1]
+    return px
+
+
+def points_cell(caption: str, points: list | None, correct: bool = False) -> Cell:
+    """A cell showing the point cloud from the target pose (a blank cell for none)."""
+    return Cell(caption, points_image(points), correct=correct, svg=None if points is None else points_svg(points))
+
+
 def points_image(points: list | None) -> Image.Image | None:
     """The point cloud seen from the target pose, as dots; None (a blank cell) for none."""
     if points is None:
         return None
     image = Image.new("RGB", (CELL, CELL), (255, 255, 255))
-    xy = pose(str(TARGET_POSE)).project(np.asarray(points, dtype=float))
-    if len(xy):
-        lo, hi = xy.min(axis=0), xy.max(axis=0)
-        scale = (CELL - 2 * PAD) / max(float((hi - lo).max()), 1e-12)
-        px = PAD + (xy - lo) * scale
-        px[:, 1] = CELL - px[:, 1]
-        draw = ImageDraw.Draw(image)
-        for x, y in px:
-            draw.point((float(x), float(y)), fill=(40, 40, 160))
+    draw = ImageDraw.Draw(image)
+    for x, y in _points_px(points):
+        draw.point((float(x), float(y)), fill=POINTS)
     return image
+
+
+def points_svg(points: list) -> str:
+    """The point cloud as an SVG document of CELL x CELL px: one 1 px square per point, where the PNG sets a pixel."""
+    squares = "".join(f"M{x:.0f} {y:.0f}h1v1h-1z" for x, y in np.floor(_points_px(points)))
+    return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{CELL}" height="{CELL}" viewBox="0 0 {CELL} {CELL}">'
+            f'<rect width="{CELL}" height="{CELL}" fill="#ffffff"/>'
+            + (f'<path fill="{color_hex(POINTS)}" d="{squares}"/>' if squares else "") + "</svg>\n")
+
+
+def pose_cube_cell(caption: str, highlight: tuple[int, ...] | None, correct: bool = False) -> Cell:
+    """A cell showing the pose cube with the ``highlight`` poses filled (None: a blank cell)."""
+    if highlight is None:
+        return Cell(caption)
+    return Cell(caption, pose_cube_image(highlight), correct=correct, svg=pose_cube_svg(highlight))
 
 
 def _dashed(draw: ImageDraw.ImageDraw, a: tuple[float, float], b: tuple[float, float], width: int, dash: float,

@@ -45,7 +45,7 @@ from spare_gen.stages.questions.row_parts import Accepted, three_view_fields
 from spare_gen.stages.questions.schema import ISO_PREFIX, QuestionCommon, answer_choice
 from spare_gen.stages.questions.settings import QuestionResult, QuestionSettings, QuestionUnit
 from spare_gen.runner.results import Timings
-from spare_gen.stages.questions.sheet_cells import Cell, drawing_image, pose_cube_image
+from spare_gen.stages.questions.sheet_cells import Cell, drawing_cell, pose_cube_cell
 from spare_gen.stages.questions.spec import LoaderKeys, PaperRecipes, Spare3dLayout, TaskSpec, UnitInput
 from spare_gen.rng import derive_seed
 from spare_gen.rows import column
@@ -133,8 +133,8 @@ def check_row(ds: LoadedDataset, row: IsometricToPoseRow) -> list[str]:
 
 
 def sheet_cells(out: Path, row: IsometricToPoseRow) -> list[Cell]:
-    return [Cell("input", drawing_image(out, row.iso_png)),
-            *(Cell(f"choice {i}: pose {p}", pose_cube_image((p,)), correct=i == row.answer)
+    return [drawing_cell(out, "input", row.iso_png, row.iso_svg),
+            *(pose_cube_cell(f"choice {i}: pose {p}", (p,), correct=i == row.answer)
               for i, p in enumerate(row.choice_poses or []))]
 
 

@@ -12,7 +12,7 @@ from spare_gen.stages.questions.dataset import LoadedDataset, check_model_three_
 from spare_gen.stages.questions.layout import TARGET_POSE, model_views, pose_view
 from spare_gen.stages.questions.row_parts import Accepted, three_view_fields
 from spare_gen.stages.questions.schema import TARGET_PREFIX, QuestionCommon
-from spare_gen.stages.questions.sheet_cells import Cell, drawing_image
+from spare_gen.stages.questions.sheet_cells import Cell, drawing_cell
 from spare_gen.stages.questions.spec import LoaderKeys, Spare3dLayout, TargetKind, TaskSpec
 from spare_gen.rows import column
 
@@ -32,7 +32,7 @@ def check_row(ds: LoadedDataset, row: IsometricViewGenerationRow) -> list[str]:
 
 
 def sheet_cells(out: Path, row: IsometricViewGenerationRow) -> list[Cell]:
-    return [Cell("target (pose 2)", drawing_image(out, row.target_png), correct=True)]
+    return [drawing_cell(out, "target (pose 2)", row.target_png, row.target_svg, correct=True)]
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -27,7 +27,7 @@ from spare_gen.stages.questions.schema import (
 from spare_gen.stages.questions.select import balanced_choice
 from spare_gen.stages.questions.settings import QuestionResult, QuestionSettings, QuestionUnit
 from spare_gen.runner.results import Timings
-from spare_gen.stages.questions.sheet_cells import Cell, drawing_image, pose_cube_image
+from spare_gen.stages.questions.sheet_cells import Cell, drawing_cell, pose_cube_cell
 from spare_gen.stages.questions.spec import LoaderKeys, PaperRecipes, Spare3dLayout, TaskSpec, UnitInput
 from spare_gen.rng import derive_rng
 from spare_gen.rows import column
@@ -103,9 +103,9 @@ def check_row(ds: LoadedDataset, row: PoseToIsometricRow) -> list[str]:
 
 
 def sheet_cells(out: Path, row: PoseToIsometricRow) -> list[Cell]:
-    return [Cell(f"input: pose {row.pose}", None if row.pose is None else pose_cube_image((int(row.pose),))),
-            *(Cell(f"choice {i}", drawing_image(out, p), correct=i == row.answer)
-              for i, p in enumerate(row.candidates("png")))]
+    return [pose_cube_cell(f"input: pose {row.pose}", None if row.pose is None else (int(row.pose),)),
+            *(drawing_cell(out, f"choice {i}", png, svg, correct=i == row.answer)
+              for i, (png, svg) in enumerate(zip(row.candidates("png"), row.candidates("svg"))))]
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -17,7 +17,7 @@ from spare_gen.stages.questions.dataset import LoadedDataset, check_model_three_
 from spare_gen.stages.questions.row_parts import Accepted, three_view_fields
 from spare_gen.stages.questions.schema import POINTS_COLUMN, QuestionCommon
 from spare_gen.stages.questions.settings import QuestionResult, QuestionSettings, QuestionUnit
-from spare_gen.stages.questions.sheet_cells import Cell, points_image
+from spare_gen.stages.questions.sheet_cells import Cell, points_cell
 from spare_gen.stages.questions.spec import LoaderKeys, Spare3dLayout, TargetKind, TaskSpec, UnitInput
 from spare_gen.stages.questions.worker import run_in_child
 from spare_gen.rows import column
@@ -50,7 +50,7 @@ def check_counts_row(ds: LoadedDataset, row: PointCloudGenerationRow) -> list[st
 
 
 def sheet_cells(out: Path, row: PointCloudGenerationRow) -> list[Cell]:
-    return [Cell(f"target ({row.n_points} points)", points_image(row.points), correct=True)]
+    return [points_cell(f"target ({row.n_points} points)", row.points, correct=True)]
 
 
 @dataclass(frozen=True, kw_only=True)

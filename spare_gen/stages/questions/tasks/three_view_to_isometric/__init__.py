@@ -21,7 +21,7 @@ from spare_gen.stages.questions.schema import (
     CANDIDATE_PREFIX, CUT_VIEW_DRAWING, CutViewRow, QuestionCommon, answer_choice, candidate_drawings,
 )
 from spare_gen.stages.questions.settings import QuestionResult, QuestionSettings, QuestionUnit
-from spare_gen.stages.questions.sheet_cells import Cell, drawing_image
+from spare_gen.stages.questions.sheet_cells import Cell, drawing_cell
 from spare_gen.stages.questions.spec import LoaderKeys, PaperRecipes, Spare3dLayout, TaskSpec, UnitInput
 from spare_gen.stages.questions.tasks.three_view_to_isometric.families import CUTTER_FAMILIES
 from spare_gen.stages.questions.tasks.three_view_to_isometric.job import CUT_TIMEOUT_FACTOR, TASK
@@ -76,8 +76,8 @@ def check_row(ds: LoadedDataset, row: ThreeViewToIsometricRow) -> list[str]:
 
 
 def sheet_cells(out: Path, row: ThreeViewToIsometricRow) -> list[Cell]:
-    return [Cell(f"choice {i}", drawing_image(out, p), correct=i == row.answer)
-            for i, p in enumerate(row.candidates("png"))]
+    return [drawing_cell(out, f"choice {i}", png, svg, correct=i == row.answer)
+            for i, (png, svg) in enumerate(zip(row.candidates("png"), row.candidates("svg")))]
 
 
 def card_options(options: Options) -> str:
