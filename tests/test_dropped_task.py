@@ -31,5 +31,9 @@ def test_a_task_dropped_on_a_rerun_leaves_no_hugging_face_copy_and_keeps_a_users
     assert mine.read_text() == "a user's note\n"
     assert (out / "hf" / "isometric_view_generation" / "train.parquet").is_file()
     check = spare_gen_cli("validate", str(out), timeout=900)
+    problems = [line for line in (check.stdout + check.stderr).splitlines() if not line.startswith("spare-gen")]
+    assert check.returncode == 1 and len(problems) == 1, check.stderr
+    assert "hf/pose_to_isometric/notes.txt is not spare_gen's" in problems[0]  # the only problem: the user's file
+    mine.unlink()
+    check = spare_gen_cli("validate", str(out), timeout=900)
     assert check.returncode == 0, check.stdout + check.stderr
-    assert "notes.txt" in check.stdout + check.stderr  # listed as not spare_gen's
