@@ -135,6 +135,18 @@ def test_a_learning_curve_trains_the_recipe_and_scores_held_out_models_only(smal
     with Image.open(dest / "learning_curve.png") as im:
         assert im.mode == "RGB" and im.size[0] > 600
     assert (dest / "learning_curve.svg").read_text().startswith("<?xml")
+    # a rerun (or a curve stopped and started again) reuses every finished run whose options and questions match
+    again = spare_gen_cli("learning-curve", str(out), "--task", "isometric_to_pose", "--arch", "hypotheses",
+                          "--sizes", "8", "16", "--epochs", "2", "--dest", str(dest), "--no-progress", timeout=900)
+    assert again.returncode == 0, again.stderr
+    assert again.stdout.count("reused: trained earlier in") == 4  # 2 sizes x (network, blank)
+    rerun = json.loads((dest / "learning_curve.json").read_text())
+    assert [{k: p[k] for k in ("network", "blank", "network_minus_blank")} for p in rerun["points"]] == \
+        [{k: p[k] for k in ("network", "blank", "network_minus_blank")} for p in result["points"]]
+    other = spare_gen_cli("learning-curve", str(out), "--task", "isometric_to_pose", "--arch", "hypotheses",
+                          "--sizes", "8", "--epochs", "1", "--dest", str(dest), "--no-progress", "--no-probe",
+                          timeout=900)  # another recipe: trained again
+    assert other.returncode == 0 and "reused" not in other.stdout, other.stderr
 
 
 def test_a_model_on_both_sides_is_refused_in_one_line(small_dataset, tmp_path):

@@ -17,13 +17,16 @@ Protocol, the same for every size and learner:
 Writes ``learning_curve.json``, ``learning_curve.md`` and ``learning_curve.png`` (``.svg``, ``.pdf`` beside it) to
 ``--dest`` (default ``SOURCE/baselines/learning/TASK``), each network's run in a folder of its own beside them, and
 with ``--record FILE`` the results with their provenance (dataset, commit, recipe, CPU seconds), as
-``benchmarks/learning/*.json`` keeps them.
+``benchmarks/learning/*.json`` keeps them. Each finished run leaves ``RUN_RECORD`` beside its predictions (the hash of
+its options and of the questions it trained and was scored on, its CPU seconds): a later curve reuses it when that
+hash is the same, so a curve stopped part way resumes, and a rerun trains nothing.
 """
 
 from __future__ import annotations
 
 import csv
 import dataclasses
+import hashlib
 import json
 import subprocess
 import time
@@ -44,6 +47,7 @@ from spare_gen.rng import derive_rng, derive_seed
 
 DEFAULT_SIZES = (250, 500, 1000, 2000, 4000)
 LEARNING_DIR = "learning"
+RUN_RECORD = "learning_run.json"  # beside each finished run of a curve: its key, CPU seconds and epoch history
 NAME = "learning_curve"
 NETWORK, BLANK = "network", "blank"
 LEARNERS = (NETWORK, BLANK, f"probe_{VIEWS}", f"probe_{BLIND}")
@@ -116,6 +120,31 @@ def _subset_inputs(inputs: TaskInputs, index: np.ndarray) -> TaskInputs:
                                pose=None if inputs.pose is None else inputs.pose[index], available=len(index))
 
 
+def run_key(options: TrainOptions, train_split: Resident, held: Resident) -> str:
+    """What decides a run's answers, hashed: its options, the questions it trained on and those it was scored on (ids
+    in order) and the tables they come from. A finished run with the same key is reused by a later curve."""
+    payload = {"options": {k: getattr(v, "value", v) for k, v in dataclasses.asdict(options).items()},
+               "train": train_split.ids, "held": held.ids, "tables": [*train_split.tables, *held.tables]}
+    return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
+
+
+def finished_run(folder: Path, key: str) -> dict | None:
+    """``folder``'s record (``RUN_RECORD``: key, CPU seconds, history) when it finished with this ``key`` and its
+    predictions are there; None otherwise (the run is trained again)."""
+    try:
+        record = json.loads((folder / RUN_RECORD).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return record if record.get("key") == key and (folder / PREDICTIONS_NAME).is_file() else None
+
+
+def _is_record(path: Path) -> bool:
+    try:
+        return "key" in json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError, TypeError):
+        return False
+
+
 def _accuracy(correct: np.ndarray) -> dict:
     a = wilson(int(correct.sum()), len(correct), CONFIDENCE)
     return {"correct": a.correct, "total": a.total, "accuracy": a.value, "ci95": [a.low, a.high]}
@@ -185,16 +214,26 @@ def learning_curve(source: str | Path, task: TaskName | str, options: TrainOptio
             run_options = dataclasses.replace(options, blank_views=blank_views)
             if blank_views and ties_without_views(options, task, data["train"].choice_poses):
                 run_options = dataclasses.replace(run_options, max_steps=1)  # training cannot change its answers
-            tick = time.process_time()
-            history = train(source, task, run_options, dest=dest / f"{options.arch.value}-{name}-n{n}",
-                            progress=progress, data={"train": sub, "val": empty, "test": held})
-            pred = _predictions(Path(history["dest"]) / PREDICTIONS_NAME, held.ids)
+            folder, key = dest / f"{options.arch.value}-{name}-n{n}", run_key(run_options, sub, held)
+            record = finished_run(folder, key)
+            reused = record is not None
+            if record is None:
+                if (folder / RUN_RECORD).is_file() and _is_record(folder / RUN_RECORD):
+                    (folder / RUN_RECORD).unlink()  # another run's record: never left beside this run's files
+                tick = time.process_time()
+                history = train(source, task, run_options, dest=folder, progress=progress,
+                                data={"train": sub, "val": empty, "test": held})
+                record = {"key": key, "cpu_seconds": time.process_time() - tick, "history": {
+                    k: history[k] for k in ("epoch_steps", "epoch_loss", "test_accuracy")}}
+                write_json(folder / RUN_RECORD, record)  # last: a run stopped before this is trained again
+            history = record["history"]
+            pred = _predictions(folder / PREDICTIONS_NAME, held.ids)
             correct[name] = pred == answers
-            point[name] = {**_accuracy(correct[name]), "cpu_seconds": time.process_time() - tick,
+            point[name] = {**_accuracy(correct[name]), "cpu_seconds": record["cpu_seconds"],
                            "steps": history["epoch_steps"][-1] if history["epoch_steps"] else 0,
                            "epochs": len(history["epoch_loss"]), "epoch_test_accuracy": history["test_accuracy"]}
-            say(f"{task.value} n={n} {name}: {100 * point[name]['accuracy']:.1f} % of "
-                        f"{len(held)} held-out questions ({point[name]['cpu_seconds']:.0f} CPU s)")
+            say(f"{task.value} n={n} {name}: {100 * point[name]['accuracy']:.1f} % of {len(held)} held-out questions "
+                f"({point[name]['cpu_seconds']:.0f} CPU s{'; reused: trained earlier in ' + str(folder) if reused else ''})")
         if blank:
             point["network_minus_blank"] = paired_difference(correct[NETWORK], correct[BLANK])
         if features is not None:

@@ -103,6 +103,7 @@ class Resident:
                 if key in batch:
                     parts.setdefault(key, []).append(batch[key])
         self.n_primitives = [None if n < 0 else int(n) for n in dataset.n_primitives]
+        self.tables = [getattr(dataset, "table_sha256", None)]  # the question table(s) the questions come from
         self.n_choices = dataset.n_choices
         self.choice_poses = choice_poses_of(dataset.dataset_record())
         self.swapped = spare3d_glob_swaps(self.ids) if spare3d_glob and "drawing" in parts else [False] * len(self.ids)
@@ -128,6 +129,7 @@ class Resident:
         out.n_primitives = [p.n_primitives[i] for p, idx in zip(parts, indices) for i in idx]
         out.swapped = [p.swapped[i] for p, idx in zip(parts, indices) for i in idx]
         out.n_choices, out.choice_poses = parts[0].n_choices, parts[0].choice_poses
+        out.tables = [t for p in parts for t in p.tables]
         out.tensors = {k: torch.cat([p.tensors[k].index_select(0, torch.tensor(idx, dtype=torch.long,
                                                                                device=p.tensors[k].device))
                                      for p, idx in zip(parts, indices)]) for k in parts[0].tensors}

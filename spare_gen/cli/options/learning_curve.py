@@ -21,7 +21,8 @@ EPILOG = DATASET_INPUT + """ with the task's train/val/test splits, e.g.
   spare-gen learning-curve ../shared/data/i2p_upper_5000 --task isometric_to_pose --arch hypotheses \\
       --sizes 250 1000 4000 --record benchmarks/learning/i2p_upper.json
 
-Writes learning_curve.json, .md, .png, .svg and .pdf to --dest (default SOURCE/baselines/learning/TASK)."""
+Writes learning_curve.json, .md, .png, .svg and .pdf to --dest (default SOURCE/baselines/learning/TASK). A rerun
+reuses every finished run whose options and questions are unchanged, so a stopped curve resumes."""
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
