@@ -8,8 +8,8 @@ Step 1 runs ``configs/spare3d_paper_scale_upper_poses.toml`` (9,200 CSG models u
 links that folder's files into ``OUT/paper_poses`` (hard links: no second copy of the drawings; spare_gen replaces a
 file, never writes into one) and reruns it with ``questions.pose_choices = "spare3d"`` (the paper's poses 1, 2, 5,
 6): the models and drawings resume as they are, only the questions are made again. Both run the models, drawings and
-questions stages (the card, audit and pool are left out: ``--stages`` to change). A rerun resumes either step;
-a finished one is "nothing to do". Then, for example:
+questions stages, and the bias audit that follows the questions (the card and pool are left out: ``--stages`` to
+change). A rerun resumes either step; a finished one is "nothing to do". Then, for example:
 
     spare-gen learning-curve OUT/upper_poses --task isometric_to_pose --arch hypotheses
     spare-gen learning-curve OUT/paper_poses --task isometric_to_pose --arch hypotheses
