@@ -38,7 +38,7 @@ import torch
 from spare_gen.atomic import write_bytes, write_json, write_text
 from spare_gen.audit.learnability import BLIND, FEATURE_NAMES, VIEWS, TaskInputs, design, fit_predict, \
     image_features, paired_difference
-from spare_gen.baseline.options import TrainOptions
+from spare_gen.baseline.options import TrainOptions, chooses_poses
 from spare_gen.baseline.train import PREDICTIONS_NAME, Resident, cpu_threads, load_splits, pick_device, train
 from spare_gen.config.schema import TaskName
 from spare_gen.data.evaluate import multiple_choice_task
@@ -57,14 +57,6 @@ def say(line: str) -> None:
     print(f"spare-gen: learning-curve: {line}", flush=True)
 
 
-def _pose_classes(task: TaskName) -> bool:
-    """Whether the task's choices are poses of one drawing (isometric_to_pose), not candidate drawings."""
-    from spare_gen.stages.questions.layout import AnswerSide
-    from spare_gen.stages.questions.tasks import TASK_SPECS
-
-    return TASK_SPECS[task].answer_side is AnswerSide.CLASSES
-
-
 def ties_without_views(options: TrainOptions, task: TaskName, choice_poses: tuple[int, ...] | None) -> bool:
     """Whether the network's blank-views twin gives every choice the same input, so the same score whatever its
     weights (``--arch hypotheses`` where no choice turns the drawing: the upper poses). Its curve then trains one
@@ -72,7 +64,7 @@ def ties_without_views(options: TrainOptions, task: TaskName, choice_poses: tupl
     from spare_gen.baseline.options import Arch
     from spare_gen.baseline.pose_hypotheses import hypotheses
 
-    return options.arch is Arch.HYPOTHESES and _pose_classes(task) and choice_poses is not None and all(
+    return options.arch is Arch.HYPOTHESES and chooses_poses(task) and choice_poses is not None and all(
         h.t == ((1.0, 0.0), (0.0, 1.0)) for h in hypotheses(tuple(choice_poses)))
 
 
@@ -251,7 +243,7 @@ def learning_curve(source: str | Path, task: TaskName | str, options: TrainOptio
     result = {"task": task.value, "models_disjoint": "checked" if models["train"] is not None else
               "by the dataset's split rule (exported caches carry no model ids)", "source": str(source), "dataset": _dataset(data["train"], source),
               "options": {k: getattr(v, "value", v) for k, v in dataclasses.asdict(options).items()},
-              "choice_poses": list(data["train"].choice_poses or []) if _pose_classes(task) else [],
+              "choice_poses": list(data["train"].choice_poses or []) if chooses_poses(task) else [],
               "blank_twin": ("trained one step: every choice gets the same input, so the same score whatever the "
                              "weights (chance by construction)" if ties_without_views(options, task,
                                                                                      data["train"].choice_poses)

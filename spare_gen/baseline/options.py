@@ -105,6 +105,15 @@ HYPOTHESES_LR, HYPOTHESES_BATCH, HYPOTHESES_EPOCHS = 2e-3, 32, 12
 HYPOTHESES_WEIGHT_DECAY = 1e-4
 
 
+def chooses_poses(task: TaskName) -> bool:
+    """Whether the task's choices are poses of one drawing (its answer side is the classes, as isometric_to_pose's),
+    not candidate drawings."""
+    from spare_gen.stages.questions.layout import AnswerSide
+    from spare_gen.stages.questions.tasks import TASK_SPECS
+
+    return TASK_SPECS[task].answer_side is AnswerSide.CLASSES
+
+
 def hypotheses_tasks() -> tuple[TaskName, ...]:
     """The tasks ``--arch hypotheses`` trains: those whose choices are poses of one drawing (the task spec's answer
     side is the classes, as isometric_to_pose's), or drawings that all show one known pose (candidates with a query
@@ -112,7 +121,7 @@ def hypotheses_tasks() -> tuple[TaskName, ...]:
     from spare_gen.stages.questions.layout import AnswerSide
     from spare_gen.stages.questions.tasks import TASK_SPECS
 
-    return tuple(t for t, spec in TASK_SPECS.items() if spec.answer_side is AnswerSide.CLASSES or (
+    return tuple(t for t, spec in TASK_SPECS.items() if chooses_poses(t) or (
         spec.answer_side is AnswerSide.CANDIDATES and (spec.loader.pose is not None or spec.candidate_pose)))
 
 

@@ -39,7 +39,8 @@ from spare_gen import console
 from spare_gen.atomic import write_bytes, write_json, write_text
 from spare_gen.baseline.curve import curve_files
 from spare_gen.baseline.nets import make_model
-from spare_gen.baseline.options import HYPOTHESES_WEIGHT_DECAY, MARGIN, Arch, Formulation, Protocol, TrainOptions
+from spare_gen.baseline.options import (HYPOTHESES_WEIGHT_DECAY, MARGIN, Arch, Formulation, Protocol, TrainOptions,
+                                        chooses_poses)
 from spare_gen.baseline.pose_net import CandidateHypotheses, PoseHypotheses
 from spare_gen.config.tasks.isometric_to_pose import POSE_CHOICE_SETS, PoseChoices
 from spare_gen.config.schema import TaskName
@@ -47,7 +48,6 @@ from spare_gen.data.evaluate import AnswerKey, format_report, multiple_choice_ta
 from spare_gen.data.feed import N_VIEWS, collate, open_feed
 from spare_gen.data.human import human_reference
 from spare_gen.data.stats import CONFIDENCE
-from spare_gen.stages.questions.layout import AnswerSide
 from spare_gen.stages.questions.tasks import TASK_SPECS
 from spare_gen.rng import derive_rng, derive_seed
 
@@ -191,9 +191,9 @@ def task_model(task: TaskName, options: TrainOptions, n_choices: int,
     """The head the task's spec asks for (the query pose joins the candidates' features when the task has one), over
     as many choices as the dataset's questions offer; ``--arch hypotheses`` over the dataset's ``choice_poses``."""
     if options.arch is Arch.HYPOTHESES:
-        spec = TASK_SPECS[task]
-        if spec.answer_side is AnswerSide.CLASSES:
+        if chooses_poses(task):
             return PoseHypotheses(choice_poses or POSE_CHOICE_SETS[PoseChoices.UPPER])
+        spec = TASK_SPECS[task]
         return CandidateHypotheses(None if spec.loader.pose is not None else spec.candidate_pose)
     return make_model(options.formulation, options.arch, with_pose=TASK_SPECS[task].loader.pose is not None,
                       n_choices=n_choices)
